@@ -1,0 +1,111 @@
+"""What the annotation surfaces offer, derived from one item's trace.
+
+Agents in first-seen order; a handoff wherever the acting agent changes between
+consecutive steps; graph edges are handoffs counted per ordered pair; tool calls and
+contention regions numbered deterministically so a stored index always means the
+same object.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .contention import Call, Region, find_regions, normalize_calls
+from .toolcall import ToolCall, extract_tool_calls
+from .trace import UNKNOWN_AGENT, Step, read_steps
+
+
+@dataclass(frozen=True)
+class Handoff:
+    index: int
+    step: int  # the first step of the receiving agent
+    src: str
+    dst: str
+
+
+@dataclass
+class Derivation:
+    agents: list[str]
+    steps: list[Step]
+    handoffs: list[Handoff]
+    edges: list[tuple[str, str, int]]  # (from, to, count) in first-occurrence order
+    step_counts: dict[str, int]
+    tool_calls: list[ToolCall]
+    calls: list[Call]
+    contentions: list[Region]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def unknown_steps(self) -> int:
+        return self.step_counts.get(UNKNOWN_AGENT, 0)
+
+
+def find_handoffs(steps: list[Step]) -> list[Handoff]:
+    out: list[Handoff] = []
+    for prev, cur in zip(steps, steps[1:]):
+        if cur.agent != prev.agent:
+            out.append(Handoff(len(out), cur.index, prev.agent, cur.agent))
+    return out
+
+
+def count_edges(handoffs: list[Handoff]) -> list[tuple[str, str, int]]:
+    counts: dict[tuple[str, str], int] = {}
+    for h in handoffs:
+        counts[(h.src, h.dst)] = counts.get((h.src, h.dst), 0) + 1
+    return [(a, b, n) for (a, b), n in counts.items()]
+
+
+def derive(data: dict, steps_key: str = "steps", agent_key: str = "agent", calls_key: str = "calls",
+           resource_key: str = "resource", same_agent: bool = False,
+           text_key: str | None = None) -> Derivation:
+    steps = read_steps(data, steps_key, agent_key, text_key)
+    counts: dict[str, int] = {}
+    for s in steps:
+        counts[s.agent] = counts.get(s.agent, 0) + 1
+    handoffs = find_handoffs(steps)
+    agents_of_steps = [s.agent for s in steps]
+    tool_calls = extract_tool_calls([s.raw for s in steps], lambda i: agents_of_steps[i])
+    problems: list[str] = []
+    raw_calls = data.get(calls_key)
+    if raw_calls is None:
+        raw_calls = []
+    elif not isinstance(raw_calls, list):
+        problems.append(f"{calls_key}: expected a list of calls, got {type(raw_calls).__name__}")
+        raw_calls = []
+    calls, call_problems = normalize_calls(raw_calls, agent_key=agent_key, resource_key=resource_key)
+    problems.extend(call_problems)
+    agents = list(counts)
+    for c in calls:  # agents that only appear in timed calls still took part
+        if c.agent not in counts and c.agent not in agents:
+            agents.append(c.agent)
+    if steps_key not in data and raw_calls == []:
+        problems.append(f'no "{steps_key}" list in the item (steps_key)')
+    return Derivation(agents, steps, handoffs, count_edges(handoffs), counts, tool_calls, calls,
+                      find_regions(calls, same_agent=same_agent), problems)
+
+
+def to_json(item_id: str, d: Derivation) -> dict[str, Any]:
+    """The shape `python -m app derive` prints (times in seconds)."""
+    return {
+        "id": item_id,
+        "agents": d.agents,
+        "steps": [{"index": s.index, "id": s.id, "agent": s.agent} for s in d.steps],
+        "handoffs": [{"index": h.index, "step": h.step, "from": h.src, "to": h.dst} for h in d.handoffs],
+        "edges": [{"from": a, "to": b, "count": n} for a, b, n in d.edges],
+        "tool_calls": [{"index": t.index, "step": t.step, "tool": t.tool, "arguments": t.arguments}
+                       for t in d.tool_calls],
+        "calls": [{"index": c.index, "agent": c.agent, "tool": c.tool, "resource": c.resource,
+                   "start": c.start, "end": c.end, **({"problem": c.problem} if c.problem else {})}
+                  for c in d.calls],
+        "contentions": [{"index": r.index, "resource": r.resource, "start": r.start, "end": r.end,
+                         "calls": list(r.calls), "agents": list(r.agents)} for r in d.contentions],
+        "problems": d.problems,
+    }
+
+
+def scheme_keys(scheme) -> dict[str, Any]:
+    """derive() keyword arguments for a scheme (its steps/agent/calls keys)."""
+    opts = scheme.options if scheme is not None else {}
+    return {"steps_key": opts.get("steps_key", "steps"), "agent_key": opts.get("agent_key", "agent"),
+            "calls_key": opts.get("calls_key", "calls"), "resource_key": opts.get("resource_key", "resource"),
+            "same_agent": bool(opts.get("include_same_agent", False))}

@@ -1,0 +1,100 @@
+"""Items and their steps.
+
+An item is one run, kept as a dict in Potato's item format (whatever reader produced
+it). Steps are read from it per scheme (`steps_key`, `agent_key`) and keep their
+position in the trace: step N is step N everywhere, text or not.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+UNKNOWN_AGENT = "(unknown)"
+
+
+@dataclass
+class Item:
+    id: str
+    data: dict  # the item in Potato's format
+    source: str  # "path:line" or "path", for messages
+    format: str = "potato"
+    text: str = ""
+    gold: dict | None = None  # e.g. Who&When {mistake_agent, mistake_step, mistake_reason}
+    _hash: str = field(default="", repr=False)
+
+    @property
+    def trace_hash(self) -> str:
+        """A fingerprint of the item's data, stored with each label to detect edited data."""
+        if not self._hash:
+            blob = json.dumps(self.data, sort_keys=True, ensure_ascii=False, default=str)
+            self._hash = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        return self._hash
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    id: str
+    agent: str
+    text: str
+    raw: Any
+
+
+def agent_name(value: Any) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return UNKNOWN_AGENT
+    return str(value).strip() if isinstance(value, str) else str(value)
+
+
+def content_text(content: Any) -> str:
+    """Text of a step's content: a string, or the text of OpenAI/Anthropic content blocks."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                if isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif block.get("type") == "tool_result":
+                    parts.append(content_text(block.get("content")))
+        return "\n".join(p for p in parts if p)
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return content["text"]
+    return json.dumps(content, ensure_ascii=False, default=str)
+
+
+def step_text(raw: Any, text_key: str | None = None) -> str:
+    """The text shown for a step: `text_key` if given and present, else content, else action."""
+    if not isinstance(raw, dict):
+        return "" if raw is None else str(raw)
+    for key in ([text_key] if text_key else []) + ["content", "text", "action"]:
+        if key in raw and raw[key] not in (None, ""):
+            return content_text(raw[key])
+    return ""
+
+
+def raw_steps(data: dict, steps_key: str = "steps") -> list:
+    steps = data.get(steps_key)
+    return steps if isinstance(steps, list) else []
+
+
+def read_steps(data: dict, steps_key: str = "steps", agent_key: str = "agent",
+               text_key: str | None = None) -> list[Step]:
+    """Every entry of the item's step list, in order, as a Step (none dropped)."""
+    out = []
+    for i, raw in enumerate(raw_steps(data, steps_key)):
+        if isinstance(raw, dict):
+            agent = agent_name(raw.get(agent_key))
+            sid = raw.get("id", raw.get("step_id"))
+            sid = str(i) if sid is None else str(sid)
+        else:
+            agent, sid = UNKNOWN_AGENT, str(i)
+        out.append(Step(i, sid, agent, step_text(raw, text_key), raw))
+    return out

@@ -1,0 +1,86 @@
+"""Navigation: the pages of the project's types, the sidebar item picker, progress."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import streamlit as st
+
+from ..registry import TYPES
+from ..workspace import Workspace
+from . import shell
+from .state import widget_key
+from .text import excerpt, md
+
+
+@lru_cache(maxsize=None)
+def _page(path: str, title: str, default: bool = False) -> st.Page:
+    return st.Page(path, title=title, default=default)
+
+
+def home_page() -> st.Page:
+    return _page(str(shell.ROOT / "pages" / "home.py"), "Items", True)
+
+
+def annotation_pages(ws: Workspace) -> list[st.Page]:
+    """One page per annotation type present in the project, in first-use order."""
+    out = []
+    for t in ws.project.types():
+        spec = TYPES[t]
+        if spec.page and (shell.ROOT / spec.page).exists():
+            out.append(_page(str(shell.ROOT / spec.page), spec.title))
+    return out
+
+
+def problems_banner(ws: Workspace) -> None:
+    errs = [p for p in ws.problems if p.level == "error"]
+    if errs:
+        with st.expander(f":material/warning: {len(errs)} problem(s) reading the data "
+                         "(the rest was read)", expanded=False):
+            for p in errs:
+                st.text(str(p))
+
+
+def progress_rows(ws: Workspace, who: str) -> list[dict]:
+    db = shell.store(ws)
+    mine: dict[str, set[str]] = {}
+    done: set[str] = set()
+    for a in db.for_annotator(who):
+        if a.scheme == shell.DONE:
+            if a.value.get("done"):
+                done.add(a.item_id)
+        else:
+            mine.setdefault(a.item_id, set()).add(a.scheme)
+    n = len(ws.project.schemes)
+    return [{"item": it.id, "done": it.id in done, "schemes annotated": f"{len(mine.get(it.id, ()))}/{n}",
+             "task": excerpt(it.text, 80)} for it in ws.items]
+
+
+def sidebar(ws: Workspace) -> None:
+    who = shell.annotator()
+    with st.sidebar:
+        if not who:
+            st.caption("Not signed in")
+            return
+        st.caption(f"Signed in as **{md(who)}**")
+        item = shell.current_item(ws)
+        if item is None:
+            return
+        ids = [it.id for it in ws.items]
+        done = shell.done_items(ws, who)
+        st.progress(len(done & set(ids)) / len(ids), text=f"{len(done & set(ids))} / {len(ids)} done")
+        key = widget_key("nav", "item")
+        st.session_state[key] = item.id
+
+        def picked():
+            shell.go_to(st.session_state[key])
+
+        st.selectbox("Item", ids, key=key, on_change=picked,
+                     format_func=lambda i: ("✓ " if i in done else "• ") + excerpt(i, 60))
+        c1, c2 = st.columns(2)
+        prev, nxt = shell.neighbour(ws, item.id, -1), shell.neighbour(ws, item.id, 1)
+        if c1.button("◀ Previous", key=widget_key("nav", "prev"), disabled=prev is None, width="stretch"):
+            shell.go_to(prev)
+            st.rerun()
+        if c2.button("Next ▶", key=widget_key("nav", "next"), disabled=nxt is None, width="stretch"):
+            shell.go_to(nxt)
+            st.rerun()

@@ -1,0 +1,68 @@
+"""The frame of an annotation page: trace on the left, the type's schemes on the right."""
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from ..config import Scheme
+from ..registry import TYPES
+from ..trace import Item
+from ..values import radio_choice
+from ..workspace import Workspace
+from . import shell, state, trace_view
+from .text import md
+
+Renderer = Callable[[Workspace, Item, Scheme], None]
+
+
+def condition_unmet(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
+    """Why a `show_if` scheme is not asked on this item, or None if it is."""
+    cond = scheme.get("show_if")
+    if not cond:
+        return None
+    ann = shell.load(ws, item, cond["scheme"])
+    choice = radio_choice(ann.value) if ann else None
+    if choice in cond["any_of"]:
+        return None
+    wanted = " or ".join(f'"{md(x)}"' for x in cond["any_of"])
+    got = f'"{md(choice)}"' if choice else "not answered yet"
+    return f'Asked only when "{md(cond["scheme"])}" is {wanted} (it is {got}).'
+
+
+def annotation_page(type_name: str, render_scheme: Renderer) -> None:
+    ws = shell.workspace()
+    shell.require_annotator()
+    item = shell.current_item(ws)
+    st.title(TYPES[type_name].title)
+    if item is None:
+        st.info("The project has no items.")
+        st.stop()
+    schemes = ws.project.schemes_of(type_name)
+    left, right = st.columns([5, 6], gap="large")
+    with left:
+        trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
+    with right:
+        for scheme in schemes:
+            with st.container(border=True):
+                st.subheader(md(scheme.name))
+                if scheme.description:
+                    st.caption(md(scheme.description))
+                why_not = condition_unmet(ws, item, scheme)
+                if why_not:
+                    st.info(why_not)
+                    continue
+                render_scheme(ws, item, scheme)
+                shell.saved_note(ws, item, scheme.name)
+        done_button(ws, item)
+
+
+def done_button(ws: Workspace, item: Item) -> None:
+    """Mark the item done for this annotator and move on to the next one."""
+    nxt = shell.neighbour(ws, item.id, 1)
+    label = "Done with this item → next" if nxt else "Done with this item"
+    if st.button(label, key=state.widget_key("done", item.id), type="primary", width="stretch"):
+        shell.save(ws, item, shell.DONE, "_item", {"done": True})
+        if nxt:
+            shell.go_to(nxt)
+        st.rerun()

@@ -1,0 +1,198 @@
+"""The app shell shared by every page: project, annotator, current item, saving.
+
+Everything the annotator does is saved before the page says so; the URL carries the
+annotator and the item so a refresh or a shared link lands in the same place.
+"""
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import streamlit as st
+
+from ..derive import Derivation, derive, scheme_keys
+from ..registry import TYPES
+from ..storage import Annotation, AnnotationStore
+from ..trace import Item
+from ..values import ANNOTATED
+from ..workspace import ProjectError, Workspace, open_project
+from . import state
+from .text import md
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_CONFIG = ROOT / "configs" / "demo.yaml"
+IDLE_CAP = 600.0  # seconds: a longer gap between two actions is counted as this (a break)
+DONE = "_item"  # scheme name of the per-item "done" mark
+
+
+def config_path() -> str:
+    return os.environ.get("BATON_CONFIG") or str(DEFAULT_CONFIG)
+
+
+def _mtimes(path: str) -> tuple:
+    """Modification times of the config and its data, so edited files are re-read."""
+    out = []
+    for p in [Path(path)] + [p for p in Path(path).parent.rglob("*") if p.suffix in (".json", ".jsonl")][:500]:
+        try:
+            out.append((str(p), p.stat().st_mtime_ns))
+        except OSError:
+            pass
+    return tuple(out)
+
+
+@st.cache_resource(show_spinner="Reading the project…", max_entries=4)
+def _load(path: str, _stamp: tuple) -> Workspace | ProjectError:
+    try:
+        return open_project(path)
+    except ProjectError as e:
+        return e
+
+
+def workspace() -> Workspace:
+    """The open project; on a broken config, every problem is shown and the page stops."""
+    path = config_path()
+    ws = _load(path, _mtimes(path))
+    if isinstance(ws, ProjectError):
+        st.error(f"The project {md(path)} could not be loaded:")
+        for p in ws.problems:
+            if p.level == "error":
+                st.text(str(p))
+        st.stop()
+    return ws
+
+
+@st.cache_resource(max_entries=64)
+def _derive(item_id: str, trace_hash: str, keys: tuple, _data: dict) -> Derivation:
+    return derive(_data, **dict(keys))
+
+
+def derivation(item: Item, scheme=None) -> Derivation:
+    """The item's derived structures with the scheme's keys, computed once per item."""
+    keys = tuple(sorted(scheme_keys(scheme).items()))
+    return _derive(item.id, item.trace_hash, keys, item.data)
+
+
+def trace_scheme(ws: Workspace):
+    return next((s for s in ws.project.schemes if TYPES[s.type].trace), None)
+
+
+def store(ws: Workspace) -> AnnotationStore:
+    return AnnotationStore(ws.project.output_dir)
+
+
+# --- annotator -----------------------------------------------------------------------------------
+
+def clean_name(name: str) -> str | None:
+    name = " ".join((name or "").split())
+    return name[:64] if name else None
+
+
+def annotator() -> str | None:
+    state.init()
+    if st.session_state[state.ANNOTATOR] is None:
+        st.session_state[state.ANNOTATOR] = clean_name(st.query_params.get("annotator", ""))
+    return st.session_state[state.ANNOTATOR]
+
+
+def sign_in(name: str) -> None:
+    st.session_state[state.ANNOTATOR] = clean_name(name)
+    st.query_params["annotator"] = st.session_state[state.ANNOTATOR] or ""
+
+
+def sign_out() -> None:
+    st.session_state[state.ANNOTATOR] = None
+    st.query_params.clear()
+
+
+def require_annotator() -> str:
+    who = annotator()
+    if not who:
+        st.info("Sign in with your annotator name first.")
+        st.page_link(str(ROOT / "pages" / "home.py"), label="Sign in", icon=":material/login:")
+        st.stop()
+    return who
+
+
+# --- current item --------------------------------------------------------------------------------
+
+def current_item(ws: Workspace) -> Item | None:
+    state.init()
+    if not ws.items:
+        return None
+    cur = st.session_state[state.ITEM] or st.query_params.get("item")
+    if cur not in ws.by_id:
+        cur = ws.items[0].id
+    st.session_state[state.ITEM] = cur
+    if st.query_params.get("item") != cur:
+        st.query_params["item"] = cur
+    if annotator() and st.query_params.get("annotator") != annotator():
+        st.query_params["annotator"] = annotator()
+    return ws.by_id[cur]
+
+
+def go_to(item_id: str) -> None:
+    st.session_state[state.ITEM] = item_id
+    st.query_params["item"] = item_id
+    st.session_state[state.ITEM_OPENED] = (item_id, time.monotonic())
+
+
+def neighbour(ws: Workspace, item_id: str, step: int) -> str | None:
+    ids = [it.id for it in ws.items]
+    i = ids.index(item_id) + step
+    return ids[i] if 0 <= i < len(ids) else None
+
+
+def done_items(ws: Workspace, who: str) -> set[str]:
+    """Items this annotator marked done."""
+    return {a.item_id for a in store(ws).for_annotator(who) if a.scheme == DONE and a.value.get("done")}
+
+
+# --- saving --------------------------------------------------------------------------------------
+
+def _spent(item_id: str) -> float:
+    """Seconds since the last action on this item in this session (breaks capped)."""
+    now = time.monotonic()
+    last = st.session_state.get(state.ITEM_OPENED)
+    st.session_state[state.ITEM_OPENED] = (item_id, now)
+    if not last or last[0] != item_id:
+        return 0.0
+    return min(now - last[1], IDLE_CAP)
+
+
+def load(ws: Workspace, item: Item, scheme_name: str) -> Annotation | None:
+    who = annotator()
+    return store(ws).load(item.id, who, scheme_name) if who else None
+
+
+def save(ws: Workspace, item: Item, scheme_name: str, annotation_type: str, value, status: str = ANNOTATED):
+    """Write one annotation durably, then record the time for the page to show."""
+    who = require_annotator()
+    db = store(ws)
+    prev = db.load(item.id, who, scheme_name)
+    spent = (prev.seconds_spent if prev else 0.0) + _spent(item.id)
+    saved = db.save(Annotation(item.id, who, scheme_name, annotation_type, value, status,
+                               item.trace_hash, None, spent))
+    stamp = saved.updated_at or datetime.now(timezone.utc)
+    st.session_state[state.SAVED][(item.id, scheme_name)] = stamp.astimezone().strftime("%H:%M:%S")
+    return saved
+
+
+def clear(ws: Workspace, item: Item, scheme_name: str) -> None:
+    who = require_annotator()
+    store(ws).delete(item.id, who, scheme_name)
+    st.session_state[state.SAVED][(item.id, scheme_name)] = "cleared " + datetime.now().strftime("%H:%M:%S")
+
+
+def saved_note(ws: Workspace, item: Item, scheme_name: str) -> None:
+    """A text line saying what is on disk for this scheme (never colour alone)."""
+    shown = st.session_state[state.SAVED].get((item.id, scheme_name))
+    ann = load(ws, item, scheme_name)
+    if ann is None:
+        st.caption("Not annotated yet" + (f" ({shown})" if shown and shown.startswith("cleared") else ""))
+        return
+    label = "Reviewed, nothing to flag" if ann.status != ANNOTATED else "Saved"
+    when = shown if shown and not shown.startswith("cleared") else ann.updated_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    stale = "" if ann.trace_hash == item.trace_hash else " · made on different data (the trace changed since)"
+    st.caption(f":material/check: {label} · {when}{stale}")

@@ -1,0 +1,29 @@
+"""Every session-state key the app uses, with its default. Pages never spell key strings."""
+from __future__ import annotations
+
+import streamlit as st
+
+ANNOTATOR = "baton.annotator"
+ITEM = "baton.item"
+ITEM_OPENED = "baton.item_opened"  # (item id, monotonic time of the last activity on it)
+SAVED = "baton.saved"  # {(item, scheme): "HH:MM:SS"} last save shown to the annotator
+STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
+
+DEFAULTS = {
+    ANNOTATOR: None,
+    ITEM: None,
+    ITEM_OPENED: None,
+    SAVED: {},
+    STEP_PAGE: {},
+}
+
+
+def init() -> None:
+    for key, default in DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = default.copy() if isinstance(default, dict) else default
+
+
+def widget_key(*parts) -> str:
+    """A widget key unique per surface, scheme, item and field, so items never share state."""
+    return "w:" + "\u241f".join(str(p) for p in parts)

@@ -1,0 +1,99 @@
+"""Potato's plain schemes: radio, likert, multiselect, text. Each change saves at once."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ... import values
+from ...config import Scheme
+from ...trace import Item
+from ...workspace import Workspace
+from .. import shell
+from ..state import widget_key
+from ..text import md
+
+
+def _saver(ws: Workspace, item: Item, scheme: Scheme, build):
+    """An on_change callback: build the value from the widgets, save it, or clear it if empty."""
+    def cb():
+        value = build()
+        if value:
+            shell.save(ws, item, scheme.name, scheme.type, value)
+        else:
+            shell.clear(ws, item, scheme.name)
+    return cb
+
+
+def _free_text(ws, item, scheme, stored, build_key, cb) -> None:
+    fr = scheme.get("has_free_response")
+    if fr:
+        label = fr.get("instruction", "Other (free text)") if isinstance(fr, dict) else "Other (free text)"
+        st.text_input(md(label), value=values.free_text(stored), key=build_key, on_change=cb)
+
+
+def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    ann = shell.load(ws, item, scheme.name)
+    stored = ann.value if ann else {}
+    names = [lab["name"] for lab in scheme["labels"]]
+    tips = {lab["name"]: lab.get("tooltip") for lab in scheme["labels"]}
+    k_choice, k_free = widget_key("radio", scheme.name, item.id), widget_key("radio-free", scheme.name, item.id)
+    choice = values.radio_choice(stored)
+
+    def build():
+        return values.radio(st.session_state.get(k_choice), st.session_state.get(k_free, ""))
+
+    cb = _saver(ws, item, scheme, build)
+    st.radio(md(scheme.name), names, index=names.index(choice) if choice in names else None, key=k_choice,
+             on_change=cb, label_visibility="collapsed", format_func=str,
+             captions=[md(tips[n]) for n in names] if any(tips.values()) else None)
+    _free_text(ws, item, scheme, stored, k_free, cb)
+
+
+def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    ann = shell.load(ws, item, scheme.name)
+    stored = ann.value if ann else {}
+    names = [lab["name"] for lab in scheme["labels"]]
+    chosen = set(values.multiselect_choices(stored))
+    keys = {n: widget_key("multi", scheme.name, item.id, n) for n in names}
+    k_free = widget_key("multi-free", scheme.name, item.id)
+
+    def build():
+        return values.multiselect([n for n in names if st.session_state.get(keys[n])],
+                                  st.session_state.get(k_free, ""))
+
+    cb = _saver(ws, item, scheme, build)
+    for lab in scheme["labels"]:
+        st.checkbox(md(lab["name"]), value=lab["name"] in chosen, key=keys[lab["name"]], on_change=cb,
+                    help=lab.get("tooltip") or None)
+    _free_text(ws, item, scheme, stored, k_free, cb)
+
+
+def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    ann = shell.load(ws, item, scheme.name)
+    n = scheme["size"]
+    points = list(range(1, n + 1))
+    labels = {i: "" for i in points}
+    if scheme.get("labels") and len(scheme["labels"]) == n:
+        labels = {i: scheme["labels"][i - 1]["name"] for i in points}
+    else:
+        labels[1], labels[n] = scheme.get("min_label") or "", scheme.get("max_label") or ""
+    key = widget_key("likert", scheme.name, item.id)
+    current = values.likert_choice(ann.value) if ann else None
+
+    def build():
+        return values.likert(st.session_state.get(key))
+
+    st.radio(md(scheme.name), points, index=points.index(current) if current in points else None, key=key,
+             horizontal=True, on_change=_saver(ws, item, scheme, build), label_visibility="collapsed",
+             format_func=lambda i: f"{i} {labels[i]}".strip())
+
+
+def text(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    ann = shell.load(ws, item, scheme.name)
+    key = widget_key("text", scheme.name, item.id)
+
+    def build():
+        return values.text(st.session_state.get(key, ""))
+
+    widget = st.text_area if scheme.get("multiline", True) else st.text_input
+    widget(md(scheme.name), value=values.text_of(ann.value if ann else None), key=key,
+           on_change=_saver(ws, item, scheme, build), label_visibility="collapsed")

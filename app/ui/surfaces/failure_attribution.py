@@ -1,0 +1,60 @@
+"""Failure attribution: responsible agent, decisive step, reason — chosen among what happened."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ... import values
+from ...config import Scheme
+from ...trace import Item
+from ...workspace import Workspace
+from .. import shell, trace_view
+from ..state import widget_key
+from ..text import excerpt, md
+
+
+def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    d = shell.derivation(item, scheme)
+    agents = list(scheme.get("agents") or d.agents)
+    ann = shell.load(ws, item, scheme.name)
+    stored = ann.value if ann else {}
+    if stored.get("responsible_agent") and stored["responsible_agent"] not in agents:
+        agents.append(stored["responsible_agent"])  # keep a saved choice visible even if data changed
+    k_agent, k_step, k_reason = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step", "reason"))
+    steps = [s.index for s in d.steps]
+    agent_of = {s.index: s.agent for s in d.steps}
+    text_of = {s.index: s.text for s in d.steps}
+
+    def build():
+        return values.attribution(st.session_state.get(k_agent), st.session_state.get(k_step),
+                                  st.session_state.get(k_reason, ""))
+
+    def on_change():
+        value = build()
+        if values.attribution_is_empty(value):
+            shell.clear(ws, item, scheme.name)
+        else:
+            shell.save(ws, item, scheme.name, scheme.type, value)
+        if value["decisive_step"] is not None:
+            trace_view.show_step_page(item.id, value["decisive_step"])
+
+    cur_agent = stored.get("responsible_agent")
+    cur_step = stored.get("decisive_step")
+    st.selectbox("Responsible agent", agents, index=agents.index(cur_agent) if cur_agent in agents else None,
+                 key=k_agent, on_change=on_change, placeholder="Choose the agent that caused the failure")
+    st.selectbox("Decisive step", steps, index=steps.index(cur_step) if cur_step in steps else None,
+                 key=k_step, on_change=on_change, placeholder="Choose the step where it went wrong",
+                 format_func=lambda i: f"Step {i} · {agent_of[i]} · {excerpt(text_of[i], 60)}")
+    chosen_step = st.session_state.get(k_step)
+    chosen_agent = st.session_state.get(k_agent)
+    if chosen_step is not None and chosen_agent and agent_of.get(chosen_step) != chosen_agent:
+        st.caption(f"Note: step {chosen_step} was taken by {md(excerpt(agent_of.get(chosen_step), 40))}, "
+                   "not by the agent chosen above.")
+    st.text_area("Reason", value=stored.get("reason", ""), key=k_reason, on_change=on_change,
+                 placeholder="Why did this agent, at this step, cause the failure?")
+    if st.button("No failure to attribute", key=widget_key("fa", scheme.name, item.id, "clean"),
+                 help="Record that you reviewed this run and found nothing to attribute"):
+        shell.save(ws, item, scheme.name, scheme.type, values.attribution(None, None, ""),
+                   status=values.REVIEWED_CLEAN)
+        for k in (k_agent, k_step, k_reason):
+            st.session_state.pop(k, None)
+        st.rerun()

@@ -1,0 +1,34 @@
+"""Sign in, see this annotator's progress, open an item."""
+import streamlit as st
+
+from app.ui import nav, shell
+from app.ui.state import widget_key
+from app.ui.text import md
+
+ws = shell.workspace()
+st.title(md(ws.project.name))
+who = shell.annotator()
+if not who:
+    with st.form("sign-in"):
+        name = st.text_input("Your annotator name", max_chars=64)
+        if st.form_submit_button("Sign in", type="primary") and shell.clean_name(name):
+            shell.sign_in(name)
+            st.rerun()
+    st.caption("No access control is configured for this project: anyone who can reach this page "
+               "can annotate under any name. `?annotator=NAME` in the URL signs that name in.")
+    st.stop()
+
+nav.problems_banner(ws)
+rows = nav.progress_rows(ws, who)
+done = sum(r["done"] for r in rows)
+st.progress(done / len(rows) if rows else 0.0, text=f"{md(who)}: {done} of {len(rows)} items done")
+st.dataframe(rows, hide_index=True, width="stretch",
+             column_config={"done": st.column_config.CheckboxColumn("done")})
+item = shell.current_item(ws)
+if item is not None:
+    st.write(f"Current item: `{md(item.id, 80)}`")
+    for page in nav.annotation_pages(ws):
+        st.page_link(page, width="content")
+if st.button("Sign out", key=widget_key("home", "sign-out")):
+    shell.sign_out()
+    st.rerun()

@@ -1,0 +1,5 @@
+"""The likert schemes of the project."""
+from app.ui.page import annotation_page
+from app.ui.surfaces import basic
+
+annotation_page("likert", basic.likert)

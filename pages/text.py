@@ -1,0 +1,5 @@
+"""The text schemes of the project."""
+from app.ui.page import annotation_page
+from app.ui.surfaces import basic
+
+annotation_page("text", basic.text)

@@ -1,0 +1,12 @@
+"""Baton's entry point: `python -m app serve CONFIG` runs this with BATON_CONFIG set."""
+import streamlit as st
+
+from app.ui import nav, shell, state
+
+st.set_page_config(page_title="Baton", page_icon=":material/sprint:", layout="wide")
+state.init()
+ws = shell.workspace()
+pages = [nav.home_page()] + (nav.annotation_pages(ws) if shell.annotator() else [])
+current = st.navigation(pages)
+nav.sidebar(ws)
+current.run()
