@@ -7,6 +7,4 @@ st.set_page_config(page_title="Baton", page_icon=":material/sprint:", layout="wi
 state.init()
 ws = shell.workspace()
 pages = [nav.home_page()] + (nav.annotation_pages(ws) if shell.annotator() else [])
-current = st.navigation(pages)
-nav.sidebar(ws)
-current.run()
+st.navigation(pages).run()  # each page draws the sidebar itself (see app.ui.page)

@@ -18,6 +18,7 @@ if not who:
                "can annotate under any name. `?annotator=NAME` in the URL signs that name in.")
     st.stop()
 
+nav.sidebar(ws)
 nav.problems_banner(ws)
 rows = nav.progress_rows(ws, who)
 done = sum(r["done"] for r in rows)

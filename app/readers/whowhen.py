@@ -31,7 +31,7 @@ def agent_of(entry: dict) -> str:
     if isinstance(role, str):
         m = _TAGGED.match(role)
         role = m.group(1) if m and m.group(1) else role
-        if role.strip().lower() not in _GENERIC_ROLES:
+        if role.strip() not in _GENERIC_ROLES:  # "Assistant" (capitalised) is a Magentic-One agent
             return agent_name(role)
     return agent_name(None)
 

@@ -10,7 +10,7 @@ from ..registry import TYPES
 from ..trace import Item
 from ..values import radio_choice
 from ..workspace import Workspace
-from . import shell, state, trace_view
+from . import nav, shell, state, trace_view
 from .text import md
 
 Renderer = Callable[[Workspace, Item, Scheme], None]
@@ -34,6 +34,7 @@ def annotation_page(type_name: str, render_scheme: Renderer) -> None:
     ws = shell.workspace()
     shell.require_annotator()
     item = shell.current_item(ws)
+    nav.sidebar(ws)
     st.title(TYPES[type_name].title)
     if item is None:
         st.info("The project has no items.")

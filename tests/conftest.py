@@ -1,0 +1,81 @@
+"""Shared fixtures: real datasets, a demo project in a temporary folder, AppTest apps."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ROOT.parent / "shared" / "datasets"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-long", action="store_true", help="also run the long (marked `long`) tests")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: slow stress tests, run with `make test-long`")
+    config.addinivalue_line("markers", "browser: drives headless Chromium through Playwright")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-long"):
+        return
+    skip = pytest.mark.skip(reason="long test: run with `make test-long` (pytest --run-long)")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _clear_streamlit_caches():
+    """st.cache_* survive between AppTest instances in one pytest run."""
+    import streamlit as st
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def write_project(tmp_path: Path, schemes: list[dict] | None = None, data_files: list | None = None,
+                  **extra) -> Path:
+    """A copy of the demo project writing its annotations under tmp_path."""
+    cfg = yaml.safe_load((ROOT / "configs" / "demo.yaml").read_text())
+    cfg["data_files"] = data_files or [str(ROOT / "data" / "demo_runs.jsonl"), str(ROOT / "data" / "whowhen")]
+    cfg["output_annotation_dir"] = str(tmp_path / "annotations")
+    if schemes is not None:
+        cfg["annotation_schemes"] = schemes
+    cfg.update(extra)
+    path = tmp_path / "project.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True))
+    return path
+
+
+@pytest.fixture
+def demo_project(tmp_path) -> Path:
+    return write_project(tmp_path)
+
+
+def make_app(config: Path, annotator: str | None = "alice", item: str | None = None):
+    """An AppTest of the whole app on a project, signed in through the URL."""
+    from streamlit.testing.v1 import AppTest
+    os.environ["BATON_CONFIG"] = str(config)
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=30)
+    if annotator:
+        at.query_params["annotator"] = annotator
+    if item:
+        at.query_params["item"] = item
+    return at
+
+
+def open_page(at, page: str):
+    """Run the app, then switch to pages/<page>.py and run it."""
+    at.run()
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

@@ -1,0 +1,144 @@
+"""AppTest tests of the app shell and the core pages: sign in, pick an item, annotate,
+value on disk, a new session (a refresh) shows it again."""
+import pandas as pd
+
+from app.storage import AnnotationStore
+from tests.conftest import make_app, open_page, write_project
+
+
+def stored(project, item, scheme, who="alice"):
+    return AnnotationStore(project.parent / "annotations").load(item, who, scheme)
+
+
+def test_sign_in_form_then_progress(demo_project):
+    at = make_app(demo_project, annotator=None)
+    at.run()
+    assert not at.exception
+    at.text_input[0].input("  Ada   Lovelace ")
+    at.button[0].click().run()
+    assert at.query_params["annotator"] == ["Ada Lovelace"] or at.query_params["annotator"] == "Ada Lovelace"
+    assert any("0 of 7 items done" in p.text for p in at.get("progress"))
+
+
+def test_pages_need_an_annotator(demo_project):
+    at = make_app(demo_project, annotator=None)
+    at.run()
+    # only the home page is offered before sign-in
+    assert "Sign in" in at.button[0].label or at.text_input
+
+
+def test_failure_attribution_saved_and_restored(demo_project):
+    item = "whowhen-hand-crafted-33"
+    at = open_page(make_app(demo_project, item=item), "failure_attribution")
+    assert "Asked only when" in at.info[0].value  # outcome not answered yet
+    at = open_page(make_app(demo_project, item=item), "radio")
+    at.radio(key=[r.key for r in at.radio if "outcome" in r.key][0]).set_value("failure").run()
+    assert stored(demo_project, item, "outcome").value == {"failure": "true"}
+
+    at = open_page(make_app(demo_project, item=item), "failure_attribution")
+    agent, step = at.selectbox(key=[s.key for s in at.selectbox if s.label == "Responsible agent"][0]), \
+        at.selectbox(key=[s.key for s in at.selectbox if s.label == "Decisive step"][0])
+    assert agent.options == ["human", "Orchestrator", "WebSurfer"]
+    agent.set_value("WebSurfer").run()
+    at.selectbox(key=step.key).set_value(8).run()
+    at.text_area[0].input("Clicked the wrong link").run()
+    ann = stored(demo_project, item, "attribution")
+    assert ann.value == {"responsible_agent": "WebSurfer", "decisive_step": 8, "reason": "Clicked the wrong link"}
+    assert ann.status == "annotated" and ann.trace_hash and ann.updated_at is not None
+
+    # a new session (a browser refresh) shows exactly what was saved
+    at2 = open_page(make_app(demo_project, item=item), "failure_attribution")
+    sel = {s.label: s.value for s in at2.selectbox}
+    assert sel["Responsible agent"] == "WebSurfer" and sel["Decisive step"] == 8
+    assert at2.text_area[0].value == "Clicked the wrong link"
+    assert any("Saved" in c.value for c in at2.caption)
+
+
+def test_no_failure_is_not_the_same_as_not_annotated(demo_project):
+    item = "code-team-002"
+    at = open_page(make_app(demo_project, item=item), "radio")
+    at.radio(key=[r.key for r in at.radio if "outcome" in r.key][0]).set_value("partial").run()
+    at = open_page(make_app(demo_project, item=item), "failure_attribution")
+    assert stored(demo_project, item, "attribution") is None
+    at.button(key=[b.key for b in at.button if b.label == "No failure to attribute"][0]).click().run()
+    ann = stored(demo_project, item, "attribution")
+    assert ann.status == "reviewed_clean"
+    assert ann.value == {"responsible_agent": None, "decisive_step": None, "reason": ""}
+    assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
+
+
+def test_radio_likert_multiselect_text(demo_project):
+    item = "trip-planner-001"
+    at = open_page(make_app(demo_project, item=item), "likert")
+    at.radio[0].set_value(4).run()
+    assert stored(demo_project, item, "confidence").value == {"scale_4": "4"}
+    at = open_page(make_app(demo_project, item=item), "multiselect")
+    boxes = {c.label: c for c in at.checkbox}
+    boxes["loop"].check().run()
+    at.checkbox(key=boxes["ignored\\_constraint"].key).check().run()
+    at.text_input[0].input("budget fixation").run()
+    assert stored(demo_project, item, "symptoms").value == {"loop": "true", "ignored_constraint": "true",
+                                                             "free_response": "budget fixation"}
+    at.checkbox(key=boxes["loop"].key).uncheck().run()
+    assert stored(demo_project, item, "symptoms").value == {"ignored_constraint": "true",
+                                                             "free_response": "budget fixation"}
+    at = open_page(make_app(demo_project, item=item), "text")
+    at.text_area[0].input("Critic was ignored.").run()
+    assert stored(demo_project, item, "notes").value == {"text_box": "Critic was ignored."}
+    at.text_area[0].input("").run()
+    assert stored(demo_project, item, "notes") is None  # emptied: no label left behind
+    # reopen: every control shows what is stored
+    at = open_page(make_app(demo_project, item=item), "likert")
+    assert at.radio[0].value == 4
+    at = open_page(make_app(demo_project, item=item), "multiselect")
+    assert {c.label: c.value for c in at.checkbox}["ignored\\_constraint"] is True
+    assert at.text_input[0].value == "budget fixation"
+
+
+def test_item_navigation_and_done(demo_project):
+    at = open_page(make_app(demo_project), "radio")
+    first = at.query_params["item"]
+    at.sidebar.button(key=[b.key for b in at.sidebar.button if "Next" in b.label][0]).click().run()
+    assert at.query_params["item"] != first
+    at.button(key=[b.key for b in at.button if "Done with this item" in b.label][0]).click().run()
+    df = pd.read_parquet(demo_project.parent / "annotations")
+    assert (df["scheme"] == "_item").sum() == 1
+    assert any("1 / 7 done" in p.text for p in at.sidebar.get("progress"))
+
+
+def test_parquet_store_one_row_per_key(demo_project):
+    item = "research-003"
+    at = open_page(make_app(demo_project, item=item), "radio")
+    key = [r.key for r in at.radio if "outcome" in r.key][0]
+    at.radio(key=key).set_value("success").run()
+    at.radio(key=key).set_value("failure").run()
+    df = pd.read_parquet(demo_project.parent / "annotations")
+    assert len(df) == 1
+    row = df.iloc[0]
+    assert (row["item_id"], row["annotator"], row["scheme"], row["annotation_type"]) == \
+        (item, "alice", "outcome", "radio")
+    assert row["value"] == '{"failure": "true"}' and row["status"] == "annotated"
+    assert {"trace_hash", "updated_at", "seconds_spent"} <= set(df.columns)
+
+
+def test_unknown_agent_warning_and_markdown_in_names_shown_as_text(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "x", "text": "t", "steps": [{"agent": "**bold** [link](http://e.x)", "content": "# H"},'
+                    ' {"content": "no agent"}]}\n')
+    cfg = write_project(tmp_path, data_files=[str(data)],
+                        schemes=[{"annotation_type": "failure_attribution", "name": "a"}])
+    at = open_page(make_app(cfg), "failure_attribution")
+    assert any("1 step(s) name no agent" in w.value for w in at.warning)
+    md = " ".join(m.value for m in at.markdown)
+    assert "\\*\\*bold\\*\\* \\[link\\]\\(http" in md  # escaped: rendered as the literal characters
+    assert any(t.value == "# H" for t in at.text)
+
+
+def test_broken_project_shows_problems_not_a_traceback(tmp_path):
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("annotation_task_name: x\ndata_files: [nope.jsonl]\nannotation_schemes: [{annotation_type: radio}]\n")
+    at = make_app(cfg)
+    at.run()
+    assert not at.exception
+    assert "could not be loaded" in at.error[0].value
+    assert any("data file not found" in t.value for t in at.text)
