@@ -100,15 +100,21 @@ def cmd_derive(args) -> int:
 
 def cmd_serve(args) -> int:
     _open(args.config)  # fail early, in the terminal, on a broken project
-    env = dict(os.environ, BATON_CONFIG=str(Path(args.config).resolve()))
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
-           "--server.port", str(args.port), "--server.headless", "true",
-           "--browser.gatherUsageStats", "false"]
+    os.environ["BATON_CONFIG"] = str(Path(args.config).resolve())
+    # Streamlit treats a `pages/` folder beside the entry script as a legacy multipage app
+    # until the first st.navigation() call in the process; a deep link opened first would
+    # then run a page without the entry script. Baton always uses st.navigation, so say so
+    # before the server starts.
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli as stcli
+    PagesManager.uses_pages_directory = False
+    argv = ["streamlit", "run", str(ROOT / "streamlit_app.py"), "--server.port", str(args.port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     if args.address:
-        cmd += ["--server.address", args.address]
+        argv += ["--server.address", args.address]
     print(f"Baton on http://localhost:{args.port}  (project {args.config})", flush=True)
-    os.execvpe(cmd[0], cmd, env)
-    return 0
+    sys.argv = argv
+    return stcli.main()
 
 
 def main(argv=None) -> int:

@@ -27,7 +27,7 @@ st.dataframe(rows, hide_index=True, width="stretch",
              column_config={"done": st.column_config.CheckboxColumn("done")})
 item = shell.current_item(ws)
 if item is not None:
-    st.write(f"Current item: `{md(item.id, 80)}`")
+    st.markdown(f"Current item: **{md(item.id, 80)}**")
     for page in nav.annotation_pages(ws):
         st.page_link(page, width="content")
 if st.button("Sign out", key=widget_key("home", "sign-out")):

@@ -7,7 +7,6 @@ annotations (a few ms here, dominated by fsync).  Benchmarks live elsewhere.
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import os
 import random
@@ -19,7 +18,6 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings

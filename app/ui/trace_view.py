@@ -27,7 +27,7 @@ def show_step_page(item_id: str, step_index: int) -> None:
 
 def render(item: Item, d: Derivation) -> None:
     state.init()
-    st.markdown(f"**Item** `{md(item.id, 80)}`")
+    st.markdown(f"**Item** {md(item.id, 80)}")
     if item.text:
         with st.expander("Task", expanded=len(item.text) < 400):
             st.text(item.text)

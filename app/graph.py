@@ -1,0 +1,407 @@
+"""The agent interaction graph: layout, drawing spec, clicks and the stored value.
+
+Stored value (the `value` of an `agent_interaction_graph` row)::
+
+    {"critical_nodes": [agent, ...], "edges": {"A->B": "critical" | "problematic"}}
+
+Edges back at "normal" are left out. Critical nodes are listed in the trace's agent order
+(first seen first); names the trace no longer has are kept after them, so a value made on
+other data is never silently lost.
+
+Edge keys: ``escape(A) + "->" + escape(B)`` where `escape` writes ``\\`` as ``\\\\`` and
+``>`` as ``\\>`` and leaves every other character alone. An escaped name therefore holds no
+unescaped ``>``: the first unescaped ``>`` of a key is the separator's, so ``parse_edge_key``
+recovers both names for any pair, including names that contain ``->`` (``"a->b"`` and ``"c"``
+give ``a-\\>b->c``). Ordinary names (``gpt-4``, ``Planner``) appear verbatim.
+
+The graph is drawn with opaque node ids (``n0``..., ``e0``... behind a per-scheme prefix),
+never with agent names, and with empty titles: streamlit-agraph inserts a title as HTML and
+opens it with ``window.open`` on double-click. Every handoff pair gets a small "handle" node
+at its midpoint, because the component reports node clicks only; the edge is drawn as two
+straight segments through it. No Streamlit here: the page turns these dicts into agraph objects.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+NORMAL, CRITICAL, PROBLEMATIC = "normal", "critical", "problematic"
+EDGE_STATES = (NORMAL, CRITICAL, PROBLEMATIC)
+FLAGGED = (CRITICAL, PROBLEMATIC)
+SEP = "->"
+
+# Drawing units: vis-network fits the whole drawing into the canvas, so these are only
+# proportions; they are chosen near the canvas size in pixels so labels stay readable.
+MIN_NODE_DISTANCE = 110.0
+BASE_SCALE = 150.0
+NODE_SIZE_MIN, NODE_SIZE_MAX = 10.0, 24.0
+HANDLE_OFFSET = 20.0  # sideways shift of a handle when the reverse handoff exists too
+HANDLE_CLEARANCE = 30.0
+
+
+# --- edge keys -----------------------------------------------------------------------------------
+
+def escape_name(name: str) -> str:
+    return str(name).replace("\\", "\\\\").replace(">", "\\>")
+
+
+def edge_key(src: str, dst: str) -> str:
+    return escape_name(src) + SEP + escape_name(dst)
+
+
+def parse_edge_key(key: str) -> tuple[str, str]:
+    """The (from, to) names of an edge key; ValueError if it is not one."""
+    if not isinstance(key, str):
+        raise ValueError(f"edge key must be a string, got {type(key).__name__}")
+    names: list[list[str]] = [[]]
+    i, n = 0, len(key)
+    while i < n:
+        c = key[i]
+        if c == "\\":
+            if i + 1 >= n or key[i + 1] not in "\\>":
+                raise ValueError(f"bad escape at position {i} in edge key {key!r}")
+            names[-1].append(key[i + 1])
+            i += 2
+            continue
+        if c == ">":
+            # the separator's ">": the name so far must end with its "-"
+            # (escapes only ever produce "\\" or ">", so a "-" here is a literal one)
+            if len(names) > 1 or not names[0] or names[0][-1] != "-":
+                raise ValueError(f"unescaped '>' in edge key {key!r}")
+            names[0].pop()
+            names.append([])
+            i += 1
+            continue
+        names[-1].append(c)
+        i += 1
+    if len(names) != 2:
+        raise ValueError(f"no '->' separating two agent names in edge key {key!r}")
+    return "".join(names[0]), "".join(names[1])
+
+
+# --- the stored value ----------------------------------------------------------------------------
+
+def empty_value() -> dict:
+    return {"critical_nodes": [], "edges": {}}
+
+
+def normalize(value: Any, agents: Iterable[str] = ()) -> dict:
+    """A clean copy of a stored value: known agents first in trace order, edges sorted."""
+    if not isinstance(value, dict):
+        return empty_value()
+    raw_nodes = value.get("critical_nodes")
+    names = [str(x) for x in raw_nodes] if isinstance(raw_nodes, list) else []
+    order = {a: i for i, a in enumerate(agents)}
+    seen = list(dict.fromkeys(names))
+    known = sorted((a for a in seen if a in order), key=order.__getitem__)
+    others = [a for a in seen if a not in order]
+    raw_edges = value.get("edges")
+    edges: dict[str, str] = {}
+    if isinstance(raw_edges, dict):
+        for k, state in raw_edges.items():
+            if state in FLAGGED:
+                try:
+                    a, b = parse_edge_key(k)
+                except ValueError:
+                    continue
+                edges[edge_key(a, b)] = state
+    def sort_key(k):
+        a, b = parse_edge_key(k)
+        return (order.get(a, len(order)), a, order.get(b, len(order)), b)
+
+    return {"critical_nodes": known + others, "edges": {k: edges[k] for k in sorted(edges, key=sort_key)}}
+
+
+def is_empty(value: Any) -> bool:
+    v = normalize(value)
+    return not v["critical_nodes"] and not v["edges"]
+
+
+def is_critical(value: dict, agent: str) -> bool:
+    return agent in (value or {}).get("critical_nodes", [])
+
+
+def set_node(value: Any, agent: str, on: bool, agents: Iterable[str] = ()) -> dict:
+    agents = list(agents)
+    v = normalize(value, agents)
+    nodes = [a for a in v["critical_nodes"] if a != agent]
+    if on:
+        nodes.append(agent)
+    v["critical_nodes"] = nodes
+    return normalize(v, agents)
+
+
+def toggle_node(value: Any, agent: str, agents: Iterable[str] = ()) -> dict:
+    agents = list(agents)
+    return set_node(value, agent, not is_critical(normalize(value, agents), agent), agents)
+
+
+def edge_state(value: Any, src: str, dst: str) -> str:
+    edges = value.get("edges") if isinstance(value, dict) else None
+    state = edges.get(edge_key(src, dst)) if isinstance(edges, dict) else None
+    return state if state in FLAGGED else NORMAL
+
+
+def set_edge(value: Any, src: str, dst: str, state: str, agents: Iterable[str] = ()) -> dict:
+    if state not in EDGE_STATES:
+        raise ValueError(f"edge state must be one of {EDGE_STATES}, got {state!r}")
+    agents = list(agents)
+    v = normalize(value, agents)
+    key = edge_key(src, dst)
+    v["edges"].pop(key, None)
+    if state != NORMAL:
+        v["edges"][key] = state
+    return normalize(v, agents)
+
+
+def next_state(state: str) -> str:
+    """normal → critical → problematic → normal."""
+    i = EDGE_STATES.index(state) if state in EDGE_STATES else 0
+    return EDGE_STATES[(i + 1) % len(EDGE_STATES)]
+
+
+def cycle_edge(value: Any, src: str, dst: str, agents: Iterable[str] = ()) -> dict:
+    return set_edge(value, src, dst, next_state(edge_state(value, src, dst)), agents)
+
+
+@dataclass(frozen=True)
+class Summary:
+    critical: list[str]  # in trace order
+    critical_elsewhere: list[str]  # saved names this trace does not have
+    flagged: list[tuple[str, str, str, int]]  # (from, to, state, handoffs) for edges in the trace
+    flagged_elsewhere: list[tuple[str, str, str]]  # saved edges the trace does not have
+
+
+def summarize(value: Any, agents: Iterable[str], edges: Iterable[tuple[str, str, int]]) -> Summary:
+    agents = list(agents)
+    edges = list(edges)
+    v = normalize(value, agents)
+    known = set(agents)
+    counts = {(a, b): n for a, b, n in edges}
+    flagged, elsewhere = [], []
+    for a, b, _ in edges:
+        st = edge_state(v, a, b)
+        if st != NORMAL:
+            flagged.append((a, b, st, counts[(a, b)]))
+    for k, st in v["edges"].items():
+        a, b = parse_edge_key(k)
+        if (a, b) not in counts:
+            elsewhere.append((a, b, st))
+    return Summary([a for a in v["critical_nodes"] if a in known],
+                   [a for a in v["critical_nodes"] if a not in known], flagged, elsewhere)
+
+
+# --- layout --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GNode:
+    id: str
+    agent: str
+    steps: int
+    x: float
+    y: float
+    size: float
+
+
+@dataclass(frozen=True)
+class GEdge:
+    id: str  # the id of its handle node
+    src: str
+    dst: str
+    count: int
+    x: float  # handle position
+    y: float
+    width: float
+
+
+@dataclass
+class Layout:
+    nodes: list[GNode]
+    edges: list[GEdge]
+
+    def node_of(self, agent: str) -> GNode:
+        return next(n for n in self.nodes if n.agent == agent)
+
+
+def _unit_positions(agents: list[str], edges: list[tuple[str, str, int]], seed: int) -> dict[str, tuple[float, float]]:
+    """Positions in about [-1, 1]²: a seeded spring layout, or a circle if it crowds nodes."""
+    import networkx as nx
+
+    n = len(agents)
+    if n == 0:
+        return {}
+    if n == 1:
+        return {agents[0]: (0.0, 0.0)}
+    g = nx.Graph()
+    g.add_nodes_from(agents)
+    for a, b, c in edges:
+        if a == b:
+            continue
+        w = g.edges[a, b]["weight"] + c if g.has_edge(a, b) else c
+        g.add_edge(a, b, weight=w)
+    pos = nx.spring_layout(g, seed=seed, weight="weight") if n > 2 else nx.circular_layout(g)
+    pts = {a: (float(pos[a][0]), float(pos[a][1])) for a in agents}
+    if n > 2 and _min_distance(list(pts.values())) < 0.35:
+        pos = nx.circular_layout(g)
+        pts = {a: (float(pos[a][0]), float(pos[a][1])) for a in agents}
+    return pts
+
+
+def _min_distance(points: list[tuple[float, float]]) -> float:
+    best = math.inf
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            best = min(best, math.dist(points[i], points[j]))
+    return best
+
+
+def layout(agents: Iterable[str], step_counts: dict[str, int], edges: Iterable[tuple[str, str, int]],
+           prefix: str = "", seed: int = 42) -> Layout:
+    """Fixed positions computed from the trace alone: the same trace always draws the same."""
+    agents = list(dict.fromkeys(agents))
+    edges = [(a, b, int(c)) for a, b, c in edges if a in agents and b in agents and a != b]
+    unit = _unit_positions(agents, edges, seed)
+    pts = list(unit.values())
+    scale = BASE_SCALE
+    if len(pts) > 1:
+        scale = max(BASE_SCALE, MIN_NODE_DISTANCE / max(_min_distance(pts), 1e-6))
+    scale = min(scale, 4000.0)
+    most = max([step_counts.get(a, 0) for a in agents] + [1])
+    nodes = []
+    for i, a in enumerate(agents):
+        x, y = unit[a]
+        k = step_counts.get(a, 0)
+        size = NODE_SIZE_MIN + (NODE_SIZE_MAX - NODE_SIZE_MIN) * math.sqrt(k / most)
+        nodes.append(GNode(f"{prefix}n{i}", a, k, round(x * scale, 1), round(y * scale, 1), round(size, 1)))
+    where = {nd.agent: nd for nd in nodes}
+    pairs = {(a, b) for a, b, _ in edges}
+    top = max([c for _, _, c in edges] + [1])
+    placed: list[tuple[float, float, float]] = [(nd.x, nd.y, nd.size + 18.0) for nd in nodes]
+    out = []
+    for j, (a, b, c) in enumerate(edges):
+        pa, pb = where[a], where[b]
+        dx, dy = pb.x - pa.x, pb.y - pa.y
+        length = math.hypot(dx, dy) or 1.0
+        # the right-hand side of a→b: a and b's two directions get opposite sides
+        px, py = (dy / length, -dx / length)
+        off = HANDLE_OFFSET if (b, a) in pairs else 0.0
+        best, best_gap = None, -math.inf
+        for t in (0.5, 0.42, 0.58, 0.35, 0.65, 0.28, 0.72):
+            cx, cy = pa.x + dx * t + px * off, pa.y + dy * t + py * off
+            gap = min((math.hypot(cx - x, cy - y) - r for x, y, r in placed), default=math.inf)
+            if gap >= HANDLE_CLEARANCE:
+                best = (cx, cy)
+                break
+            if gap > best_gap:
+                best, best_gap = (cx, cy), gap
+        hx, hy = round(best[0], 1), round(best[1], 1)
+        placed.append((hx, hy, 12.0))
+        width = 2.0 if top == 1 else 1.5 + 6.5 * (c - 1) / (top - 1)
+        out.append(GEdge(f"{prefix}e{j}", a, b, c, hx, hy, round(width, 2)))
+    return Layout(nodes, out)
+
+
+# --- clicks --------------------------------------------------------------------------------------
+
+def resolve(lay: Layout, node_id: Any) -> tuple[str, Any] | None:
+    """("node", agent) or ("edge", (from, to)) for a clicked id of this drawing, else None."""
+    for n in lay.nodes:
+        if n.id == node_id:
+            return "node", n.agent
+    for e in lay.edges:
+        if e.id == node_id:
+            return "edge", (e.src, e.dst)
+    return None
+
+
+def apply_click(value: Any, lay: Layout, node_id: Any) -> dict | None:
+    """The value after a click on `node_id`; None if the id is not part of this drawing."""
+    hit = resolve(lay, node_id)
+    agents = [n.agent for n in lay.nodes]
+    if hit is None:
+        return None
+    kind, what = hit
+    if kind == "node":
+        return toggle_node(value, what, agents)
+    return cycle_edge(value, what[0], what[1], agents)
+
+
+def fresh_click(returned: Any, mount: int, last_handled: Any) -> bool:
+    """Whether the component's return value is a new click to act on.
+
+    The component keeps returning its last click on later reruns; a handled click is
+    remembered with the mount it came from, and every handled click remounts the graph,
+    so a stale value is never applied twice while a repeated click on a remounted graph is.
+    """
+    return isinstance(returned, str) and bool(returned) and (mount, returned) != _as_tuple(last_handled)
+
+
+def _as_tuple(x: Any) -> Any:
+    return tuple(x) if isinstance(x, (list, tuple)) else x
+
+
+# --- drawing spec (plain dicts for agraph's Node / Edge) -------------------------------------------
+
+NODE_COLOUR = {False: "#8fb3de", True: "#d62728"}
+EDGE_COLOUR = {NORMAL: "#8c8c8c", CRITICAL: "#d62728", PROBLEMATIC: "#e07b00"}
+STATE_MARK = {NORMAL: "", CRITICAL: "★ critical", PROBLEMATIC: "⚠ problematic"}
+LABEL_LIMIT = 28
+
+
+def short_label(name: str, limit: int = LABEL_LIMIT) -> str:
+    s = " ".join(str(name).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def drawing(lay: Layout, value: Any) -> tuple[list[dict], list[dict]]:
+    """Node and edge option dicts for vis-network: positions fixed, no titles, text states."""
+    agents = [n.agent for n in lay.nodes]
+    v = normalize(value, agents)
+    font = {"size": 17, "color": "#1f2430", "strokeWidth": 4, "strokeColor": "#ffffff"}
+    nodes: list[dict] = []
+    for n in lay.nodes:
+        crit = n.agent in v["critical_nodes"]
+        label = short_label(n.agent) + (f"\n★ critical path" if crit else "") + f"\n{n.steps} step" + (
+            "" if n.steps == 1 else "s")
+        nodes.append({"id": n.id, "label": label, "title": "", "x": n.x, "y": n.y,
+                      "size": n.size if not crit else n.size + 4, "shape": "star" if crit else "dot",
+                      "color": NODE_COLOUR[crit], "borderWidth": 3 if crit else 1, "font": font,
+                      "physics": False, "fixed": {"x": True, "y": True}})
+    edges: list[dict] = []
+    for e in lay.edges:
+        st = edge_state(v, e.src, e.dst)
+        colour = EDGE_COLOUR[st]
+        mark = STATE_MARK[st]
+        label = f"{e.count}×" + (f" {mark}" if mark else "")
+        nodes.append({"id": e.id, "label": label, "title": "", "x": e.x, "y": e.y, "shape": "box",
+                      "size": 8, "margin": 4, "borderWidth": 2 if st == NORMAL else 3,
+                      "shapeProperties": {"borderDashes": [4, 3] if st == PROBLEMATIC else False},
+                      "color": {"background": "#ffffff", "border": colour,
+                                "highlight": {"background": "#fff3c4", "border": colour}},
+                      "font": {"size": 14, "color": "#1f2430"},
+                      "physics": False, "fixed": {"x": True, "y": True}})
+        src, dst = lay.node_of(e.src).id, lay.node_of(e.dst).id
+        common = {"color": colour, "width": e.width, "dashes": st == PROBLEMATIC, "smooth": False,
+                  "selectionWidth": 0}
+        edges.append({"source": src, "to": e.id, "arrows": {"to": {"enabled": False}}, **common})
+        edges.append({"source": e.id, "to": dst, "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
+                      **common})
+    return nodes, edges
+
+
+def vis_options(mount: int, height: int = 440) -> dict:
+    """Options for the component: physics off, nothing draggable; `mount` forces a fresh iframe.
+
+    `mount` goes into tooltipDelay, which nothing uses (no node has a title): changing it
+    changes the component's arguments, so Streamlit mounts a new graph whose selection is empty.
+    """
+    return {
+        "height": f"{height}px", "width": "100%",
+        "physics": {"enabled": False, "stabilization": {"enabled": False}},
+        "layout": {"hierarchical": {"enabled": False}, "randomSeed": 42},
+        "interaction": {"dragNodes": False, "dragView": False, "zoomView": False, "hover": False,
+                        "selectConnectedEdges": False, "multiselect": False,
+                        "tooltipDelay": 300 + int(mount)},
+        "edges": {"smooth": False},
+    }

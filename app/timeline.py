@@ -1,0 +1,481 @@
+"""The tool-contention timeline, without Streamlit: lanes, bars, shading, clicks, the value.
+
+One lane per agent, each timed call a bar from its start to its end labelled with its
+tool; every contention region (app/contention.py) is shaded on the lanes of the agents
+whose calls it involves (contiguous lanes merged into one rectangle) and carries a
+clickable marker "#N". Times are float seconds (app/timeparse.py); when the trace gave
+ISO 8601 text, the axis shows real (UTC) time, otherwise seconds.
+
+Everything from the trace reaches Plotly HTML-escaped: Plotly renders a subset of HTML
+(`<b>`, `<a href>`, `<br>`) in hover text, tick labels and bar text.
+
+Stored value: `{"contentions": {"<region index>": label}}` for the labelled regions.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterable
+
+from .contention import Call, Region
+
+SECONDS = "seconds"
+DATETIME = "datetime"
+UNLABELLED = "unlabelled"
+KEY = "contentions"
+MAX_SHAPES = 400  # shaded rectangles drawn at most (Plotly slows down with many shapes)
+LABEL_CHARS = 24  # lane names longer than this are shortened on the axis
+_EPOCH = datetime(1970, 1, 1)
+
+
+# --- times ---------------------------------------------------------------------------------------
+
+def _is_number_text(v: str) -> bool:
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
+def time_kind(raw_calls: Any) -> str:
+    """DATETIME if any call gives a time as non-numeric text (ISO 8601), else SECONDS."""
+    if not isinstance(raw_calls, list):
+        return SECONDS
+    for c in raw_calls:
+        if isinstance(c, dict):
+            for k in ("start", "end"):
+                v = c.get(k)
+                if isinstance(v, str) and v.strip() and not _is_number_text(v.strip()):
+                    return DATETIME
+    return SECONDS
+
+
+def to_datetime(t: float) -> datetime:
+    """Seconds since the epoch as a naive UTC datetime (what Plotly's date axis expects)."""
+    return _EPOCH + timedelta(seconds=t)
+
+
+def axis_value(t: float, kind: str):
+    return to_datetime(t) if kind == DATETIME else t
+
+
+def fmt_time(t: float | None, kind: str) -> str:
+    if t is None:
+        return "—"
+    if kind == DATETIME:
+        d = to_datetime(t)
+        ms = d.microsecond // 1000
+        return d.strftime("%Y-%m-%d %H:%M:%S") + (f".{ms:03d}" if ms else "") + " UTC"
+    return f"{_num(t)} s"
+
+
+def _num(x: float) -> str:
+    return f"{x:.3f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))
+
+
+def fmt_duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{_num(round(seconds, 3))} s"
+    m, s = divmod(seconds, 60)
+    if m < 120:
+        return f"{int(m)} min {_num(round(s, 1))} s"
+    h, m = divmod(m, 60)
+    return f"{int(h)} h {int(m)} min"
+
+
+def fmt_span(start: float, end: float, kind: str) -> str:
+    """"10:00:00 – 10:00:11 UTC (11 s)" style text for a time span."""
+    if kind == DATETIME:
+        a, b = fmt_time(start, kind), fmt_time(end, kind)
+        if a[:10] == b[:10]:
+            b = b[11:]
+        return f"{a.removesuffix(' UTC')} – {b} ({fmt_duration(end - start)})"
+    return f"{_num(start)} – {_num(end)} s ({fmt_duration(end - start)})"
+
+
+# --- what is drawn -------------------------------------------------------------------------------
+
+def timed(c: Call) -> bool:
+    """A call with a start and an end (end >= start) can be drawn."""
+    return c.start is not None and c.end is not None and c.end >= c.start
+
+
+def problem_lines(calls: Iterable[Call]) -> list[str]:
+    """One plain-text line per call with a problem: which call, and what is wrong."""
+    out = []
+    for c in calls:
+        if c.problem:
+            drawn = "drawn" if timed(c) else "not drawn"
+            out.append(f"call {c.index} ({c.agent}, {c.tool}), {drawn}: {c.problem}")
+    return out
+
+
+def resources(calls: Iterable[Call]) -> list[str]:
+    """Resources of the drawable calls, in first-seen order."""
+    return list(dict.fromkeys(c.resource for c in calls if timed(c)))
+
+
+def time_bounds(calls: Iterable[Call]) -> tuple[float, float] | None:
+    ts = [(c.start, c.end) for c in calls if timed(c)]
+    if not ts:
+        return None
+    return min(s for s, _ in ts), max(e for _, e in ts)
+
+
+def call_regions(regions: Iterable[Region]) -> dict[int, int]:
+    """Call index -> index of the region holding it."""
+    return {c: r.index for r in regions for c in r.calls}
+
+
+def _overlaps(start: float, end: float, window: tuple[float, float] | None) -> bool:
+    if window is None:
+        return True
+    lo, hi = window
+    return start <= hi and end >= lo
+
+
+def visible_regions(regions: Iterable[Region], only: Iterable[str] | None = None,
+                    window: tuple[float, float] | None = None) -> list[Region]:
+    """Regions on the chosen resources (all when `only` is empty) that reach into the window."""
+    keep = set(only or ())
+    return [r for r in regions if (not keep or r.resource in keep) and _overlaps(r.start, r.end, window)]
+
+
+def lane_order(calls: Iterable[Call], agents: Iterable[str] = ()) -> list[str]:
+    """Agents with drawable calls: in the trace's agent order first, then the others as seen."""
+    with_calls = list(dict.fromkeys(c.agent for c in calls if timed(c)))
+    present = set(with_calls)
+    ordered = [a for a in dict.fromkeys(agents) if a in present]
+    return ordered + [a for a in with_calls if a not in set(ordered)]
+
+
+def lane_runs(lanes: Iterable[int]) -> list[tuple[int, int]]:
+    """Sorted lane positions grouped into contiguous runs: [0, 1, 3] -> [(0, 1), (3, 3)]."""
+    runs: list[list[int]] = []
+    for i in sorted(set(lanes)):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return [(a, b) for a, b in runs]
+
+
+@dataclass(frozen=True)
+class Bar:
+    call: int
+    lane: int
+    agent: str
+    tool: str
+    resource: str
+    start: float
+    end: float
+    region: int | None
+
+    @property
+    def customdata(self) -> str:
+        return f"call:{self.call}"
+
+
+@dataclass(frozen=True)
+class Shade:
+    region: int
+    start: float
+    end: float
+    lane_from: int
+    lane_to: int
+    selected: bool = False
+
+
+@dataclass(frozen=True)
+class Marker:
+    region: int
+    x: float
+    lane: float
+    resource: str
+    start: float
+    end: float
+    agents: tuple[str, ...]
+    selected: bool = False
+
+    @property
+    def customdata(self) -> str:
+        return f"region:{self.region}"
+
+
+@dataclass
+class Timeline:
+    kind: str
+    lanes: list[str]
+    bars: list[Bar]
+    shades: list[Shade]
+    markers: list[Marker]
+    window: tuple[float, float] | None
+    shades_left_out: int = 0  # regions in view whose shading was not drawn (over MAX_SHAPES)
+    notes: list[str] = field(default_factory=list)
+
+
+def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), kind: str = SECONDS,
+          only: Iterable[str] | None = None, window: tuple[float, float] | None = None,
+          selected: int | None = None, max_shapes: int = MAX_SHAPES) -> Timeline:
+    """What the chart shows for these calls and regions, filtered to resources and a window.
+
+    Lanes are the agents with drawable calls on the chosen resources (stable while the
+    window moves). Bars are those calls reaching into the window. Each visible region is
+    shaded over the lanes of its agents only, one rectangle per contiguous run of lanes,
+    and gets a marker "#N" at its middle above each rectangle (customdata "region:N").
+    """
+    keep = set(only or ())
+    drawable = [c for c in calls if timed(c) and (not keep or c.resource in keep)]
+    lanes = lane_order(drawable, agents)
+    lane_of = {a: i for i, a in enumerate(lanes)}
+    region_of = call_regions(regions)
+    by_index = {c.index: c for c in calls}
+    bars = [Bar(c.index, lane_of[c.agent], c.agent, c.tool, c.resource, c.start, c.end,
+                region_of.get(c.index))
+            for c in drawable if _overlaps(c.start, c.end, window)]
+    shades: list[Shade] = []
+    markers: list[Marker] = []
+    left_out = 0
+    shown = visible_regions(regions, keep, window)
+    # The selected region's shading is drawn first so a cap never hides it.
+    shown.sort(key=lambda r: (r.index != selected, r.index))
+    for r in shown:
+        region_lanes = [lane_of[by_index[c].agent] for c in r.calls
+                        if c in by_index and by_index[c].agent in lane_of]
+        if not region_lanes:
+            continue
+        runs = lane_runs(region_lanes)
+        if len(shades) + len(runs) <= max_shapes:
+            shades.extend(Shade(r.index, r.start, r.end, a, b, r.index == selected) for a, b in runs)
+        else:
+            left_out += 1
+            runs = runs[:1]
+        # one marker per shaded run, so a region split over distant lanes is named on each part
+        markers.extend(Marker(r.index, (r.start + r.end) / 2, a - 0.42, r.resource, r.start, r.end,
+                              r.agents, r.index == selected) for a, _ in runs)
+    markers.sort(key=lambda m: (m.region, m.lane))
+    notes = []
+    if left_out:
+        notes.append(f"Shading drawn for {len(shown) - left_out} of {len(shown)} regions in view; "
+                     "narrow the time window or the resources to see the rest (every region still "
+                     "has its #marker).")
+    return Timeline(kind, lanes, bars, shades, markers, window, left_out, notes)
+
+
+# --- Plotly --------------------------------------------------------------------------------------
+
+CALL_COLOUR = "rgba(99, 110, 250, 0.85)"
+CONTENDED_COLOUR = "rgba(239, 85, 59, 0.9)"
+SHADE_COLOUR = "rgba(255, 161, 90, 0.22)"
+SELECTED_SHADE = "rgba(255, 161, 90, 0.45)"
+
+
+def esc(text: Any, limit: int | None = None) -> str:
+    """Trace text for a Plotly label: shortened, one line, HTML-escaped."""
+    s = " ".join(("" if text is None else str(text)).split())
+    if limit is not None and len(s) > limit:
+        s = s[: limit - 1] + "…"
+    return html.escape(s, quote=True)
+
+
+def bar_hover(b: Bar, kind: str) -> str:
+    where = f"region #{b.region}" if b.region is not None else "no contention"
+    return (f"<b>{esc(b.tool, 80)}</b><br>agent: {esc(b.agent, 80)}<br>resource: {esc(b.resource, 80)}"
+            f"<br>start: {esc(fmt_time(b.start, kind))}<br>end: {esc(fmt_time(b.end, kind))}"
+            f"<br>duration: {fmt_duration(b.end - b.start)}<br>call {b.call} · {where}")
+
+
+def marker_hover(m: Marker, kind: str) -> str:
+    return (f"<b>Contention region #{m.region}</b><br>resource: {esc(m.resource, 80)}"
+            f"<br>{esc(fmt_span(m.start, m.end, kind))}<br>agents: {esc(', '.join(m.agents), 160)}")
+
+
+def figure(t: Timeline):
+    """The Plotly figure: bars (customdata "call:N"), region shading, markers ("region:N")."""
+    import plotly.graph_objects as go
+
+    date = t.kind == DATETIME
+    scale = 1000.0 if date else 1.0  # a date axis measures bar lengths in milliseconds
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        name="tool calls",
+        orientation="h",
+        y=[b.lane for b in t.bars],
+        base=[axis_value(b.start, t.kind) for b in t.bars],
+        x=[(b.end - b.start) * scale for b in t.bars],
+        width=0.6,
+        text=[esc(b.tool, 40) + ("" if b.region is None else f" ⚠#{b.region}") for b in t.bars],
+        textposition="inside",
+        insidetextanchor="start",
+        hovertext=[bar_hover(b, t.kind) for b in t.bars],
+        hoverinfo="text",
+        customdata=[b.customdata for b in t.bars],
+        marker=dict(
+            color=[CALL_COLOUR if b.region is None else CONTENDED_COLOUR for b in t.bars],
+            line=dict(width=1, color="rgba(30, 30, 30, 0.6)"),
+            # calls in a region are hatched too: never colour alone
+            pattern=dict(shape=["" if b.region is None else "/" for b in t.bars],
+                         fgcolor="rgba(255, 255, 255, 0.5)"),
+        ),
+        showlegend=False,
+    ))
+    fig.add_trace(go.Scatter(
+        name="contention regions",
+        mode="markers+text",
+        x=[axis_value(m.x, t.kind) for m in t.markers],
+        y=[m.lane for m in t.markers],
+        text=[("▶ " if m.selected else "") + f"#{m.region}" for m in t.markers],
+        textposition="middle right",
+        textfont=dict(size=[14 if m.selected else 12 for m in t.markers]),
+        hovertext=[marker_hover(m, t.kind) for m in t.markers],
+        hoverinfo="text",
+        customdata=[m.customdata for m in t.markers],
+        marker=dict(symbol="diamond", size=[16 if m.selected else 12 for m in t.markers],
+                    color="rgba(217, 95, 2, 0.95)", line=dict(width=[3 if m.selected else 1 for m in t.markers],
+                                                             color="black")),
+        showlegend=False,
+    ))
+    for s in t.shades:
+        fig.add_shape(
+            type="rect", xref="x", yref="y", layer="below",
+            x0=axis_value(s.start, t.kind), x1=axis_value(s.end, t.kind),
+            y0=s.lane_from - 0.45, y1=s.lane_to + 0.45,
+            fillcolor=SELECTED_SHADE if s.selected else SHADE_COLOUR,
+            line=dict(color="rgba(217, 95, 2, 0.9)", width=3 if s.selected else 1,
+                      dash="solid" if s.selected else "dot"),
+        )
+    n = len(t.lanes)
+    fig.update_yaxes(
+        tickmode="array", tickvals=list(range(n)), ticktext=[esc(a, LABEL_CHARS) for a in t.lanes],
+        range=[n - 0.5, -0.7], fixedrange=True, title=None, showgrid=False,
+    )
+    xr = None
+    if t.window is not None:
+        lo, hi = t.window
+        pad = (hi - lo) * 0.02 or 1.0
+        xr = [axis_value(lo - pad, t.kind), axis_value(hi + pad, t.kind)]
+    fig.update_xaxes(type="date" if date else "linear", range=xr,
+                     title="time (UTC)" if date else "time (s)")
+    fig.update_layout(
+        barmode="overlay", height=max(220, 90 + 44 * n), margin=dict(l=10, r=10, t=10, b=40),
+        uniformtext=dict(minsize=8, mode="hide"), hovermode="closest", clickmode="event+select",
+        dragmode="zoom",
+    )
+    return fig
+
+
+# --- clicks --------------------------------------------------------------------------------------
+
+def parse_point(point: Any) -> tuple[str, int] | None:
+    """("call", N) or ("region", N) from a selected point's customdata, else None."""
+    if not isinstance(point, dict):
+        try:
+            point = dict(point)
+        except (TypeError, ValueError):
+            return None
+    cd = point.get("customdata")
+    if isinstance(cd, (list, tuple)):
+        cd = cd[0] if cd else None
+    if not isinstance(cd, str) or ":" not in cd:
+        return None
+    what, _, num = cd.partition(":")
+    if what not in ("call", "region"):
+        return None
+    try:
+        return what, int(num)
+    except ValueError:
+        return None
+
+
+def clicked_region(points: Iterable[Any], regions: Iterable[Region]) -> tuple[int | None, str]:
+    """The region a click selects, and a line saying what was clicked.
+
+    A region marker selects its region; a bar selects the region holding its call.
+    A bar outside every region selects nothing (the message says so)."""
+    regions = list(regions)
+    known = {r.index for r in regions}
+    of_call = call_regions(regions)
+    for p in points or []:
+        target = parse_point(p)
+        if target is None:
+            continue
+        what, n = target
+        if what == "region" and n in known:
+            return n, f"Region #{n} selected on the chart."
+        if what == "call":
+            r = of_call.get(n)
+            if r is not None:
+                return r, f"Call {n} is in region #{r}: selected."
+            return None, f"Call {n} is in no contention region."
+    return None, ""
+
+
+# --- paging --------------------------------------------------------------------------------------
+
+def page_count(n: int, size: int) -> int:
+    return max(1, math.ceil(n / size))
+
+
+def page_of(region: int, listed: list[Region], size: int) -> int | None:
+    for pos, r in enumerate(listed):
+        if r.index == region:
+            return pos // size
+    return None
+
+
+def window_step(lo: float, hi: float) -> float:
+    """A slider step giving about 200 positions over the span, on a 1-2-5 scale."""
+    span = hi - lo
+    if span <= 0:
+        return 1.0
+    raw = span / 200
+    p = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if raw <= m * p:
+            return m * p
+    return 10 * p
+
+
+def zoom_window(r: Region, bounds: tuple[float, float]) -> tuple[float, float]:
+    """A window around a region with a margin of half its length, kept inside the run."""
+    pad = max((r.end - r.start) * 0.5, (bounds[1] - bounds[0]) * 0.01)
+    return max(bounds[0], r.start - pad), min(bounds[1], r.end + pad)
+
+
+# --- the stored value ----------------------------------------------------------------------------
+
+def labels_of(value: Any) -> dict[int, str]:
+    """{region index: label} from a stored value; anything malformed is skipped."""
+    raw = value.get(KEY) if isinstance(value, dict) else None
+    out: dict[int, str] = {}
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            try:
+                i = int(k)
+            except (TypeError, ValueError):
+                continue
+            if isinstance(v, str) and v and str(i) == str(k).strip():
+                out[i] = v
+    return out
+
+
+def to_value(labels: dict[int, str]) -> dict:
+    """{"contentions": {"<idx>": label}} in region order; unlabelled regions left out."""
+    return {KEY: {str(i): labels[i] for i in sorted(labels) if labels[i] and labels[i] != UNLABELLED}}
+
+
+def set_label(value: Any, region: int, label: str | None) -> dict:
+    """The value with one region labelled (or unlabelled when label is None/UNLABELLED)."""
+    labels = labels_of(value)
+    if label is None or label == UNLABELLED:
+        labels.pop(region, None)
+    else:
+        labels[region] = label
+    return to_value(labels)
+
+
+def is_empty(value: Any) -> bool:
+    return not labels_of(value)

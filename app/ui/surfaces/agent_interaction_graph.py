@@ -1,0 +1,158 @@
+"""Agent interaction graph: mark the critical path and flag handoffs, by click or by keyboard.
+
+The graph (streamlit-agraph) is drawn from `app.graph`: fixed positions, physics off, opaque
+node ids and empty titles. A click on an agent toggles it; a click on a handoff's count box
+(its handle) cycles normal → critical → problematic. Each handled click is remembered with
+the graph's mount number and remounts the graph, so a stale return value is never applied
+again and the same node can be clicked again. Below it, a toggle per agent, a choice per
+handoff and a text summary do the same without a mouse.
+"""
+from __future__ import annotations
+
+import streamlit as st
+from streamlit_agraph import Edge, Node, agraph
+
+from ... import graph, values
+from ...config import Scheme
+from ...trace import Item
+from ...workspace import Workspace
+from .. import shell
+from ..state import widget_key
+from ..text import md
+
+EDGES_PER_PAGE = 20
+STATE_WORDS = {graph.NORMAL: "normal", graph.CRITICAL: "★ critical", graph.PROBLEMATIC: "⚠ problematic"}
+
+
+class _Options:
+    """What agraph() serialises (it dumps `config.__dict__`)."""
+
+    def __init__(self, options: dict):
+        self.__dict__.update(options)
+
+
+def _nodes_and_edges(lay: graph.Layout, value: dict) -> tuple[list[Node], list[Edge]]:
+    node_specs, edge_specs = graph.drawing(lay, value)
+    nodes = []
+    for spec in node_specs:
+        spec = dict(spec)
+        node = Node(id=spec.pop("id"), **{k: v for k, v in spec.items() if k != "title"})
+        node.title = ""  # Node() replaces an empty title by the id; the component inserts titles as HTML
+        nodes.append(node)
+    edges = []
+    for spec in edge_specs:
+        spec = dict(spec)
+        edges.append(Edge(source=spec.pop("source"), target=spec.pop("to"), **spec))
+    return nodes, edges
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def summary_lines(s: graph.Summary) -> list[str]:
+    """The live summary as Markdown lines (names escaped)."""
+    crit = ", ".join(md(a) for a in s.critical) if s.critical else "none marked"
+    lines = [f"**Critical path:** {crit}"]
+    if s.flagged:
+        parts = [f"{md(a)} → {md(b)}: **{STATE_WORDS[st_]}**" for a, b, st_, _ in s.flagged]
+        lines.append("**Flagged handoffs:** " + "; ".join(parts))
+    else:
+        lines.append("**Flagged handoffs:** none flagged")
+    if s.critical_elsewhere or s.flagged_elsewhere:
+        extra = [md(a) for a in s.critical_elsewhere] + [
+            f"{md(a)} → {md(b)}: {STATE_WORDS[st_]}" for a, b, st_ in s.flagged_elsewhere]
+        lines.append("**Saved but not in this trace** (kept; the data changed): " + "; ".join(extra))
+    return lines
+
+
+def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    d = shell.derivation(item, scheme)
+    agents = list(d.agents)
+
+    def key(*parts):
+        return widget_key("graph", scheme.name, item.id, *parts)
+
+    def current() -> dict:
+        ann = shell.load(ws, item, scheme.name)
+        return graph.normalize(ann.value if ann else None, agents)
+
+    def commit(value: dict) -> None:
+        if graph.is_empty(value):
+            shell.clear(ws, item, scheme.name)
+        else:
+            shell.save(ws, item, scheme.name, scheme.type, graph.normalize(value, agents))
+
+    value = current()
+    if not agents:
+        st.info("This trace names no agents, so there is no graph to mark.")
+    else:
+        lay = graph.layout(agents, d.step_counts, d.edges, prefix=f"g{scheme.index}-")
+        k_mount, k_last = key("mount"), key("last")
+        mount = st.session_state.setdefault(k_mount, 0)
+        nodes, edges = _nodes_and_edges(lay, value)
+        clicked = agraph(nodes, edges, _Options(graph.vis_options(mount)))
+        if graph.fresh_click(clicked, mount, st.session_state.get(k_last)):
+            st.session_state[k_last] = (mount, clicked)
+            st.session_state[k_mount] = mount + 1  # a fresh graph: the same node can be clicked again
+            new = graph.apply_click(value, lay, clicked)
+            if new is not None:
+                commit(new)
+            st.rerun()
+        st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
+                   "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
+                   "The controls below do the same with the keyboard.")
+
+    s = graph.summarize(value, agents, d.edges)
+    with st.container(border=False):
+        for line in summary_lines(s):
+            st.markdown(line)
+
+    if agents:
+        _node_controls(agents, d.step_counts, value, key, commit, current)
+        _edge_controls(d.edges, value, key, commit, current, agents)
+
+    st.button("Reviewed, nothing to flag", key=key("clean"), disabled=not graph.is_empty(value),
+              on_click=lambda: shell.save(ws, item, scheme.name, scheme.type, graph.empty_value(),
+                                          status=values.REVIEWED_CLEAN),
+              help="Record that you looked at this graph and found no critical path or handoff to flag "
+                   "(only possible while nothing is marked)")
+
+
+def _node_controls(agents, step_counts, value, key, commit, current) -> None:
+    st.markdown("**Critical path** (one toggle per agent)")
+    cols = st.columns(2)
+    for i, agent in enumerate(agents):
+        k = key("node", agent)
+        st.session_state[k] = graph.is_critical(value, agent)  # the stored value is the truth
+
+        def changed(agent=agent, k=k):
+            commit(graph.set_node(current(), agent, bool(st.session_state[k]), agents))
+
+        cols[i % 2].toggle(f"Critical path: {md(agent)}", key=k, on_change=changed,
+                           help=f"{_plural(step_counts.get(agent, 0), 'step')} in this trace")
+
+
+def _edge_controls(edges, value, key, commit, current, agents) -> None:
+    if not edges:
+        st.caption("No handoffs: every step is by the same agent.")
+        return
+    st.markdown("**Handoffs** (state of each pair)")
+    shown = edges
+    n_pages = (len(edges) + EDGES_PER_PAGE - 1) // EDGES_PER_PAGE
+    if n_pages > 1:
+        k_page = key("edge-page")
+        page = st.selectbox("Handoff page", list(range(n_pages)), key=k_page,
+                            format_func=lambda p: f"Pairs {p * EDGES_PER_PAGE + 1}–"
+                                                  f"{min(len(edges), (p + 1) * EDGES_PER_PAGE)} of {len(edges)}")
+        shown = edges[page * EDGES_PER_PAGE:(page + 1) * EDGES_PER_PAGE]
+    cols = st.columns(2)
+    for i, (a, b, n) in enumerate(shown):
+        k = key("edge", graph.edge_key(a, b))
+        st.session_state[k] = graph.edge_state(value, a, b)
+
+        def changed(a=a, b=b, k=k):
+            commit(graph.set_edge(current(), a, b, st.session_state[k], agents))
+
+        cols[i % 2].selectbox(f"{md(a)} → {md(b)} ({_plural(n, 'handoff')})", graph.EDGE_STATES, key=k,
+                              format_func=STATE_WORDS.__getitem__, on_change=changed)

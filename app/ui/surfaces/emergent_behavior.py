@@ -1,0 +1,128 @@
+"""Emergent behaviour: for each configured behaviour, the turns of the run that show it
+(a checkbox per turn, paged; a from/to range to add or remove at once) and a note.
+
+Paging reruns only this fragment; a save reruns the app so the saved note is current.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ... import behavior as bh
+from ... import values
+from ...config import Scheme
+from ...trace import Item
+from ...workspace import Workspace
+from .. import shell
+from ..state import widget_key
+from ..text import md
+
+PAGE_SIZE = 20
+
+
+def _k(scheme: Scheme, item: Item, *parts) -> str:
+    return widget_key("emergent_behavior", scheme.name, item.id, *parts)
+
+
+def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    _surface(ws, item, scheme)
+
+
+@st.fragment
+def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    d = shell.derivation(item, scheme)
+    behaviors: list[str] = list(scheme["behaviors"])
+    rows = bh.turns(d.steps)
+    valid = [t.index for t in rows]
+
+    def load() -> dict:
+        ann = shell.load(ws, item, scheme.name)
+        return ann.value if ann and isinstance(ann.value, dict) else {}
+
+    def save(value: dict, status: str = values.ANNOTATED) -> None:
+        if status == values.ANNOTATED and not value:
+            shell.clear(ws, item, scheme.name)
+        else:
+            shell.save(ws, item, scheme.name, scheme.type, value, status=status)
+        st.rerun()  # from a callback: rerun the app, so the saved note below is current
+
+    stored = load()
+    entries = bh.parse(stored)
+    st.markdown("  \n".join(md(line) for line in bh.summary(stored, behaviors)))
+    extra = [b for b in entries if b not in behaviors]
+    if extra:
+        st.caption("Also saved, for behaviours no longer in the config: "
+                   + "; ".join(md(line) for line in bh.summary(stored, extra)))
+    if not rows:
+        st.info("This run has no steps to mark.")
+    else:
+        tabs = st.tabs([md(b) for b in behaviors])
+        for b, tab in zip(behaviors, tabs):
+            with tab:
+                _behavior(item, scheme, b, behaviors, rows, valid, entries.get(b, bh.entry()), load, save)
+    st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"),
+              disabled=bool(entries),
+              help="Clear the marked turns and notes first" if entries else
+              "Record that you looked for these behaviours and found none",
+              on_click=lambda: save({}, values.REVIEWED_CLEAN))
+
+
+def _behavior(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
+    marked = set(e["turns"])
+    n = len(marked)
+    st.caption(f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
+               else "No turns marked for this behaviour yet.")
+    box = {t: _k(scheme, item, b, "turn", t) for t in valid}
+
+    def forget_boxes():
+        for key in box.values():
+            st.session_state.pop(key, None)
+
+    def toggle(t):
+        save(bh.set_turn(load(), b, t, bool(st.session_state.get(box[t])), behaviors))
+
+    k_from, k_to = _k(scheme, item, b, "from"), _k(scheme, item, b, "to")
+
+    def by_range(add: bool):
+        picked = bh.turn_range(st.session_state.get(k_from, valid[0]), st.session_state.get(k_to, valid[0]), valid)
+        before = load()
+        value = (bh.add_turns if add else bh.remove_turns)(before, b, picked, behaviors)
+        forget_boxes()  # the boxes on screen must show the new turns
+        if value != bh.build(bh.parse(before), behaviors):
+            save(value)
+
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
+    c1.number_input("From step", min_value=valid[0], max_value=valid[-1], value=valid[0], step=1, key=k_from)
+    c2.number_input("To step", min_value=valid[0], max_value=valid[-1], value=valid[0], step=1, key=k_to)
+    c3.button("Add range", key=_k(scheme, item, b, "add"), on_click=by_range, args=(True,), width="stretch",
+              help="Mark every step from 'From step' to 'To step'")
+    c4.button("Remove range", key=_k(scheme, item, b, "remove"), on_click=by_range, args=(False,),
+              width="stretch", help="Unmark every step from 'From step' to 'To step'")
+
+    page_key = _k(scheme, item, b, "page")
+    n_pages = bh.page_count(len(rows), PAGE_SIZE)
+    page = min(st.session_state.get(page_key, 0), n_pages - 1)
+    if n_pages > 1:
+        p1, p2, p3 = st.columns([1, 2, 1])
+
+        def turn(delta):
+            st.session_state[page_key] = max(0, min(n_pages - 1, page + delta))
+
+        p1.button("◀ Earlier", key=_k(scheme, item, b, "prev"), disabled=page == 0, on_click=turn, args=(-1,),
+                  width="stretch")
+        p3.button("Later ▶", key=_k(scheme, item, b, "next"), disabled=page >= n_pages - 1, on_click=turn,
+                  args=(1,), width="stretch")
+        shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
+        p2.caption(f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
+    for t in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
+        st.checkbox(md(t.label), value=t.index in marked, key=box[t.index], on_change=toggle, args=(t.index,))
+    if scheme.get("allow_note", True):
+        k_note = _k(scheme, item, b, "note")
+
+        def on_note():
+            before = load()
+            value = bh.set_note(before, b, st.session_state.get(k_note, ""), behaviors)
+            if value != bh.build(bh.parse(before), behaviors):
+                save(value)
+
+        st.text_area(f"Note on {md(b)}", value=e["note"], key=k_note, on_change=on_note,
+                     placeholder="What did you see? (optional)")

@@ -1,0 +1,5 @@
+"""Agent interaction graph: critical path and problematic handoffs."""
+from app.ui.page import annotation_page
+from app.ui.surfaces import agent_interaction_graph
+
+annotation_page("agent_interaction_graph", agent_interaction_graph.render)

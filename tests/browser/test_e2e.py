@@ -1,0 +1,53 @@
+"""End to end in headless Chromium: sign in, attribute a failure, refresh, still there, on disk."""
+import pandas as pd
+import pytest
+
+from tests.browser.conftest import wait_app
+
+pytestmark = pytest.mark.browser
+ITEM = "whowhen-hand-crafted-33"
+
+
+def choose(pg, label: str, option: str):
+    """Pick an option of a Streamlit selectbox by its label."""
+    box = pg.get_by_label(label, exact=False).first
+    box.click()
+    pg.get_by_role("option", name=option, exact=False).first.click()
+    wait_app(pg)
+
+
+def test_sign_in_attribute_refresh(server, page):
+    pg = page
+    pg.goto(server.url)
+    wait_app(pg)
+    pg.get_by_label("Your annotator name").fill("alice")
+    pg.get_by_role("button", name="Sign in").click()
+    pg.get_by_text("0 of 7 items done").wait_for()
+
+    pg.goto(f"{server.url}/radio?annotator=alice&item={ITEM}")
+    wait_app(pg)
+    pg.get_by_text("failure", exact=True).first.click()
+    pg.get_by_text("Saved ·").first.wait_for()
+
+    pg.goto(f"{server.url}/failure_attribution?annotator=alice&item={ITEM}")
+    wait_app(pg)
+    choose(pg, "Responsible agent", "WebSurfer")
+    choose(pg, "Decisive step", "Step 8 ")
+    reason = pg.get_by_label("Reason")
+    reason.fill("Opened the wrong search result")
+    reason.press("Control+Enter")
+    wait_app(pg)
+    pg.get_by_text("Saved ·").first.wait_for()
+
+    pg.reload()
+    pg.get_by_label("Reason").wait_for()
+    pg.get_by_text("Saved ·").first.wait_for()
+    body = pg.inner_text("body")
+    assert "WebSurfer" in body and "Step 8" in body
+    assert pg.get_by_label("Reason").input_value() == "Opened the wrong search result"
+
+    df = pd.read_parquet(server.config.parent / "annotations")
+    row = df[(df.scheme == "attribution") & (df.item_id == ITEM)].iloc[0]
+    assert row.annotator == "alice"
+    assert row.value == ('{"responsible_agent": "WebSurfer", "decisive_step": 8, '
+                         '"reason": "Opened the wrong search result"}')

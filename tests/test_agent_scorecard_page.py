@@ -1,0 +1,96 @@
+"""agent_scorecard page (AppTest): scores through the controls, the Parquet row, reopening."""
+from __future__ import annotations
+
+from app.storage import AnnotationStore
+from app.ui.state import widget_key
+from app.values import REVIEWED_CLEAN
+from tests.conftest import make_app, open_page
+
+ITEM = "trip-planner-001"
+MS = ["plan produced", "task delegated correctly", "result verified"]
+
+
+def key(*parts):
+    return widget_key("scorecard", "scorecard", ITEM, *parts)
+
+
+def stored(tmp_path):
+    return AnnotationStore(tmp_path / "annotations").load(ITEM, "alice", "scorecard")
+
+
+def test_rows_are_the_agents_that_took_part(demo_project):
+    at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
+    for agent in ["Planner", "FlightAgent", "HotelAgent", "FoodAgent", "Critic"]:
+        for dim in ["role fidelity", "contribution", "coordination"]:
+            box = at.selectbox(key=key("agent", agent, dim))
+            assert box.value is None and box.options == ["– not scored", "1", "2", "3", "4", "5"]
+    assert stored(demo_project.parent) is None
+
+
+def test_score_save_reopen_unscore(demo_project):
+    tmp = demo_project.parent
+    at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
+    at.selectbox(key=key("agent", "Planner", "role fidelity")).select(4).run()
+    at.selectbox(key=key("agent", "Critic", "coordination")).select(2).run()
+    at.selectbox(key=key("team", "efficiency")).select(5).run()
+    at.checkbox(key=key("milestone", "plan produced")).check().run()
+    assert not at.exception
+    ann = stored(tmp)
+    assert ann.status == "annotated"
+    assert ann.value == {"agents": {"Planner": {"role fidelity": 4}, "Critic": {"coordination": 2}},
+                         "team": {"efficiency": 5},
+                         "milestones": {"plan produced": True, "task delegated correctly": False,
+                                        "result verified": False}}
+    assert any("Saved" in c.value for c in at.caption)
+
+    again = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
+    assert again.selectbox(key=key("agent", "Planner", "role fidelity")).value == 4
+    assert again.selectbox(key=key("agent", "Critic", "coordination")).value == 2
+    assert again.selectbox(key=key("agent", "Critic", "role fidelity")).value is None
+    assert again.selectbox(key=key("team", "efficiency")).value == 5
+    assert again.checkbox(key=key("milestone", "plan produced")).value is True
+    assert again.checkbox(key=key("milestone", "result verified")).value is False
+
+    # "not scored" again removes the entry; nothing left removes the row
+    again.selectbox(key=key("agent", "Planner", "role fidelity")).select(None).run()
+    assert stored(tmp).value["agents"] == {"Critic": {"coordination": 2}}
+    again.selectbox(key=key("agent", "Critic", "coordination")).select(None).run()
+    again.selectbox(key=key("team", "efficiency")).select(None).run()
+    assert stored(tmp).value == {"agents": {}, "team": {},
+                                 "milestones": {"plan produced": True, "task delegated correctly": False,
+                                                "result verified": False}}
+    again.checkbox(key=key("milestone", "plan produced")).uncheck().run()
+    assert stored(tmp) is None
+    assert any("Not annotated yet" in c.value for c in again.caption)
+
+
+def test_reviewed_clean_is_not_the_same_as_not_annotated(demo_project):
+    tmp = demo_project.parent
+    at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
+    at.selectbox(key=key("agent", "Planner", "contribution")).select(3).run()
+    at.button(key=key("clean")).click().run()
+    assert not at.exception
+    ann = stored(tmp)
+    assert ann.status == REVIEWED_CLEAN and ann.value == {"agents": {}, "team": {}, "milestones": {}}
+    assert at.selectbox(key=key("agent", "Planner", "contribution")).value is None
+    assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
+    again = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
+    assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
+    assert again.selectbox(key=key("agent", "Planner", "contribution")).value is None
+
+
+def test_injected_agent_name_is_escaped(tmp_path):
+    import json
+    from tests.conftest import write_project
+    data = tmp_path / "runs.jsonl"
+    evil = "<img src=x onerror=alert(1)>*bold*"
+    data.write_text(json.dumps({"id": "x1", "text": "t", "steps": [{"agent": evil, "content": "hi"},
+                                                                 {"agent": "B", "content": "ok"}]}) + "\n")
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    at = open_page(make_app(cfg, item="x1"), "agent_scorecard")
+    box = at.selectbox(key=widget_key("scorecard", "scorecard", "x1", "agent", evil, "contribution"))
+    assert "<img" not in box.label and "\\<img" in box.label
+    assert not any("<img" in m.value.replace("\\<img", "") for m in at.markdown)
+    box.select(2).run()
+    assert AnnotationStore(tmp_path / "annotations").load("x1", "alice", "scorecard").value["agents"] == \
+        {evil: {"contribution": 2}}
