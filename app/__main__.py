@@ -10,7 +10,7 @@ import importlib
 import sys
 
 # command name -> module in app.commands
-COMMANDS = {"check": "check", "derive": "derive", "serve": "serve"}
+COMMANDS = {"check": "check", "derive": "derive", "serve": "serve", "token": "token"}
 
 
 def main(argv=None) -> int:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Hashable, Iterable
+from typing import Iterable
 
-from app.timeparse import _show, parse_time
+from .timeparse import _show, parse_time
 
 __all__ = [
     "Call",
@@ -159,9 +159,12 @@ def _build_regions(calls: list[Call], components: Iterable[list[int]]) -> list[R
     for comp in components:
         if len(comp) < 2:
             continue
+        # Position breaks ties so hand-built calls sharing an index still
+        # give one answer.
+        comp = sorted(comp, key=lambda p: (calls[p].start, calls[p].index, p))
         members = [calls[p] for p in comp]
         agents: dict[str, None] = {}
-        for c in sorted(members, key=lambda c: (c.start, c.index)):
+        for c in members:
             agents.setdefault(c.agent, None)
         regions.append(
             Region(
@@ -180,74 +183,101 @@ def _build_regions(calls: list[Call], components: Iterable[list[int]]) -> list[R
     ]
 
 
-class _Group:
-    """Active calls of one agent on one resource, in a min-heap by end.
+def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: bool) -> None:
+    """Union contending calls among `positions` (one resource, sorted by start).
 
-    `merged` means every active member is already in the component of
-    `anchor` (which may itself have expired: components only grow), so a new
-    call needs a single union with the anchor instead of one per member.
+    Active calls are held in blocks, one per connected component, each
+    counting its active calls per agent. A block is filed as "mixed" (two or
+    more agents) or under its sole agent. A new call of agent h is unioned once
+    with every block that is not sole-h (with same_agent, all calls share one
+    agent key and every block qualifies); the merged result is a single block.
+    So after each call only that block can be mixed, and sole blocks belong to
+    at most two agents: finding targets is O(1) plus the blocks merged, and
+    merging only reduces the number of blocks.
     """
+    live: dict[int, dict[str, int]] = {}  # block root -> agent -> active calls
+    mixed: set[int] = set()
+    sole: dict[str, set[int]] = {}
+    heap: list[tuple[float, int]] = []  # (end, position) of active calls
 
-    __slots__ = ("heap", "merged", "anchor")
+    def key(p: int) -> str:
+        return "" if same_agent else calls[p].agent
 
-    def __init__(self, end: float, pos: int) -> None:
-        self.heap: list[tuple[float, int]] = [(end, pos)]
-        self.merged = True
-        self.anchor = pos
+    def file(root: int) -> None:
+        counts = live[root]
+        if len(counts) > 1:
+            mixed.add(root)
+        else:
+            sole.setdefault(next(iter(counts)), set()).add(root)
+
+    def unfile(root: int) -> None:
+        counts = live[root]
+        if len(counts) > 1:
+            mixed.discard(root)
+        else:
+            agent = next(iter(counts))
+            sole[agent].discard(root)
+            if not sole[agent]:
+                del sole[agent]
+
+    for p in positions:
+        c, h = calls[p], key(p)
+        while heap and heap[0][0] <= c.start:  # half-open: end == start is gone
+            q = heapq.heappop(heap)[1]
+            r, a = uf.find(q), key(q)
+            counts = live[r]
+            if counts[a] > 1:
+                counts[a] -= 1
+            elif len(counts) > 2:
+                del counts[a]
+            else:
+                unfile(r)
+                del counts[a]
+                if counts:
+                    # Copy to compact: a shrunk dict keeps dead slots that
+                    # next(iter()) in file/unfile would otherwise rescan.
+                    live[r] = dict(counts)
+                    file(r)
+                else:
+                    del live[r]
+        targets = list(mixed)
+        for agent, roots in sole.items():
+            if same_agent or agent != h:
+                targets.extend(roots)
+        counts, root = {h: 1}, p
+        for r in targets:
+            unfile(r)
+            other = live.pop(r)
+            # Fold the smaller count table into the larger; all but one
+            # target are sole blocks, so this is O(1) per target.
+            if len(other) > len(counts):
+                counts, other = other, counts
+            for a, n in other.items():
+                counts[a] = counts.get(a, 0) + n
+            root = uf.union(root, r)
+        live[root] = counts
+        file(root)
+        heapq.heappush(heap, (c.end, p))
 
 
 def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
     """Return contention regions by a sweep over start times, per resource.
 
-    Calls are sorted by (start, index); each agent's active calls sit in a
-    heap by end and expire lazily once end <= the current start. A new call
-    is unioned with the active calls of other agents (any agent when
-    same_agent), but with just one union for a group that is fully merged.
-    Every member scanned, and every non-empty group visited, is a contending
-    partner of the new call; empty groups are paid for by their expirations.
-    Time O(n log n + k) for n calls and k contending pairs, often far less
-    than k; all pairs are never compared. Space O(n).
+    Calls are sorted by (start, index) and expire from a heap by end once
+    end <= the current start. A new call joins every active connected
+    component holding an active call of another agent (any agent when
+    same_agent) with one union per component, never per pair (see _sweep).
+    Time O(n log n) for n calls, independent of the number k of contending
+    pairs, so within O(n log n + k); space O(n).
     """
     uf = _UnionFind(len(calls))
     by_resource: dict[str, list[int]] = {}
     for pos, c in enumerate(calls):
         if _usable(c):
             by_resource.setdefault(c.resource, []).append(pos)
-
     for positions in by_resource.values():
         positions.sort(key=lambda p: (calls[p].start, calls[p].index))
-        groups: dict[Hashable, _Group] = {}
-        dropped = 0
-        for p in positions:
-            c = calls[p]
-            own = None if same_agent else c.agent
-            for key, grp in list(groups.items()):
-                heap = grp.heap
-                while heap and heap[0][0] <= c.start:
-                    heapq.heappop(heap)
-                if not heap:
-                    del groups[key]
-                    dropped += 1
-                    continue
-                if key == own and not same_agent:
-                    continue
-                if grp.merged:
-                    uf.union(p, grp.anchor)
-                else:
-                    for _, q in heap:
-                        uf.union(p, q)
-                    grp.merged, grp.anchor = True, p
-            # Dicts keep deleted slots until they grow; rebuilding bounds the
-            # cost of iterating `groups` by its live size (amortized O(1)).
-            if dropped > len(groups):
-                groups, dropped = dict(groups), 0
-            grp = groups.get(own)
-            if grp is None:
-                groups[own] = _Group(c.end, p)
-            else:
-                if grp.merged and uf.find(p) != uf.find(grp.anchor):
-                    grp.merged = False
-                heapq.heappush(grp.heap, (c.end, p))
+        _sweep(calls, positions, uf, same_agent)
 
     components: dict[int, list[int]] = {}
     for positions in by_resource.values():

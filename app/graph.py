@@ -33,7 +33,7 @@ SEP = "->"
 
 # Drawing units: vis-network fits the whole drawing into the canvas, so these are only
 # proportions; they are chosen near the canvas size in pixels so labels stay readable.
-MIN_NODE_DISTANCE = 110.0
+MIN_NODE_DISTANCE = 130.0
 BASE_SCALE = 150.0
 NODE_SIZE_MIN, NODE_SIZE_MAX = 10.0, 24.0
 HANDLE_OFFSET = 20.0  # sideways shift of a handle when the reverse handoff exists too
@@ -219,13 +219,15 @@ class GEdge:
 class Layout:
     nodes: list[GNode]
     edges: list[GEdge]
+    prefix: str = ""
 
     def node_of(self, agent: str) -> GNode:
         return next(n for n in self.nodes if n.agent == agent)
 
 
 def _unit_positions(agents: list[str], edges: list[tuple[str, str, int]], seed: int) -> dict[str, tuple[float, float]]:
-    """Positions in about [-1, 1]²: a seeded spring layout, or a circle if it crowds nodes."""
+    """Positions in about [-1, 1]²: a seeded spring layout of who hands off to whom (unweighted,
+    so busy pairs do not collapse onto each other), or a circle in trace order if it crowds nodes."""
     import networkx as nx
 
     n = len(agents)
@@ -235,12 +237,8 @@ def _unit_positions(agents: list[str], edges: list[tuple[str, str, int]], seed: 
         return {agents[0]: (0.0, 0.0)}
     g = nx.Graph()
     g.add_nodes_from(agents)
-    for a, b, c in edges:
-        if a == b:
-            continue
-        w = g.edges[a, b]["weight"] + c if g.has_edge(a, b) else c
-        g.add_edge(a, b, weight=w)
-    pos = nx.spring_layout(g, seed=seed, weight="weight") if n > 2 else nx.circular_layout(g)
+    g.add_edges_from((a, b) for a, b, _ in edges if a != b)
+    pos = nx.spring_layout(g, seed=seed, weight=None) if n > 2 else nx.circular_layout(g)
     pts = {a: (float(pos[a][0]), float(pos[a][1])) for a in agents}
     if n > 2 and _min_distance(list(pts.values())) < 0.35:
         pos = nx.circular_layout(g)
@@ -277,7 +275,11 @@ def layout(agents: Iterable[str], step_counts: dict[str, int], edges: Iterable[t
     where = {nd.agent: nd for nd in nodes}
     pairs = {(a, b) for a, b, _ in edges}
     top = max([c for _, _, c in edges] + [1])
-    placed: list[tuple[float, float, float]] = [(nd.x, nd.y, nd.size + 18.0) for nd in nodes]
+    # obstacles a handle keeps clear of: each node and the label under it
+    placed: list[tuple[float, float, float]] = []
+    for nd in nodes:
+        placed.append((nd.x, nd.y, nd.size + 10.0))
+        placed.append((nd.x, nd.y + nd.size + 24.0, max(28.0, min(len(nd.agent), LABEL_LIMIT) * 4.5)))
     out = []
     for j, (a, b, c) in enumerate(edges):
         pa, pb = where[a], where[b]
@@ -299,7 +301,7 @@ def layout(agents: Iterable[str], step_counts: dict[str, int], edges: Iterable[t
         placed.append((hx, hy, 12.0))
         width = 2.0 if top == 1 else 1.5 + 6.5 * (c - 1) / (top - 1)
         out.append(GEdge(f"{prefix}e{j}", a, b, c, hx, hy, round(width, 2)))
-    return Layout(nodes, out)
+    return Layout(nodes, out, prefix)
 
 
 # --- clicks --------------------------------------------------------------------------------------
@@ -387,7 +389,32 @@ def drawing(lay: Layout, value: Any) -> tuple[list[dict], list[dict]]:
         edges.append({"source": src, "to": e.id, "arrows": {"to": {"enabled": False}}, **common})
         edges.append({"source": e.id, "to": dst, "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
                       **common})
+    nodes.extend(_padding(lay, nodes, font["size"], prefix=lay.prefix))
     return nodes, edges
+
+
+def _padding(lay: Layout, nodes: list[dict], font_size: int, prefix: str) -> list[dict]:
+    """Two invisible corner nodes around the labels: vis fits the view to node shapes only,
+    which would cut off the names of agents at the edge of the drawing."""
+    if not lay.nodes:
+        return []
+    char_w, line_h = 0.6 * font_size, 1.25 * font_size
+    left = right = top = bottom = None
+    for spec in nodes:
+        lines = spec["label"].split("\n")
+        half_w = max(max(len(line) for line in lines) * char_w / 2, spec.get("size", 8) + 4)
+        x, y, r = spec["x"], spec["y"], spec.get("size", 8)
+        below = r + 6 + len(lines) * line_h if spec["shape"] != "box" else r + 6
+        left = x - half_w if left is None else min(left, x - half_w)
+        right = x + half_w if right is None else max(right, x + half_w)
+        top = y - r - 6 if top is None else min(top, y - r - 6)
+        bottom = y + below if bottom is None else max(bottom, y + below)
+    clear = {"background": "rgba(0,0,0,0)", "border": "rgba(0,0,0,0)",
+             "highlight": {"background": "rgba(0,0,0,0)", "border": "rgba(0,0,0,0)"}}
+    return [{"id": f"{prefix}pad{i}", "label": "", "title": "", "x": round(x, 1), "y": round(y, 1),
+             "shape": "dot", "size": 1, "color": clear, "borderWidth": 0, "chosen": False,
+             "physics": False, "fixed": {"x": True, "y": True}}
+            for i, (x, y) in enumerate([(left, top), (right, bottom)])]
 
 
 def vis_options(mount: int, height: int = 440) -> dict:

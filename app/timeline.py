@@ -256,6 +256,7 @@ def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), 
         # one marker per shaded run, so a region split over distant lanes is named on each part
         markers.extend(Marker(r.index, (r.start + r.end) / 2, a - 0.42, r.resource, r.start, r.end,
                               r.agents, r.index == selected) for a, _ in runs)
+    shades.sort(key=lambda s: (s.selected, s.region))  # the selected region drawn last, on top
     markers.sort(key=lambda m: (m.region, m.lane))
     notes = []
     if left_out:
@@ -294,24 +295,23 @@ def marker_hover(m: Marker, kind: str) -> str:
 
 
 def figure(t: Timeline):
-    """The Plotly figure: bars (customdata "call:N"), region shading, markers ("region:N")."""
+    """The Plotly figure: bars (customdata "call:N"), region shading, markers ("region:N").
+
+    Built from plain dicts and not validated property by property: with thousands of
+    bars or hundreds of shapes, Plotly's validation costs far more than drawing."""
     import plotly.graph_objects as go
 
     date = t.kind == DATETIME
     scale = 1000.0 if date else 1.0  # a date axis measures bar lengths in milliseconds
-    fig = go.Figure()
-    fig.add_trace(go.Bar(
-        name="tool calls",
-        orientation="h",
+    bars = dict(
+        type="bar", name="tool calls", orientation="h",
         y=[b.lane for b in t.bars],
         base=[axis_value(b.start, t.kind) for b in t.bars],
         x=[(b.end - b.start) * scale for b in t.bars],
         width=0.6,
         text=[esc(b.tool, 40) + ("" if b.region is None else f" ⚠#{b.region}") for b in t.bars],
-        textposition="inside",
-        insidetextanchor="start",
-        hovertext=[bar_hover(b, t.kind) for b in t.bars],
-        hoverinfo="text",
+        textposition="inside", insidetextanchor="start",
+        hovertext=[bar_hover(b, t.kind) for b in t.bars], hoverinfo="text",
         customdata=[b.customdata for b in t.bars],
         marker=dict(
             color=[CALL_COLOUR if b.region is None else CONTENDED_COLOUR for b in t.bars],
@@ -321,50 +321,46 @@ def figure(t: Timeline):
                          fgcolor="rgba(255, 255, 255, 0.5)"),
         ),
         showlegend=False,
-    ))
-    fig.add_trace(go.Scatter(
-        name="contention regions",
-        mode="markers+text",
+    )
+    markers = dict(
+        type="scatter", name="contention regions", mode="markers+text",
         x=[axis_value(m.x, t.kind) for m in t.markers],
         y=[m.lane for m in t.markers],
         text=[("▶ " if m.selected else "") + f"#{m.region}" for m in t.markers],
         textposition="middle right",
         textfont=dict(size=[14 if m.selected else 12 for m in t.markers]),
-        hovertext=[marker_hover(m, t.kind) for m in t.markers],
-        hoverinfo="text",
+        hovertext=[marker_hover(m, t.kind) for m in t.markers], hoverinfo="text",
         customdata=[m.customdata for m in t.markers],
         marker=dict(symbol="diamond", size=[16 if m.selected else 12 for m in t.markers],
-                    color="rgba(217, 95, 2, 0.95)", line=dict(width=[3 if m.selected else 1 for m in t.markers],
-                                                             color="black")),
+                    color="rgba(217, 95, 2, 0.95)",
+                    line=dict(width=[3 if m.selected else 1 for m in t.markers], color="black")),
         showlegend=False,
-    ))
-    for s in t.shades:
-        fig.add_shape(
-            type="rect", xref="x", yref="y", layer="below",
-            x0=axis_value(s.start, t.kind), x1=axis_value(s.end, t.kind),
-            y0=s.lane_from - 0.45, y1=s.lane_to + 0.45,
-            fillcolor=SELECTED_SHADE if s.selected else SHADE_COLOUR,
-            line=dict(color="rgba(217, 95, 2, 0.9)", width=3 if s.selected else 1,
-                      dash="solid" if s.selected else "dot"),
-        )
-    n = len(t.lanes)
-    fig.update_yaxes(
-        tickmode="array", tickvals=list(range(n)), ticktext=[esc(a, LABEL_CHARS) for a in t.lanes],
-        range=[n - 0.5, -0.7], fixedrange=True, title=None, showgrid=False,
     )
+    shapes = [dict(
+        type="rect", xref="x", yref="y", layer="below",
+        x0=axis_value(s.start, t.kind), x1=axis_value(s.end, t.kind),
+        y0=s.lane_from - 0.45, y1=s.lane_to + 0.45,
+        fillcolor=SELECTED_SHADE if s.selected else SHADE_COLOUR,
+        line=dict(color="rgba(217, 95, 2, 0.9)", width=3 if s.selected else 1,
+                  dash="solid" if s.selected else "dot"),
+    ) for s in t.shades]
+    n = len(t.lanes)
     xr = None
     if t.window is not None:
         lo, hi = t.window
         pad = (hi - lo) * 0.02 or 1.0
         xr = [axis_value(lo - pad, t.kind), axis_value(hi + pad, t.kind)]
-    fig.update_xaxes(type="date" if date else "linear", range=xr,
-                     title="time (UTC)" if date else "time (s)")
-    fig.update_layout(
-        barmode="overlay", height=max(220, 90 + 44 * n), margin=dict(l=10, r=10, t=10, b=40),
+    layout = dict(
+        shapes=shapes,
+        yaxis=dict(tickmode="array", tickvals=list(range(n)), ticktext=[esc(a, LABEL_CHARS) for a in t.lanes],
+                   range=[n - 0.5, -0.7], fixedrange=True, showgrid=False),
+        xaxis=dict(type="date" if date else "linear", range=xr,
+                   title=dict(text="time (UTC)" if date else "time (s)")),
+        barmode="overlay", height=max(240, 110 + 44 * n), margin=dict(l=10, r=10, t=36, b=40),
         uniformtext=dict(minsize=8, mode="hide"), hovermode="closest", clickmode="event+select",
         dragmode="zoom",
     )
-    return fig
+    return go.Figure(data=[bars, markers], layout=layout, _validate=False)
 
 
 # --- clicks --------------------------------------------------------------------------------------
@@ -457,7 +453,7 @@ def labels_of(value: Any) -> dict[int, str]:
                 i = int(k)
             except (TypeError, ValueError):
                 continue
-            if isinstance(v, str) and v and str(i) == str(k).strip():
+            if isinstance(v, str) and v and str(i) == str(k):
                 out[i] = v
     return out
 

@@ -10,12 +10,20 @@ st.title(md(ws.project.name))
 who = shell.annotator()
 if not who:
     with st.form("sign-in"):
-        name = st.text_input("Your annotator name", max_chars=64)
-        if st.form_submit_button("Sign in", type="primary") and shell.clean_name(name):
-            shell.sign_in(name)
-            st.rerun()
-    st.caption("No access control is configured for this project: anyone who can reach this page "
-               "can annotate under any name. `?annotator=NAME` in the URL signs that name in.")
+        if shell.accounts():
+            token = st.text_input("Your access token", type="password")
+            if st.form_submit_button("Sign in", type="primary"):
+                if shell.sign_in_with_token(token):
+                    st.rerun()
+                st.error("That token is not valid for this project.")
+        else:
+            name = st.text_input("Your annotator name", max_chars=64)
+            if st.form_submit_button("Sign in", type="primary") and shell.clean_name(name):
+                shell.sign_in(name)
+                st.rerun()
+    if not shell.accounts():
+        st.caption("No access control is configured for this project: anyone who can reach this page "
+                   "can annotate under any name. `?annotator=NAME` in the URL signs that name in.")
     st.stop()
 
 nav.sidebar(ws)

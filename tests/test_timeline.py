@@ -123,7 +123,8 @@ def test_shape_cap_keeps_selected_and_markers():
     regions = find_regions(calls)
     assert len(regions) == 50
     t = tl.build(calls, regions, selected=42, max_shapes=10)
-    assert len(t.shades) == 10 and t.shades[0].region == 42 and t.shades[0].selected
+    assert len(t.shades) == 10 and [s.region for s in t.shades if s.selected] == [42]
+    assert t.shades[-1].selected  # drawn last, on top
     assert len({m.region for m in t.markers}) == 50  # every region stays clickable
     assert t.shades_left_out == 40 and "10 of 50" in t.notes[0]
 
@@ -279,7 +280,8 @@ TRAIL = sorted((DATASETS / "trail").glob("*/*.json"))
 @pytest.mark.parametrize("path", [p for p in TRAIL if p.parent.name != "gold"], ids=lambda p: p.stem[:8])
 def test_real_trail_trace(path):
     raw = trail_calls(path)
-    assert raw
+    if not raw:
+        pytest.skip("this TRAIL run made no tool calls")
     d = derive({"steps": [], "calls": raw})
     assert not d.problems
     assert tl.time_kind(raw) == tl.DATETIME

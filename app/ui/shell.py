@@ -12,6 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from .. import access
 from ..derive import Derivation, derive, scheme_keys
 from ..registry import TYPES
 from ..storage import Annotation, AnnotationStore
@@ -84,32 +85,100 @@ def store(ws: Workspace) -> AnnotationStore:
 
 # --- annotator -----------------------------------------------------------------------------------
 
+@st.cache_resource(max_entries=4)
+def _accounts(path: str, _stamp: tuple) -> tuple[dict, list[str]]:
+    return access.load_accounts(access.secrets_files(path))
+
+
+def accounts() -> dict[str, access.Account]:
+    """Configured accounts; empty means no access control (anyone may sign in by name)."""
+    files = access.secrets_files(config_path())
+    accs, problems = _accounts(config_path(), tuple((str(f), f.stat().st_mtime_ns) for f in files))
+    for p in problems:
+        st.warning(p)
+    return accs
+
+
+def _tickets(ws: Workspace) -> access.Tickets:
+    # A dot-file: pandas/pyarrow and the store never read it as annotation data.
+    return access.Tickets(ws.project.output_dir / ".baton-sessions.json")
+
+
 def clean_name(name: str) -> str | None:
     name = " ".join((name or "").split())
     return name[:64] if name else None
 
 
 def annotator() -> str | None:
+    """The signed-in annotator: from this session, else from the URL (a ticket when tokens
+    are configured, the plain `?annotator=NAME` when they are not)."""
     state.init()
-    if st.session_state[state.ANNOTATOR] is None:
+    who = st.session_state[state.ANNOTATOR]
+    if who is not None:
+        return who
+    if accounts():
+        ticket = st.query_params.get("session")
+        if ticket:
+            got = _tickets(workspace()).redeem(ticket)
+            if got and got[0] in accounts():
+                st.session_state[state.ANNOTATOR], st.session_state[state.TICKET] = got
+            else:
+                del st.query_params["session"]
+    else:
         st.session_state[state.ANNOTATOR] = clean_name(st.query_params.get("annotator", ""))
     return st.session_state[state.ANNOTATOR]
 
 
+def is_admin() -> bool:
+    """Admins see everyone's annotations and the summary; without tokens, everyone may."""
+    accs = accounts()
+    if not accs:
+        return True
+    acc = accs.get(annotator() or "")
+    return bool(acc and acc.is_admin)
+
+
 def sign_in(name: str) -> None:
+    """Sign in by name (only when no tokens are configured)."""
+    if accounts():
+        raise PermissionError("tokens are configured: sign in with a token")
     st.session_state[state.ANNOTATOR] = clean_name(name)
     st.query_params["annotator"] = st.session_state[state.ANNOTATOR] or ""
 
 
+def sign_in_with_token(token: str) -> bool:
+    acc = access.authenticate(accounts(), (token or "").strip())
+    if acc is None:
+        return False
+    st.session_state[state.ANNOTATOR] = acc.name
+    st.session_state[state.TICKET] = _tickets(workspace()).issue(acc.name)
+    st.query_params["session"] = st.session_state[state.TICKET]
+    return True
+
+
 def sign_out() -> None:
+    who = st.session_state.get(state.ANNOTATOR)
+    if who and accounts():
+        _tickets(workspace()).revoke_all(who)
     st.session_state[state.ANNOTATOR] = None
+    st.session_state[state.TICKET] = None
     st.query_params.clear()
+
+
+def keep_url() -> None:
+    """Put the sign-in and the item back in the URL (page switches drop query params)."""
+    if accounts():
+        ticket = st.session_state.get(state.TICKET)
+        if ticket and st.query_params.get("session") != ticket:
+            st.query_params["session"] = ticket
+    elif annotator() and st.query_params.get("annotator") != annotator():
+        st.query_params["annotator"] = annotator()
 
 
 def require_annotator() -> str:
     who = annotator()
     if not who:
-        st.info("Sign in with your annotator name first.")
+        st.info("Sign in first.")
         st.page_link(str(ROOT / "pages" / "home.py"), label="Sign in", icon=":material/login:")
         st.stop()
     return who
@@ -127,8 +196,7 @@ def current_item(ws: Workspace) -> Item | None:
     st.session_state[state.ITEM] = cur
     if st.query_params.get("item") != cur:
         st.query_params["item"] = cur
-    if annotator() and st.query_params.get("annotator") != annotator():
-        st.query_params["annotator"] = annotator()
+    keep_url()
     return ws.by_id[cur]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 ANNOTATOR = "baton.annotator"
+TICKET = "baton.ticket"  # the session ticket currently in the URL (tokens configured)
 ITEM = "baton.item"
 ITEM_OPENED = "baton.item_opened"  # (item id, monotonic time of the last activity on it)
 SAVED = "baton.saved"  # {(item, scheme): "HH:MM:SS"} last save shown to the annotator
@@ -11,6 +12,7 @@ STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
 
 DEFAULTS = {
     ANNOTATOR: None,
+    TICKET: None,
     ITEM: None,
     ITEM_OPENED: None,
     SAVED: {},

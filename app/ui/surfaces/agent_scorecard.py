@@ -23,6 +23,10 @@ def _status(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
     return ann.status if ann else None
 
 
+def _steps(n: int) -> str:
+    return f" · {n} step" + ("" if n == 1 else "s")
+
+
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     _scorecard(ws, item, scheme)
 
@@ -45,7 +49,7 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
     options = [None] + list(range(1, scale + 1))
 
     def fmt(o):
-        return "– not scored" if o is None else str(o)
+        return "–" if o is None else str(o)
 
     def current():
         a = shell.load(ws, item, scheme.name)
@@ -74,9 +78,10 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
     def select(label: str, key: str, value, cb) -> None:
         if key not in st.session_state:
             st.session_state[key] = value if value in options else None
-        st.selectbox(label, options, key=key, format_func=fmt, on_change=cb, label_visibility="collapsed")
+        st.selectbox(label, options, key=key, format_func=fmt, on_change=cb, label_visibility="collapsed",
+                     placeholder="–")
 
-    st.caption(f"Scores from 1 (lowest) to {scale} (highest); “– not scored” leaves a score out. "
+    st.caption(f"Scores from 1 (lowest) to {scale} (highest); “–” is not scored. "
                f"{md(scorecard.summary(stored, len(d.agents), dims, team_dims, scale))}.")
 
     # --- agents ---------------------------------------------------------------------------------
@@ -90,14 +95,14 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
             page = st.selectbox("Agents page", list(range(n_pages)), key=widget_key(*prefix, "page"),
                                 format_func=lambda p: f"Agents {p * PAGE_SIZE + 1}–"
                                 f"{min(len(rows), (p + 1) * PAGE_SIZE)} of {len(rows)}")
-        widths = [2] + [1] * len(dims)
-        head = st.columns(widths)
-        head[0].markdown("*agent*")
+        widths = [3] + [2] * len(dims)
+        head = st.columns(widths, vertical_alignment="bottom")
+        head[0].caption("agent")
         for c, dim in zip(head[1:], dims):
-            c.markdown(f"*{md(dim)}*")
+            c.caption(md(dim))
         for agent in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
             cols = st.columns(widths, vertical_alignment="center")
-            note = " (not in this trace)" if agent in extra else f" · {d.step_counts.get(agent, 0)} steps"
+            note = " (not in this trace)" if agent in extra else _steps(d.step_counts.get(agent, 0))
             cols[0].markdown(agent_badge(agent) + md(note))
             for c, dim in zip(cols[1:], dims):
                 key = widget_key(*prefix, "agent", agent, dim)

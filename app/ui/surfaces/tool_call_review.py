@@ -17,6 +17,7 @@ from ..text import agent_badge, md
 
 PAGE_SIZE = 10
 LONG = 1500  # characters: longer arguments/results start collapsed
+SHORT = 400  # characters: a result this short is shown open
 
 
 def _status(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
@@ -93,13 +94,13 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> None:
                     st.session_state[k_page] = min(max(st.session_state[k_page] + step, 0), n_pages - 1)
                 return cb
 
-            c1, c2, c3 = st.columns([1, 3, 1], vertical_alignment="bottom")
-            c1.button("◀ Previous calls", key=widget_key(*prefix, "prev"), on_click=move(-1),
+            c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
+            c1.button("◀ Earlier", key=widget_key(*prefix, "prev"), on_click=move(-1),
                       disabled=st.session_state[k_page] == 0, width="stretch")
             c2.selectbox("Calls page", list(range(n_pages)), key=k_page,
                          format_func=lambda p: f"Calls {p * PAGE_SIZE}–{min(len(calls), (p + 1) * PAGE_SIZE) - 1}"
                          f" of {len(calls)} (page {p + 1}/{n_pages})")
-            c3.button("Next calls ▶", key=widget_key(*prefix, "next"), on_click=move(1),
+            c3.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1),
                       disabled=st.session_state[k_page] >= n_pages - 1, width="stretch")
         page = st.session_state.get(k_page, 0) if n_pages > 1 else 0
         for call in calls[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
@@ -118,11 +119,11 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> None:
                 else:
                     _show_data("Arguments", call.arguments, expanded=True)
                 if call.result is not None:
-                    _show_data("Result", call.result, expanded=False)
+                    _show_data("Result", call.result, expanded=len(toolreview.pretty(call.result)[0]) <= SHORT)
                 cb = on_change(call, k_verdict, k_notes)
                 c1, c2 = st.columns([1, 2])
                 c1.selectbox(md(f"Verdict on call {call.index}"), options, key=k_verdict, on_change=cb,
-                             format_func=lambda o: "– no verdict" if o is None else o)
+                             format_func=lambda o: "– no verdict" if o is None else o, placeholder="– no verdict")
                 c2.text_input(md(f"Notes on call {call.index}"), key=k_notes, on_change=cb,
                               placeholder="What is wrong with it, or why it is right")
                 if e and e["verdict"] and e["verdict"] not in verdicts:

@@ -1,5 +1,5 @@
 """Tool contention: the calls on a lane-per-agent timeline, contention regions shaded on the
-lanes they involve, and the regions listed beside it with a label each.
+lanes they involve, and the regions listed under it with a label each.
 
 Clicking a bar selects the region holding its call, clicking a region's "#N" marker selects
 that region; either way the list turns to the region's page and marks it "▶ Selected".
@@ -84,11 +84,11 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.info(f'This run has no timed tool calls (no "{md(scheme["calls_key"])}" list), '
                 "so there is no contention to label.")
     else:
-        chart_col, list_col = st.columns([3, 2], gap="medium")
-        with chart_col:
-            _chart(item, scheme, d, kind, bounds)
-        with list_col:
-            _region_list(item, scheme, d, kind, bounds, labels, save, lambda: _stored(ws, item, scheme))
+        # The list sits under the chart, not beside it: the surface is the narrower column of
+        # the page (the trace is on the left), and a chart sharing it with the list got too
+        # small to read or click. Selecting a region names it right under the chart.
+        _chart(item, scheme, d, kind, bounds)
+        _region_list(item, scheme, d, kind, bounds, labels, save, lambda: _stored(ws, item, scheme))
 
     gone = {i: lab for i, lab in labels.items() if i not in {r.index for r in d.contentions}}
     if gone:
@@ -196,7 +196,7 @@ def _region_list(item, scheme, d: Derivation, kind, bounds, labels, save, load) 
         is_sel = r.index == selected
         with st.container(border=True):
             head = f"**Region #{r.index}** · {md(r.resource, 60)}"
-            st.markdown((":material/arrow_right: **Selected** · " if is_sel else "") + head)
+            st.markdown((":material/ads_click: **Selected** · " if is_sel else "") + head)
             calls = [f"{c} {by_index[c].tool} ({by_index[c].agent})" for c in r.calls[:CALLS_SHOWN]]
             more = f" and {len(r.calls) - CALLS_SHOWN} more" if len(r.calls) > CALLS_SHOWN else ""
             st.caption(md(tl.fmt_span(r.start, r.end, kind)) + " · agents: " + md(", ".join(r.agents), 200)

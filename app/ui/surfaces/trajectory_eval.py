@@ -44,7 +44,6 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
     sev_names = [s["name"] for s in severities]
     weight = {s["name"]: s["weight"] for s in severities}
     modes = stepreview.modes(scheme["error_types"])
-    mode_index = {m: i for i, m in enumerate(modes)}
     show_score = bool(scheme.get("show_score"))
     max_score = scheme.get("max_score", 100)
     text_key = scheme.get("step_text_key")
@@ -58,6 +57,14 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
     stored = ann.value if ann else None
     agent_of = {s.index: s.agent for s in d.steps}
     matched, orphans = stepreview.reconcile(stored, agent_of, options)
+    n_configured = len(modes)
+    # A mode a saved label uses that the config no longer has stays choosable (never dropped silently).
+    for e in matched.values():
+        for x in e["errors"]:
+            m = stepreview.Mode(x["type"], x["subtype"])
+            if m not in modes:
+                modes.append(m)
+    mode_index = {m: i for i, m in enumerate(modes)}
 
     def current():
         a = shell.load(ws, item, scheme.name)
@@ -127,20 +134,21 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
                 st.session_state[k_page] = min(int(target) // PAGE_SIZE, n_pages - 1)
 
         if n_pages > 1:
-            c1, c2, c3, c4 = st.columns([1, 3, 2, 1], vertical_alignment="bottom")
+            c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
             c1.button("◀ Earlier", key=widget_key(*prefix, "prev"), on_click=move(-1),
                       disabled=st.session_state[k_page] == 0, width="stretch")
             c2.selectbox("Steps page", list(range(n_pages)), key=k_page,
                          format_func=lambda p: f"Steps {p * PAGE_SIZE}–{min(n, (p + 1) * PAGE_SIZE) - 1} "
                          f"of {n} (page {p + 1}/{n_pages})")
-            c3.number_input("Go to step", min_value=0, max_value=n - 1, value=None, step=1, key=k_jump,
-                            on_change=jump, placeholder=f"0–{n - 1}")
-            c4.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1),
+            c3.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1),
                       disabled=st.session_state[k_page] >= n_pages - 1, width="stretch")
+            c1, _ = st.columns([2, 5])
+            c1.number_input("Go to step", min_value=0, max_value=n - 1, value=None, step=1, key=k_jump,
+                            on_change=jump, placeholder=f"0–{n - 1}")
         page = st.session_state[k_page] if n_pages > 1 else 0
         for step in d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
             _card(step, matched.get(step.index), keys(step.index), text_key, options, sev_names, weight,
-                  modes, mode_index, on_change, reset)
+                  modes, mode_index, on_change, reset, n_configured)
 
     if orphans:
         with st.expander(f":material/warning: {len(orphans)} saved step label(s) no longer match this trace "
@@ -166,7 +174,13 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
                    "(removes any step labels given here)")
 
 
-def _card(step, e, k, text_key, options, sev_names, weight, modes, mode_index, on_change, reset) -> None:
+def _card(step, e, k, text_key, options, sev_names, weight, modes, mode_index, on_change, reset,
+          n_configured) -> None:
+    # a saved choice the config no longer offers stays visible and kept
+    if e and e["correctness"] and e["correctness"] not in options:
+        options = options + [e["correctness"]]
+    if e and e["severity"] and e["severity"] not in sev_names:
+        sev_names = sev_names + [e["severity"]]
     if k["corr"] not in st.session_state:
         st.session_state[k["corr"]] = e["correctness"] if e and e["correctness"] in options else None
     if k["modes"] not in st.session_state:
@@ -177,6 +191,15 @@ def _card(step, e, k, text_key, options, sev_names, weight, modes, mode_index, o
     if k["why"] not in st.session_state:
         st.session_state[k["why"]] = e["rationale"] if e else ""
     correct = stepreview.is_correct(st.session_state[k["corr"]], options)
+
+    def mode_label(j: int) -> str:
+        return modes[j].label if j < n_configured else f"{modes[j].label} (not configured)"
+
+    def severity_label(s) -> str:
+        if s is None:
+            return "– no severity"
+        return f"{s} ({weight[s]:+g})" if s in weight else f"{s} (not configured)"
+
     with st.container(border=True):
         state = "not judged yet" if not e else (e["correctness"] or "labelled")
         if e and e["errors"]:
@@ -194,15 +217,15 @@ def _card(step, e, k, text_key, options, sev_names, weight, modes, mode_index, o
         else:
             st.text(text)
         st.radio(f"Correctness of step {step.index}", options, key=k["corr"], horizontal=True,
-                 on_change=on_change(step, "corr"), format_func=str)
+                 on_change=on_change(step, "corr"), format_func=md)
         st.multiselect(f"Failure modes of step {step.index}", list(range(len(modes))), key=k["modes"],
-                       format_func=lambda j: modes[j].label, on_change=on_change(step, "modes"),
+                       format_func=mode_label, on_change=on_change(step, "modes"),
                        disabled=correct, placeholder="None" if correct else "Choose one or more modes",
                        help="A step marked correct has no failure modes" if correct else None)
         c1, c2 = st.columns([1, 2])
         c1.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"],
-                     format_func=lambda s: "– no severity" if s is None else f"{s} ({weight[s]:+g})",
-                     on_change=on_change(step, "sev"), disabled=correct)
+                     format_func=severity_label,
+                     on_change=on_change(step, "sev"), disabled=correct, placeholder="– no severity")
         c2.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=on_change(step, "why"),
                       placeholder="Why this judgement?")
         if e:

@@ -1,0 +1,20 @@
+"""`python -m app token NAME`: make an access token for an annotator."""
+from __future__ import annotations
+
+HELP = "make an access token for an annotator and print the secrets.toml lines that enable it"
+
+
+def add_arguments(p):
+    p.add_argument("name", help="the annotator's name")
+    p.add_argument("--admin", action="store_true", help="this annotator may see everyone's work and the summary")
+
+
+def run(args) -> int:
+    from ..access import hash_token, new_token
+    token = new_token()
+    role = "admin" if args.admin else "annotator"
+    print(f"Token for {args.name} (give it to them; it is shown only now):\n\n  {token}\n")
+    print("Add to .streamlit/secrets.toml beside the project config (or in the folder you start Baton from):\n")
+    key = args.name if args.name.replace("_", "").replace("-", "").isalnum() else '"' + args.name.replace('"', '\\"') + '"'
+    print(f"[baton.annotators.{key}]\ntoken_sha256 = \"{hash_token(token)}\"\nrole = \"{role}\"")
+    return 0

@@ -1,0 +1,62 @@
+"""Scorecard and step review in a real browser, with the keyboard only: the fragment saves,
+the page's "Saved" line follows, marking a step correct empties its modes."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from app.storage import AnnotationStore
+from tests.browser.conftest import wait_app
+
+pytestmark = pytest.mark.browser
+ITEM = "trip-planner-001"
+
+
+def _open(page, server, surface):
+    page.goto(f"{server.url}/{surface}?annotator=alice&item={ITEM}")
+    wait_app(page)
+
+
+def _store(server):
+    return AnnotationStore(server.config.parent / "annotations")
+
+
+def test_scorecard_by_keyboard(page, server):
+    _open(page, server, "agent_scorecard")
+    box = page.get_by_label("role fidelity of Planner")
+    box.wait_for(timeout=20000)
+    box.focus()
+    page.keyboard.type("4")
+    page.keyboard.press("Enter")
+    page.get_by_text("Saved ·").wait_for(timeout=10000)
+    page.get_by_label("plan produced").focus()
+    page.keyboard.press("Space")
+    page.get_by_text("1 of 3 milestones reached").wait_for(timeout=10000)
+    assert _store(server).load(ITEM, "alice", "scorecard").value == {
+        "agents": {"Planner": {"role fidelity": 4}}, "team": {},
+        "milestones": {"plan produced": True, "task delegated correctly": False, "result verified": False}}
+
+
+def test_step_review_by_keyboard(page, server):
+    _open(page, server, "trajectory_eval")
+    radios = page.get_by_role("radiogroup", name="Correctness of step 4")
+    radios.wait_for(timeout=20000)
+    radios.get_by_role("radio", name="incorrect").focus()
+    page.keyboard.press("Space")
+    page.get_by_text("Saved ·").wait_for(timeout=10000)
+    page.get_by_label("Failure modes of step 4").focus()
+    page.keyboard.type("3.2")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    page.get_by_text("1 with failure modes").wait_for(timeout=10000)
+    value = _store(server).load(ITEM, "alice", "mast_steps").value
+    assert value["steps"][0]["errors"] == [{"type": "Task Verification & Termination",
+                                            "subtype": "3.2 No or incomplete verification"}]
+    # correct again, by keyboard: the modes go from the stored value and the widget
+    radios.get_by_role("radio", name="correct", exact=True).focus()
+    page.keyboard.press("Space")
+    page.get_by_text("0 with failure modes").wait_for(timeout=10000)
+    assert _store(server).load(ITEM, "alice", "mast_steps").value["steps"][0]["errors"] == []
+    card = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Failure modes of step 4")
+    expect(card).not_to_contain_text("3.2 No or incomplete", timeout=10000)
+    expect(card.locator("input")).to_be_disabled()

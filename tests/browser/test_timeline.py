@@ -1,0 +1,81 @@
+"""In headless Chromium: click a bar of the contention timeline, see its region selected in the
+list, label it through its control, and find the label in the Parquet store."""
+import time
+
+import pytest
+
+from app.storage import AnnotationStore
+from tests.browser.conftest import wait_app
+
+pytestmark = pytest.mark.browser
+ITEM = "code-team-002"
+
+
+def stored(server, scheme="contention"):
+    return AnnotationStore(server.config.parent / "annotations").load(ITEM, "alice", scheme)
+
+
+def wait_for(check, timeout=10.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    return check()
+
+
+def click_centre(pg, locator):
+    box = locator.bounding_box()
+    assert box, "element not laid out"
+    pg.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_click_bar_selects_region_then_label_it(server, page):
+    pg = page
+    pg.goto(f"{server.url}/tool_contention?annotator=alice&item={ITEM}")
+    wait_app(pg)
+    pg.locator(".js-plotly-plot .barlayer .point").first.wait_for()
+    bars = pg.locator(".js-plotly-plot .barlayer .point")
+    assert bars.count() == 6  # one bar per call, in call order
+    assert pg.get_by_text("Selected ·").count() == 0
+
+    # call 2: Tester's edit_file on repo_lock, 55-400 s, inside region #1
+    click_centre(pg, bars.nth(2))
+    pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
+    wait_app(pg)
+    selected = pg.locator('[data-testid="stMarkdownContainer"]', has_text="Selected ·")
+    assert selected.count() == 1 and "Region #1" in selected.inner_text()
+    # the chart marks it too, in text: "▶ #1"
+    assert pg.locator(".js-plotly-plot .scatterlayer text", has_text="▶ #1").count() >= 1
+
+    # a region marker selects its region
+    marker0 = pg.locator(".js-plotly-plot .scatterlayer .point").nth(0)
+    click_centre(pg, marker0)
+    pg.get_by_text("Region #0 selected on the chart.").wait_for(timeout=10000)
+    wait_app(pg)
+    assert "Region #0" in pg.locator('[data-testid="stMarkdownContainer"]', has_text="Selected ·").inner_text()
+
+    # back to the bar, then label region #1 with the keyboard-operable selectbox
+    bars = pg.locator(".js-plotly-plot .barlayer .point")
+    click_centre(pg, bars.nth(2))
+    pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
+    wait_app(pg)
+    box = pg.get_by_label("Label for region #1")
+    box.scroll_into_view_if_needed()  # a click that also scrolls closes BaseWeb's menu again
+    pg.wait_for_timeout(300)
+    box.click()
+    pg.get_by_role("option", name="deadlock", exact=True).click()
+    wait_app(pg)
+    pg.get_by_text("Saved ·").first.wait_for(timeout=10000)
+
+    ann = wait_for(lambda: stored(server))
+    assert ann is not None and ann.value == {"contentions": {"1": "deadlock"}}
+    assert ann.status == "annotated"
+
+    # a refresh shows it again
+    pg.reload()
+    wait_app(pg)
+    pg.get_by_label("Label for region #1").wait_for()
+    assert pg.get_by_label("Label for region #1").input_value() == "deadlock"
+    assert pg.get_by_label("Label for region #0").input_value() == "unlabelled"

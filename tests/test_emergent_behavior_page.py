@@ -1,0 +1,121 @@
+"""AppTest tests of the emergent-behaviour surface: mark turns (one by one and by range) and
+notes through the controls, the Parquet row holds exactly the documented value, a new
+session shows it, long runs are paged."""
+import json
+
+from app.storage import AnnotationStore
+from tests.conftest import make_app, open_page, write_project
+
+PAGE = "emergent_behavior"
+SEP = "\u241f"
+
+
+def stored(project, item, scheme="emergent", who="alice"):
+    return AnnotationStore(project.parent / "annotations").load(item, who, scheme)
+
+
+def key_of(widgets, *suffix):
+    end = SEP + SEP.join(str(s) for s in suffix)
+    return next(w.key for w in widgets if w.key and w.key.endswith(end))
+
+
+def box(at, behaviour, turn):
+    return at.checkbox(key=key_of(at.checkbox, behaviour, "turn", turn))
+
+
+def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
+    item = "trip-planner-001"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    assert [t.label for t in at.tabs] == ["echoing", "role\\_swap", "sycophantic\\_agreement",
+                                          "ignored\\_critique"]
+    echo = [c for c in at.checkbox if SEP + "echoing" + SEP in c.key]
+    assert len(echo) == 14  # every step of the trace, across all agents
+    assert echo[12].label.startswith("Step 12 · Critic · ")
+    assert stored(demo_project, item) is None
+
+    box(at, "echoing", 12).check().run()
+    box(at, "echoing", 3).check().run()
+    assert stored(demo_project, item).value == {"echoing": {"turns": [3, 12], "note": ""}}
+    at.text_area(key=key_of(at.text_area, "echoing", "note")).input("Critic repeats the plan").run()
+    # a range: from 9 to 6 (either order) on role_swap
+    at.number_input(key=key_of(at.number_input, "role_swap", "from")).set_value(9).run()
+    at.number_input(key=key_of(at.number_input, "role_swap", "to")).set_value(6).run()
+    at.button(key=key_of(at.button, "role_swap", "add")).click().run()
+    ann = stored(demo_project, item)
+    assert ann.value == {"echoing": {"turns": [3, 12], "note": "Critic repeats the plan"},
+                         "role_swap": {"turns": [6, 7, 8, 9], "note": ""}}
+    assert ann.status == "annotated" and ann.annotation_type == "emergent_behavior"
+    assert all(box(at, "role_swap", t).value for t in (6, 7, 8, 9))  # boxes follow the range
+    assert not box(at, "role_swap", 5).value
+    assert any("role\\_swap\\: 4 turns \\(6–9\\)" in m.value for m in at.markdown)
+
+    # remove part of the range, then a single box
+    at.number_input(key=key_of(at.number_input, "role_swap", "from")).set_value(8).run()
+    at.number_input(key=key_of(at.number_input, "role_swap", "to")).set_value(13).run()
+    at.button(key=key_of(at.button, "role_swap", "remove")).click().run()
+    box(at, "echoing", 3).uncheck().run()
+    assert stored(demo_project, item).value == {
+        "echoing": {"turns": [12], "note": "Critic repeats the plan"},
+        "role_swap": {"turns": [6, 7], "note": ""}}
+
+    at2 = open_page(make_app(demo_project, item=item), PAGE)  # a new session (a refresh)
+    assert [t for t in range(14) if box(at2, "echoing", t).value] == [12]
+    assert [t for t in range(14) if box(at2, "role_swap", t).value] == [6, 7]
+    assert at2.text_area(key=key_of(at2.text_area, "echoing", "note")).value == "Critic repeats the plan"
+    assert any("Saved" in c.value for c in at2.caption)
+
+    # clearing everything leaves no row: "not annotated" again
+    at2.text_area(key=key_of(at2.text_area, "echoing", "note")).input("").run()
+    box(at2, "echoing", 12).uncheck().run()
+    at2.button(key=key_of(at2.button, "role_swap", "remove")).click().run()  # range 0-0: nothing
+    at2.number_input(key=key_of(at2.number_input, "role_swap", "to")).set_value(13).run()
+    at2.button(key=key_of(at2.button, "role_swap", "remove")).click().run()
+    assert stored(demo_project, item) is None
+    assert any("Not annotated yet" in c.value for c in at2.caption)
+
+
+def test_reviewed_nothing_to_flag_is_distinct(demo_project):
+    item = "code-team-002"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    clean = at.button(key=key_of(at.button, "clean"))
+    assert not clean.disabled
+    clean.click().run()
+    ann = stored(demo_project, item)
+    assert ann.status == "reviewed_clean" and ann.value == {}
+    assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
+    box(at, "ignored_critique", 8).check().run()
+    ann = stored(demo_project, item)
+    assert ann.status == "annotated" and ann.value == {"ignored_critique": {"turns": [8], "note": ""}}
+    assert at.button(key=key_of(at.button, "clean")).disabled
+
+
+def test_no_note_when_not_allowed(tmp_path):
+    project = write_project(tmp_path, schemes=[{
+        "annotation_type": "emergent_behavior", "name": "emergent", "behaviors": ["loop"],
+        "allow_note": False}])
+    at = open_page(make_app(project, item="research-003"), PAGE)
+    assert not at.text_area
+    box(at, "loop", 3).check().run()  # the step without an agent is a turn too
+    assert stored(project, "research-003").value == {"loop": {"turns": [3], "note": ""}}
+
+
+def test_long_run_is_paged(tmp_path):
+    steps = [{"agent": ["A", "B", "C"][i % 3], "content": f"turn {i} <b>bold</b> [link](http://x)"}
+             for i in range(45)]
+    data = tmp_path / "long.jsonl"
+    data.write_text(json.dumps({"id": "long", "text": "long run", "steps": steps}) + "\n")
+    project = write_project(tmp_path, data_files=[str(data)], annotation_schemes=[{
+        "annotation_type": "emergent_behavior", "name": "emergent", "behaviors": ["loop"]}])
+    at = open_page(make_app(project, item="long"), PAGE)
+    assert len(at.checkbox) == 20
+    assert at.checkbox[1].label == "Step 1 · B · turn 1 \\<b\\>bold\\<\\/b\\> \\[link\\]\\(http\\:\\/\\/x\\)"
+    assert any("Steps 0–19 of 45 (page 1/3)" in c.value for c in at.caption)
+    at.button(key=key_of(at.button, "loop", "next")).click().run()
+    at.button(key=key_of(at.button, "loop", "next")).click().run()
+    assert [c.key.rsplit(SEP, 1)[1] for c in at.checkbox] == [str(i) for i in range(40, 45)]
+    box(at, "loop", 44).check().run()
+    at.number_input(key=key_of(at.number_input, "loop", "from")).set_value(10).run()
+    at.number_input(key=key_of(at.number_input, "loop", "to")).set_value(25).run()
+    at.button(key=key_of(at.button, "loop", "add")).click().run()
+    assert stored(project, "long").value == {"loop": {"turns": list(range(10, 26)) + [44], "note": ""}}
+    assert any("17 turns \\(10–25, 44\\)" in m.value for m in at.markdown)

@@ -1,0 +1,110 @@
+"""The handoff review page in AppTest: flags and ratings saved as documented, shown again."""
+from __future__ import annotations
+
+import json
+
+from app import values
+from app.storage import AnnotationStore
+from app.ui.state import widget_key
+from tests.conftest import make_app, open_page, write_project
+
+ITEM = "trip-planner-001"
+PAGE = "handoff_review"
+
+
+def _key(*parts, item=ITEM):
+    return widget_key("handoff", "handoffs", item, *parts)
+
+
+def _stored(tmp_path, item=ITEM):
+    return AnnotationStore(tmp_path / "annotations").load(item, "alice", "handoffs")
+
+
+def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
+    at = open_page(make_app(demo_project), PAGE)
+    assert len(at.radio) == 8  # one rating per handoff of the first demo run
+    assert at.radio(key=_key(0, "quality")).value == 0  # "not rated"
+    at.checkbox(key=_key(6, "flag", "dropped_constraint")).check().run()
+    at.checkbox(key=_key(6, "flag", "info_loss")).check().run()
+    at.radio(key=_key(6, "quality")).set_value(2).run()
+    at.radio(key=_key(1, "quality")).set_value(5).run()
+    expected = [
+        {"index": 1, "step": 5, "from": "FlightAgent", "to": "Planner", "flags": [], "quality": 5},
+        {"index": 6, "step": 12, "from": "Planner", "to": "Critic",
+         "flags": ["info_loss", "dropped_constraint"], "quality": 2},
+    ]
+    ann = _stored(tmp_path)
+    assert ann.value == expected and ann.status == values.ANNOTATED
+    assert at.button(key=_key("clean")).disabled
+
+    again = open_page(make_app(demo_project), PAGE)
+    assert again.checkbox(key=_key(6, "flag", "info_loss")).value is True
+    assert again.checkbox(key=_key(6, "flag", "dropped_constraint")).value is True
+    assert again.checkbox(key=_key(6, "flag", "garbling")).value is False
+    assert again.radio(key=_key(6, "quality")).value == 2
+    assert again.radio(key=_key(1, "quality")).value == 5
+    assert again.radio(key=_key(0, "quality")).value == 0
+    assert any("Handoff 6" in m.value and "quality 2/5" in m.value for m in again.markdown)
+
+    # un-rating handoff 1 drops it; the rest stays
+    again.radio(key=_key(1, "quality")).set_value(0).run()
+    assert _stored(tmp_path).value == expected[1:]
+    again.checkbox(key=_key(6, "flag", "info_loss")).uncheck().run()
+    again.checkbox(key=_key(6, "flag", "dropped_constraint")).uncheck().run()
+    again.radio(key=_key(6, "quality")).set_value(0).run()
+    assert _stored(tmp_path) is None
+
+
+def test_cards_show_the_steps_around_each_handoff(demo_project):
+    at = open_page(make_app(demo_project), PAGE)
+    md = [m.value for m in at.markdown if m.value.startswith("**Handoff ")]
+    assert len(md) == 8 and "step 11 → step 12" in md[6] and "Critic" in md[6]
+    captions = [c.value for c in at.caption]
+    assert "Last step of Planner (step 11)" in captions and "First step of Critic (step 12)" in captions
+    texts = [t.value for t in at.text]
+    assert any(t.startswith("The plan violates two constraints") for t in texts)
+
+
+def test_reviewed_clean(demo_project, tmp_path):
+    at = open_page(make_app(demo_project), PAGE)
+    at.button(key=_key("clean")).click().run()
+    ann = _stored(tmp_path)
+    assert ann.status == values.REVIEWED_CLEAN and ann.value == []
+    again = open_page(make_app(demo_project), PAGE)
+    assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
+
+
+def test_long_trace_is_paged_and_stale_labels_are_not_attached(tmp_path):
+    steps = [{"agent": ["A", "B", "C"][i % 3], "content": f"step {i} " + "word " * (80 if i == 7 else 3)}
+             for i in range(31)]  # 30 handoffs
+    data = tmp_path / "long.jsonl"
+    data.write_text(json.dumps({"id": "long", "text": "t", "steps": steps}) + "\n")
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    at = open_page(make_app(cfg, item="long"), PAGE)
+    assert len(at.radio) == 10
+    at.selectbox(key=_key("page", item="long")).set_value(2).run()
+    assert [r.key for r in at.radio][0] == _key(20, "quality", item="long")
+    at.checkbox(key=_key(25, "flag", "garbling", item="long")).check().run()
+    assert _stored(tmp_path, "long").value == [
+        {"index": 25, "step": 26, "from": "B", "to": "C", "flags": ["garbling"], "quality": None}]
+    # long step text: an excerpt, the full text one click away
+    at.selectbox(key=_key("page", item="long")).set_value(0).run()
+    assert any(e.label.startswith("Full text of step 7") for e in at.expander)
+
+
+def test_entries_made_on_other_data_are_reported_not_attached(tmp_path):
+    from app.storage import Annotation
+    steps = [{"agent": a, "content": a} for a in ["A", "B", "A"]]
+    data = tmp_path / "run.jsonl"
+    data.write_text(json.dumps({"id": "r", "text": "t", "steps": steps}) + "\n")
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    old = [{"index": 1, "step": 7, "from": "X", "to": "Y", "flags": ["garbling"], "quality": 1}]
+    AnnotationStore(tmp_path / "annotations").save(
+        Annotation("r", "alice", "handoffs", "handoff_review", old, values.ANNOTATED, "other", None, 0.0))
+    at = open_page(make_app(cfg, item="r"), PAGE)
+    assert any("does not match this trace" in w.value for w in at.warning)
+    assert at.checkbox(key=_key(1, "flag", "garbling", item="r")).value is False
+    assert at.radio(key=_key(1, "quality", item="r")).value == 0
+    at.radio(key=_key(1, "quality", item="r")).set_value(3).run()
+    assert _stored(tmp_path, "r").value == [
+        {"index": 1, "step": 2, "from": "B", "to": "A", "flags": [], "quality": 3}]

@@ -1,0 +1,114 @@
+"""tool_call_review page (AppTest): verdicts and notes through the controls, the Parquet row,
+reopening, paging, labels that no longer match the trace."""
+from __future__ import annotations
+
+import json
+
+from app.storage import Annotation, AnnotationStore
+from app.ui.state import widget_key
+from app.values import REVIEWED_CLEAN
+from tests.conftest import make_app, open_page, write_project
+
+ITEM = "trip-planner-001"
+
+
+def key(*parts, item=ITEM):
+    return widget_key("toolreview", "tool_review", item, *parts)
+
+
+def stored(tmp_path, item=ITEM):
+    return AnnotationStore(tmp_path / "annotations").load(item, "alice", "tool_review")
+
+
+def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
+    at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
+    for i in range(5):
+        assert at.selectbox(key=key(i, "verdict")).value is None
+        assert at.selectbox(key=key(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
+                                                               "wrong_args", "wrong_order"]
+    codes = [c.value for c in at.code]
+    # OpenAI arguments (a JSON string) pretty-printed
+    assert '{\n  "to": "LIS",\n  "passengers": 2,\n  "earliest": "09:00"\n}' in codes
+    # Potato {name, args} and Anthropic tool_use input
+    assert any('"max_price": 450' in c for c in codes) and any('"diet": "any"' in c for c in codes)
+    # results: the role=tool message (JSON) and the Anthropic tool_result
+    assert any('"flight": "TP1331"' in c for c in codes)
+    assert any(c.startswith("Taberna X") for c in codes)
+    headers = [m.value for m in at.markdown if m.value.startswith("**Call ")]
+    assert headers[1].startswith("**Call 1** · step 2 · ") and "FlightAgent" in headers[1]
+    assert "search\\_flights" in headers[1]
+
+
+def test_verdict_notes_save_reopen_and_unset(demo_project):
+    tmp = demo_project.parent
+    at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
+    at.selectbox(key=key(2, "verdict")).select("wrong_args").run()
+    at.text_input(key=key(0, "notes")).input("delegation looks fine").run()
+    at.selectbox(key=key(0, "verdict")).select("correct").run()
+    assert not at.exception
+    ann = stored(tmp)
+    assert ann.status == "annotated"
+    assert ann.value == [
+        {"index": 0, "step": 1, "tool": "delegate", "verdict": "correct", "notes": "delegation looks fine"},
+        {"index": 2, "step": 4, "tool": "book_flight", "verdict": "wrong_args", "notes": ""}]
+
+    again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
+    assert again.selectbox(key=key(0, "verdict")).value == "correct"
+    assert again.text_input(key=key(0, "notes")).value == "delegation looks fine"
+    assert again.selectbox(key=key(2, "verdict")).value == "wrong_args"
+    assert again.selectbox(key=key(1, "verdict")).value is None
+    assert any("2 of 5 calls judged" in c.value for c in again.caption)
+
+    again.selectbox(key=key(2, "verdict")).select(None).run()
+    assert [e["index"] for e in stored(tmp).value] == [0]
+    again.selectbox(key=key(0, "verdict")).select(None).run()
+    assert stored(tmp).value == [{"index": 0, "step": 1, "tool": "delegate", "verdict": None,
+                                  "notes": "delegation looks fine"}]
+    again.text_input(key=key(0, "notes")).input("").run()
+    assert stored(tmp) is None
+
+
+def test_reviewed_clean(demo_project):
+    tmp = demo_project.parent
+    at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
+    at.selectbox(key=key(1, "verdict")).select("wrong_tool").run()
+    at.button(key=key("clean")).click().run()
+    ann = stored(tmp)
+    assert ann.status == REVIEWED_CLEAN and ann.value == []
+    assert at.selectbox(key=key(1, "verdict")).value is None
+    again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
+    assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
+
+
+def test_paged_calls_and_orphan_labels(tmp_path):
+    data = tmp_path / "runs.jsonl"
+    steps = [{"agent": f"A{i % 3}", "content": f"s{i}", "tool_calls": [{"name": f"tool{i}", "args": {"i": i}}]}
+             for i in range(25)]
+    data.write_text(json.dumps({"id": "many", "text": "t", "steps": steps}) + "\n")
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    db = AnnotationStore(tmp_path / "annotations")
+    db.save(Annotation("many", "alice", "tool_review", "tool_call_review",
+                       [{"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""}]))
+    at = open_page(make_app(cfg, item="many"), "tool_call_review")
+    assert len([m for m in at.markdown if m.value.startswith("**Call ")]) == 10
+    # the stale label is listed apart, not shown on call 3
+    assert at.selectbox(key=key(3, "verdict", item="many")).value is None
+    assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
+    at.button(key=key("next", item="many")).click().run()
+    at.button(key=key("next", item="many")).click().run()
+    assert [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**Call ")] == \
+        ["Call 20", "Call 21", "Call 22", "Call 23", "Call 24"]
+    at.selectbox(key=key(21, "verdict", item="many")).select("wrong_order").run()
+    assert stored(tmp_path, "many").value == [
+        {"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""},
+        {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
+    at.button(key=key("orphan", 3, item="many")).click().run()
+    assert stored(tmp_path, "many").value == [
+        {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
+    at.selectbox(key=key("page", item="many")).select(0).run()
+    assert at.selectbox(key=key(3, "verdict", item="many")).value is None
+
+
+def test_item_without_tool_calls(demo_project):
+    at = open_page(make_app(demo_project, item="whowhen-hand-crafted-5"), "tool_call_review")
+    assert any("No tool calls" in i.value for i in at.info)

@@ -1,0 +1,171 @@
+"""AppTest tests of the tool-contention surface: label regions through the list, the Parquet
+row holds exactly the documented value, a new session shows it; chart clicks select regions."""
+import json
+
+from streamlit.proto.WidgetStates_pb2 import WidgetStates
+
+from app.storage import AnnotationStore
+from tests.conftest import make_app, open_page, write_project
+
+PAGE = "tool_contention"
+
+
+def stored(project, item, scheme="contention", who="alice"):
+    return AnnotationStore(project.parent / "annotations").load(item, who, scheme)
+
+
+def label_box(at, region):
+    return at.selectbox(key=next(s.key for s in at.selectbox if s.label == f"Label for region #{region}"))
+
+
+def button(at, label, nth=0):
+    return at.button(key=[b.key for b in at.button if b.label == label][nth])
+
+
+def chart(at):
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    return charts[0]
+
+
+def click_chart(at, customdata):
+    """What the browser sends when a point is clicked: the chart's selection state."""
+    states = at._tree.get_widget_states()
+    w = states.widgets.add()
+    w.id = chart(at).proto.id
+    w.string_value = json.dumps({"selection": {
+        "points": [{"curve_number": 0, "point_number": 0, "point_index": 0, "customdata": customdata}],
+        "point_indices": [0], "box": [], "lasso": []}})
+    at._run(states)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def selected_heads(at):
+    return [m.value for m in at.markdown if "**Selected**" in m.value]
+
+
+def test_label_regions_saved_exactly_and_shown_again(demo_project):
+    item = "code-team-002"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == [
+        "Label for region #0", "Label for region #1"]
+    assert label_box(at, 0).options == ["unlabelled", "deadlock", "circular_wait", "race_condition", "benign"]
+    assert stored(demo_project, item) is None
+    assert any("Not annotated yet" in c.value for c in at.caption)
+
+    label_box(at, 1).set_value("deadlock").run()
+    assert stored(demo_project, item).value == {"contentions": {"1": "deadlock"}}
+    label_box(at, 0).set_value("race_condition").run()
+    ann = stored(demo_project, item)
+    assert ann.value == {"contentions": {"0": "race_condition", "1": "deadlock"}}
+    assert ann.status == "annotated" and ann.annotation_type == "tool_contention"
+    assert any("Saved" in c.value for c in at.caption)
+    assert any("2 labelled" in m.value for m in at.markdown)
+
+    at2 = open_page(make_app(demo_project, item=item), PAGE)  # a new session (a refresh)
+    assert label_box(at2, 0).value == "race_condition" and label_box(at2, 1).value == "deadlock"
+    label_box(at2, 0).set_value("unlabelled").run()
+    assert stored(demo_project, item).value == {"contentions": {"1": "deadlock"}}
+    label_box(at2, 1).set_value("unlabelled").run()
+    assert stored(demo_project, item) is None  # nothing labelled: back to "not annotated"
+    assert any("Not annotated yet" in c.value for c in at2.caption)
+
+
+def test_reviewed_nothing_to_flag_is_distinct(demo_project):
+    item = "trip-planner-001"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    clean = button(at, ":material/task_alt: Reviewed, nothing to flag")
+    assert not clean.disabled
+    clean.click().run()
+    ann = stored(demo_project, item)
+    assert ann.status == "reviewed_clean" and ann.value == {"contentions": {}}
+    assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
+    label_box(at, 0).set_value("benign").run()
+    ann = stored(demo_project, item)
+    assert ann.status == "annotated" and ann.value == {"contentions": {"0": "benign"}}
+    assert button(at, ":material/task_alt: Reviewed, nothing to flag").disabled  # labels first
+
+
+def test_chart_clicks_select_regions(demo_project):
+    item = "trip-planner-001"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    spec = json.loads(chart(at).proto.spec)
+    bars, markers = spec["data"]
+    assert bars["customdata"] == [f"call:{i}" for i in range(7)]
+    assert markers["customdata"] == ["region:0", "region:1", "region:1"]
+    assert spec["layout"]["xaxis"]["type"] == "date"
+    assert selected_heads(at) == []
+
+    click_chart(at, "call:6")  # Critic's read_itinerary, in region #1
+    assert len(selected_heads(at)) == 1 and "Region #1" in selected_heads(at)[0]
+    assert any("Call 6 is in region \\#1" in c.value for c in at.caption)
+    spec = json.loads(chart(at).proto.spec)
+    assert "▶ #1" in spec["data"][1]["text"]
+
+    click_chart(at, "region:0")
+    assert "Region #0" in selected_heads(at)[0]
+    click_chart(at, "call:3")  # book_flight: touches book_hotel but no overlap
+    assert "Region #0" in selected_heads(at)[0]  # selection kept
+    assert any("Call 3 is in no contention region" in c.value for c in at.caption)
+
+    # the keyboard way: "Show on chart" in the list, then zoom to it
+    button(at, "Show on chart").click().run()
+    assert "Region #1" in selected_heads(at)[0]
+    button(at, "Zoom to the selected region").click().run()
+    lo, hi = at.slider[0].value
+    assert lo <= 16 and hi >= 21 and (lo, hi) != (0.0, 21.0)
+    button(at, "Show the whole run").click().run()
+    assert at.slider[0].value == (0.0, 21.0)
+
+
+def test_resource_filter(demo_project):
+    at = open_page(make_app(demo_project, item="trip-planner-001"), PAGE)
+    at.multiselect[0].set_value(["shared_doc"]).run()
+    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #1"]
+    assert any("(1 of 2)" in m.value for m in at.markdown)
+    spec = json.loads(chart(at).proto.spec)
+    assert spec["data"][0]["customdata"] == ["call:5", "call:6"]
+
+
+def many_regions_project(tmp_path, n=25):
+    calls = []
+    for k in range(n):
+        calls += [{"agent": "A", "tool": "lock", "resource": f"r{k}", "start": 10 * k, "end": 10 * k + 5},
+                  {"agent": "B", "tool": "lock", "resource": f"r{k}", "start": 10 * k + 1, "end": 10 * k + 6}]
+    calls.append({"agent": "C", "tool": "late", "start": 5, "end": 1})
+    run = {"id": "busy", "text": "many regions",
+           "steps": [{"agent": "A", "content": "go"}, {"agent": "B", "content": "go"}], "calls": calls}
+    data = tmp_path / "busy.jsonl"
+    data.write_text(json.dumps(run) + "\n")
+    return write_project(tmp_path, data_files=[str(data)])
+
+
+def test_paged_list_follows_a_click_and_problems_are_listed(tmp_path):
+    project = many_regions_project(tmp_path)
+    at = open_page(make_app(project, item="busy"), PAGE)
+    labels = [s.label for s in at.selectbox if s.label.startswith("Label for")]
+    assert labels == [f"Label for region #{i}" for i in range(10)]
+    assert any("Page 1 of 3" in c.value for c in at.caption)
+    assert any(t.value.startswith("call 50 (C, late), not drawn: calls[50].end") for t in at.text)
+
+    click_chart(at, "call:45")  # region #22, on the third page
+    assert any("Page 3 of 3" in c.value for c in at.caption)
+    assert "Region #22" in selected_heads(at)[0]
+    label_box(at, 22).set_value("circular_wait").run()
+    assert stored(project, "busy").value == {"contentions": {"22": "circular_wait"}}
+    button(at, "◀").click().run()
+    label_box(at, 13).set_value("benign").run()
+    assert stored(project, "busy").value == {"contentions": {"13": "benign", "22": "circular_wait"}}
+
+    at2 = open_page(make_app(project, item="busy"), PAGE)
+    assert label_box(at2, 0).value == "unlabelled"
+    button(at2, "▶").click().run()
+    assert label_box(at2, 13).value == "benign"
+
+
+def test_run_without_calls(demo_project):
+    at = open_page(make_app(demo_project, item="whowhen-hand-crafted-33"), PAGE)
+    assert any("no timed tool calls" in i.value for i in at.info)
+    button(at, ":material/task_alt: Reviewed, nothing to flag").click().run()
+    assert stored(demo_project, "whowhen-hand-crafted-33").status == "reviewed_clean"

@@ -1,0 +1,158 @@
+"""trajectory_eval page (AppTest): MAST modes per step through the controls, the Parquet row,
+reopening, correct-again clearing, paging and step jump, reviewed-clean."""
+from __future__ import annotations
+
+import json
+
+from app.storage import AnnotationStore
+from app.ui.state import widget_key
+from app.values import REVIEWED_CLEAN
+from tests.conftest import make_app, open_page, write_project
+
+ITEM = "trip-planner-001"
+M11 = "Specification & System Design › 1.1 Disobey task specification"
+M32 = "Task Verification & Termination › 3.2 No or incomplete verification"
+
+
+def key(*parts, item=ITEM, scheme="mast_steps"):
+    return widget_key("traj", scheme, item, *parts)
+
+
+def stored(tmp_path, item=ITEM, scheme="mast_steps"):
+    return AnnotationStore(tmp_path / "annotations").load(item, "alice", scheme)
+
+
+def cards(at):
+    """The step cards' headers (the trace view's own step headers have no state in italics)."""
+    return [m.value for m in at.markdown if m.value.startswith("**Step ") and m.value.endswith("*")]
+
+
+def test_cards_modes_and_paging(demo_project):
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    assert len(cards(at)) == 10 and cards(at)[4].startswith("**Step 4** · ")
+    assert "FlightAgent" in cards(at)[4] and "not judged yet" in cards(at)[4]
+    ms = at.multiselect(key=key(4, "modes"))
+    assert len(ms.options) == 14 and ms.options[0] == M11 and ms.value == []
+    assert at.radio(key=key(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
+    assert any(m.value.startswith("**Score: 100 / 100**") for m in at.markdown)
+    # step text is the step's content, as plain text
+    assert any(t.value.startswith("Cheapest option is FR7102") for t in at.text)
+    at.number_input(key=key("jump")).set_value(12).run()
+    assert [c.split("**")[1] for c in cards(at)] == ["Step 10", "Step 11", "Step 12", "Step 13"]
+    at.button(key=key("prev")).click().run()
+    assert cards(at)[0].startswith("**Step 0**")
+
+
+def test_label_save_reopen_correct_again(demo_project):
+    tmp = demo_project.parent
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    at.radio(key=key(4, "corr")).set_value("incorrect").run()
+    at.multiselect(key=key(4, "modes")).select(0).run()
+    at.multiselect(key=key(4, "modes")).select(12).run()
+    at.selectbox(key=key(4, "sev")).select("major").run()
+    at.text_input(key=key(4, "why")).input("books a 06:40 flight").run()
+    at.radio(key=key(0, "corr")).set_value("correct").run()
+    assert not at.exception
+    ann = stored(tmp)
+    assert ann.status == "annotated"
+    assert ann.value == {"steps": [
+        {"step_index": 0, "agent": "Planner", "correctness": "correct", "errors": [], "severity": None,
+         "rationale": ""},
+        {"step_index": 4, "agent": "FlightAgent", "correctness": "incorrect",
+         "errors": [{"type": "Specification & System Design", "subtype": "1.1 Disobey task specification"},
+                    {"type": "Task Verification & Termination", "subtype": "3.2 No or incomplete verification"}],
+         "severity": "major", "rationale": "books a 06:40 flight"}], "score": 95}
+    assert any(m.value.startswith("**Score: 95 / 100**") for m in at.markdown)
+
+    again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    assert again.radio(key=key(4, "corr")).value == "incorrect"
+    assert again.multiselect(key=key(4, "modes")).value == [0, 12]  # M11, M32
+    assert again.selectbox(key=key(4, "sev")).value == "major"
+    assert again.text_input(key=key(4, "why")).value == "books a 06:40 flight"
+    assert again.radio(key=key(0, "corr")).value == "correct"
+    assert again.radio(key=key(1, "corr")).value is None
+    assert "incorrect, 2 failure modes, major" in cards(again)[4]
+
+    # correct again: modes and severity cleared in the stored value and in the widgets
+    again.radio(key=key(4, "corr")).set_value("correct").run()
+    assert again.multiselect(key=key(4, "modes")).value == []
+    assert again.selectbox(key=key(4, "sev")).value is None
+    assert again.multiselect(key=key(4, "modes")).disabled
+    assert stored(tmp).value["steps"][1] == {"step_index": 4, "agent": "FlightAgent", "correctness": "correct",
+                                             "errors": [], "severity": None, "rationale": "books a 06:40 flight"}
+    assert stored(tmp).value["score"] == 100
+    assert any(m.value.startswith("**Score: 100 / 100**") for m in again.markdown)
+
+    # clear both steps: nothing left is "not annotated"
+    again.button(key=key(4, "corr") + "\u241freset").click().run()
+    again.button(key=key(0, "corr") + "\u241freset").click().run()
+    assert stored(tmp) is None
+    assert again.radio(key=key(4, "corr")).value is None
+
+
+def test_label_on_a_later_page_and_reviewed_clean(demo_project):
+    tmp = demo_project.parent
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    at.button(key=key("next")).click().run()
+    at.radio(key=key(13, "corr")).set_value("incorrect").run()
+    at.multiselect(key=key(13, "modes")).select(11).run()  # 3.1 Premature termination
+    at.selectbox(key=key(13, "sev")).select("critical").run()
+    assert stored(tmp).value == {"steps": [
+        {"step_index": 13, "agent": "Planner", "correctness": "incorrect",
+         "errors": [{"type": "Task Verification & Termination", "subtype": "3.1 Premature termination"}],
+         "severity": "critical", "rationale": ""}], "score": 90}
+    at.button(key=key("clean")).click().run()
+    ann = stored(tmp)
+    assert ann.status == REVIEWED_CLEAN and ann.value == {"steps": [], "score": 100}
+    again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
+    again.button(key=key("next")).click().run()
+    assert again.radio(key=key(13, "corr")).value is None
+
+
+def test_step_text_key_fallbacks_without_score(tmp_path):
+    data = tmp_path / "runs.jsonl"
+    steps = [{"agent": "A", "thought": "thinking", "content": "said"},
+             {"agent": "B", "content": "only content"},
+             {"agent": "A", "action": "search_web('SF weather')"}]
+    data.write_text(json.dumps({"id": "r1", "text": "t", "steps": steps}) + "\n")
+    scheme = {"annotation_type": "trajectory_eval", "name": "steps", "step_text_key": "thought",
+              "correctness_options": ["ok", "wrong"],
+              "error_types": [{"name": "reasoning", "subtypes": ["logic"]}, "safety"]}
+    cfg = write_project(tmp_path, schemes=[scheme], data_files=[str(data)])
+    at = open_page(make_app(cfg, item="r1"), "trajectory_eval")
+    texts = [t.value for t in at.text]
+    assert "thinking" in texts and "only content" in texts and "search_web('SF weather')" in texts
+    assert not any(m.value.startswith("**Score") for m in at.markdown)
+    assert at.multiselect(key=key(2, "modes", item="r1", scheme="steps")).options == ["reasoning › logic", "safety"]
+    at.multiselect(key=key(2, "modes", item="r1", scheme="steps")).select(1).run()
+    at.radio(key=key(1, "corr", item="r1", scheme="steps")).set_value("ok").run()
+    assert stored(tmp_path, "r1", "steps").value == {"steps": [
+        {"step_index": 1, "agent": "B", "correctness": "ok", "errors": [], "severity": None, "rationale": ""},
+        {"step_index": 2, "agent": "A", "correctness": None, "errors": [{"type": "safety", "subtype": None}],
+         "severity": None, "rationale": ""}]}
+    # "ok" is the first option: marking step 2 ok clears its mode
+    at.radio(key=key(2, "corr", item="r1", scheme="steps")).set_value("ok").run()
+    assert stored(tmp_path, "r1", "steps").value["steps"][1]["errors"] == []
+
+
+def test_saved_labels_the_config_or_trace_no_longer_has_are_kept(demo_project):
+    from app.storage import Annotation
+    tmp = demo_project.parent
+    old = {"step_index": 2, "agent": "FlightAgent", "correctness": "incorrect",
+           "errors": [{"type": "Old category", "subtype": "x"}], "severity": "blocker", "rationale": ""}
+    moved = {"step_index": 3, "agent": "SomeoneElse", "correctness": "incorrect", "errors": [],
+             "severity": None, "rationale": "was another agent"}
+    AnnotationStore(tmp / "annotations").save(Annotation(ITEM, "alice", "mast_steps", "trajectory_eval",
+                                                         {"steps": [old, moved], "score": 100}))
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    ms = at.multiselect(key=key(2, "modes"))
+    assert ms.options[-1] == "Old category › x (not configured)" and ms.value == [14]
+    assert at.selectbox(key=key(2, "sev")).value == "blocker"
+    # step 3 is now FlightAgent's: the label is listed apart, not shown on the step
+    assert at.radio(key=key(3, "corr")).value is None
+    assert any("step 3 · SomeoneElse: incorrect" in t.value for t in at.text)
+    at.text_input(key=key(2, "why")).input("still wrong").run()
+    assert stored(tmp).value["steps"] == [dict(old, rationale="still wrong"), moved]
+    at.button(key=key("orphan", 3)).click().run()
+    assert [s["step_index"] for s in stored(tmp).value["steps"]] == [2]
