@@ -10,7 +10,9 @@ import importlib
 import sys
 
 # command name -> module in app.commands
-COMMANDS = {"check": "check", "derive": "derive", "serve": "serve", "token": "token"}
+COMMANDS = {"check": "check", "derive": "derive", "serve": "serve", "token": "token",
+            "summary": "summary", "export": "export", "import": "import_", "report": "report",
+            "convert": "convert"}
 
 
 def main(argv=None) -> int:

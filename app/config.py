@@ -15,6 +15,7 @@ import yaml
 
 from . import validators as v
 from .problems import Problem
+from .readers import FORMATS as READER_FORMATS
 from .registry import COMMON_KEYS, POTATO_IGNORED_SCHEME_KEYS, TYPES
 
 # Potato project keys that only shape Potato's own server or HTML.
@@ -35,7 +36,7 @@ ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
 KNOWN_TOP_KEYS = {"annotation_task_name", "data_files", "item_properties", "output_annotation_dir",
                   "task_dir", "annotation_schemes"}
-DATA_FORMATS = ("auto", "potato", "whowhen")
+DATA_FORMATS = ("auto", *READER_FORMATS)  # every reader module can be named by data_files[].data_format
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,13 @@ recovers both names for any pair, including names that contain ``->`` (``"a->b"`
 give ``a-\\>b->c``). Ordinary names (``gpt-4``, ``Planner``) appear verbatim.
 
 The graph is drawn with opaque node ids (``n0``..., ``e0``... behind a per-scheme prefix),
-never with agent names, and with empty titles: streamlit-agraph inserts a title as HTML and
-opens it with ``window.open`` on double-click. Every handoff pair gets a small "handle" node
-at its midpoint, because the component reports node clicks only; the edge is drawn as two
-straight segments through it. No Streamlit here: the page turns these dicts into agraph objects.
+never with agent names, and with no titles at all: streamlit-agraph inserts a title as HTML
+and passes it to ``window.open`` on double-click (without one, its handler stops harmlessly),
+and vis-network would show even an empty title as a tooltip. Labels are drawn on the canvas
+as plain text (no ``font.multi``), so a name there cannot become markup. Every handoff pair
+gets a small "handle" node near its midpoint, because the component reports node clicks only;
+the edge is drawn as two straight segments through it. No Streamlit here: the page turns
+these dicts into agraph objects.
 """
 from __future__ import annotations
 
@@ -106,6 +109,7 @@ def normalize(value: Any, agents: Iterable[str] = ()) -> dict:
                 except ValueError:
                     continue
                 edges[edge_key(a, b)] = state
+
     def sort_key(k):
         a, b = parse_edge_key(k)
         return (order.get(a, len(order)), a, order.get(b, len(order)), b)
@@ -181,13 +185,13 @@ def summarize(value: Any, agents: Iterable[str], edges: Iterable[tuple[str, str,
     counts = {(a, b): n for a, b, n in edges}
     flagged, elsewhere = [], []
     for a, b, _ in edges:
-        st = edge_state(v, a, b)
-        if st != NORMAL:
-            flagged.append((a, b, st, counts[(a, b)]))
-    for k, st in v["edges"].items():
+        state = edge_state(v, a, b)
+        if state != NORMAL:
+            flagged.append((a, b, state, counts[(a, b)]))
+    for k, state in v["edges"].items():
         a, b = parse_edge_key(k)
         if (a, b) not in counts:
-            elsewhere.append((a, b, st))
+            elsewhere.append((a, b, state))
     return Summary([a for a in v["critical_nodes"] if a in known],
                    [a for a in v["critical_nodes"] if a not in known], flagged, elsewhere)
 
@@ -357,34 +361,34 @@ def short_label(name: str, limit: int = LABEL_LIMIT) -> str:
 
 
 def drawing(lay: Layout, value: Any) -> tuple[list[dict], list[dict]]:
-    """Node and edge option dicts for vis-network: positions fixed, no titles, text states."""
+    """Node and edge option dicts for vis-network: positions fixed, no titles, states in words."""
     agents = [n.agent for n in lay.nodes]
     v = normalize(value, agents)
     font = {"size": 17, "color": "#1f2430", "strokeWidth": 4, "strokeColor": "#ffffff"}
     nodes: list[dict] = []
     for n in lay.nodes:
         crit = n.agent in v["critical_nodes"]
-        label = short_label(n.agent) + (f"\n★ critical path" if crit else "") + f"\n{n.steps} step" + (
+        label = short_label(n.agent) + ("\n★ critical path" if crit else "") + f"\n{n.steps} step" + (
             "" if n.steps == 1 else "s")
-        nodes.append({"id": n.id, "label": label, "title": "", "x": n.x, "y": n.y,
+        nodes.append({"id": n.id, "label": label, "x": n.x, "y": n.y,
                       "size": n.size if not crit else n.size + 4, "shape": "star" if crit else "dot",
                       "color": NODE_COLOUR[crit], "borderWidth": 3 if crit else 1, "font": font,
                       "physics": False, "fixed": {"x": True, "y": True}})
     edges: list[dict] = []
     for e in lay.edges:
-        st = edge_state(v, e.src, e.dst)
-        colour = EDGE_COLOUR[st]
-        mark = STATE_MARK[st]
+        state = edge_state(v, e.src, e.dst)
+        colour = EDGE_COLOUR[state]
+        mark = STATE_MARK[state]
         label = f"{e.count}×" + (f" {mark}" if mark else "")
-        nodes.append({"id": e.id, "label": label, "title": "", "x": e.x, "y": e.y, "shape": "box",
-                      "size": 8, "margin": 4, "borderWidth": 2 if st == NORMAL else 3,
-                      "shapeProperties": {"borderDashes": [4, 3] if st == PROBLEMATIC else False},
+        nodes.append({"id": e.id, "label": label, "x": e.x, "y": e.y, "shape": "box",
+                      "size": 8, "margin": 4, "borderWidth": 2 if state == NORMAL else 3,
+                      "shapeProperties": {"borderDashes": [4, 3] if state == PROBLEMATIC else False},
                       "color": {"background": "#ffffff", "border": colour,
                                 "highlight": {"background": "#fff3c4", "border": colour}},
                       "font": {"size": 14, "color": "#1f2430"},
                       "physics": False, "fixed": {"x": True, "y": True}})
         src, dst = lay.node_of(e.src).id, lay.node_of(e.dst).id
-        common = {"color": colour, "width": e.width, "dashes": st == PROBLEMATIC, "smooth": False,
+        common = {"color": colour, "width": e.width, "dashes": state == PROBLEMATIC, "smooth": False,
                   "selectionWidth": 0}
         edges.append({"source": src, "to": e.id, "arrows": {"to": {"enabled": False}}, **common})
         edges.append({"source": e.id, "to": dst, "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
@@ -411,7 +415,7 @@ def _padding(lay: Layout, nodes: list[dict], font_size: int, prefix: str) -> lis
         bottom = y + below if bottom is None else max(bottom, y + below)
     clear = {"background": "rgba(0,0,0,0)", "border": "rgba(0,0,0,0)",
              "highlight": {"background": "rgba(0,0,0,0)", "border": "rgba(0,0,0,0)"}}
-    return [{"id": f"{prefix}pad{i}", "label": "", "title": "", "x": round(x, 1), "y": round(y, 1),
+    return [{"id": f"{prefix}pad{i}", "label": "", "x": round(x, 1), "y": round(y, 1),
              "shape": "dot", "size": 1, "color": clear, "borderWidth": 0, "chosen": False,
              "physics": False, "fixed": {"x": True, "y": True}}
             for i, (x, y) in enumerate([(left, top), (right, bottom)])]

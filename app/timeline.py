@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 from .contention import Call, Region

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -203,7 +202,7 @@ def test_drawing_is_safe_and_text_carries_state():
     ids = [n["id"] for n in nodes]
     assert len(ids) == len(set(ids))
     for n in nodes:
-        assert n["title"] == ""  # never HTML, never a URL for double-click to open
+        assert "title" not in n  # never HTML, never a URL for double-click to open
         assert INJECTED not in n["id"] and n["id"].startswith("g3-")
         assert n["physics"] is False and n["fixed"] == {"x": True, "y": True}
     by_id = {n["id"]: n for n in nodes}

@@ -117,3 +117,23 @@ def test_agent_names_are_escaped_in_labels(tmp_path):
     ann = AnnotationStore(tmp_path / "annotations").load("r1", "alice", "graph")
     assert ann.value == {"critical_nodes": [], "edges": {"b-\\>c->**bold** [link](http://x) <b\\>": "critical"}}
     assert graph.parse_edge_key(next(iter(ann.value["edges"]))) == ("b->c", name)
+
+
+def test_what_reaches_the_component_carries_no_title_and_no_name_outside_labels(tmp_path):
+    import json
+
+    from tests.conftest import write_project
+    inj = '<img src=x onerror="alert(1)">'
+    data = tmp_path / "runs.jsonl"
+    data.write_text(json.dumps({"id": "r1", "text": "t", "steps": [
+        {"agent": "A", "content": "a"}, {"agent": inj, "content": "b"}, {"agent": "A", "content": "c"}]}) + "\n")
+    at = open_page(make_app(write_project(tmp_path, data_files=[str(data)])), PAGE)
+    (el,) = at.get("component_instance")
+    args = json.loads(el.proto.json_args)
+    drawn = json.loads(args["data"])
+    for node in drawn["nodes"]:
+        assert "title" not in node and node["id"].startswith("g2-")
+        assert inj not in json.dumps({k: v for k, v in node.items() if k != "label"})
+    assert any(node["label"].startswith(inj[:20]) for node in drawn["nodes"])  # on the canvas, as text
+    assert all("width" in e and "value" not in e for e in drawn["edges"])
+    assert inj not in args["config"]

@@ -108,3 +108,13 @@ def test_entries_made_on_other_data_are_reported_not_attached(tmp_path):
     at.radio(key=_key(1, "quality", item="r")).set_value(3).run()
     assert _stored(tmp_path, "r").value == [
         {"index": 1, "step": 2, "from": "B", "to": "A", "flags": [], "quality": 3}]
+
+
+def test_show_step_turns_the_trace_view(tmp_path):
+    steps = [{"agent": "A" if i < 45 else "B", "content": f"s{i}"} for i in range(50)]
+    data = tmp_path / "run.jsonl"
+    data.write_text(json.dumps({"id": "r", "text": "t", "steps": steps}) + "\n")
+    at = open_page(make_app(write_project(tmp_path, data_files=[str(data)]), item="r"), PAGE)
+    assert not any(m.value.startswith("**Step 45**") for m in at.markdown)
+    at.button(key=_key(0, "show", item="r")).click().run()
+    assert any(m.value.startswith("**Step 45**") for m in at.markdown)

@@ -3,6 +3,7 @@ value on disk, a new session (a refresh) shows it again."""
 import pandas as pd
 
 from app.storage import AnnotationStore
+from app.ui.state import widget_key
 from tests.conftest import make_app, open_page, write_project
 
 
@@ -98,7 +99,7 @@ def test_radio_likert_multiselect_text(demo_project):
 def test_item_navigation_and_done(demo_project):
     at = open_page(make_app(demo_project), "radio")
     first = at.query_params["item"]
-    at.sidebar.button(key=[b.key for b in at.sidebar.button if "Next" in b.label][0]).click().run()
+    at.sidebar.button(key=widget_key("nav", "next")).click().run()
     assert at.query_params["item"] != first
     at.button(key=[b.key for b in at.button if "Done with this item" in b.label][0]).click().run()
     df = pd.read_parquet(demo_project.parent / "annotations")
@@ -142,3 +143,13 @@ def test_broken_project_shows_problems_not_a_traceback(tmp_path):
     assert not at.exception
     assert "could not be loaded" in at.error[0].value
     assert any("data file not found" in t.value for t in at.text)
+
+
+def test_next_surface_and_shortcuts_listed(demo_project):
+    at = open_page(make_app(demo_project), "radio")
+    nxt = at.sidebar.button(key=widget_key("nav", "surface-next"))
+    assert nxt.proto.shortcut  # reachable from the keyboard
+    nxt.click().run()
+    assert not at.exception
+    assert at.title[0].value == "Failure attribution"  # the next type in the project's order
+    assert any("Alt+N" in m.value for m in at.sidebar.markdown)

@@ -74,7 +74,11 @@ def test_json_list_and_broken_json(tmp_path):
     items, problems = read_file(p)
     assert items[0].id == "1" and items[0].text == "turn 1\nturn 2"
     assert problems[0].where == "item 1"
-    p.write_text('[{"id": 1}')
+    p.write_text('[{"id": 1}')  # cut short: the complete elements are still read, with a warning
+    items, problems = read_file(p)
+    assert [i.id for i in items] == ["1"] and problems[0].where.startswith("line 1, column")
+    assert problems[0].level == "warning" and "cut short" in problems[0].message
+    p.write_text('[{"id": ')
     items, problems = read_file(p)
     assert items == [] and problems[0].where.startswith("line 1, column")
 

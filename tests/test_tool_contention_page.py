@@ -2,8 +2,6 @@
 row holds exactly the documented value, a new session shows it; chart clicks select regions."""
 import json
 
-from streamlit.proto.WidgetStates_pb2 import WidgetStates
-
 from app.storage import AnnotationStore
 from tests.conftest import make_app, open_page, write_project
 
@@ -29,7 +27,10 @@ def chart(at):
 
 
 def click_chart(at, customdata):
-    """What the browser sends when a point is clicked: the chart's selection state."""
+    """What the browser sends when a point is clicked: the chart's selection state.
+
+    AppTest has no click API for charts (they are unknown elements), so this adds the
+    chart's widget state to the next run by hand (private AppTest API: _tree, _run)."""
     states = at._tree.get_widget_states()
     w = states.widgets.add()
     w.id = chart(at).proto.id

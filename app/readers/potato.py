@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..trace import Item
 
 NAME = "potato"
+SHAPE = "an item object with its id under id_key"
 
 
 def detect(record) -> bool:

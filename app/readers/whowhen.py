@@ -13,6 +13,7 @@ from pathlib import Path
 from ..trace import Item, agent_name
 
 NAME = "whowhen"
+SHAPE = 'a Who&When run ({"history": [...], "question", "mistake_agent", ...})'
 _TAGGED = re.compile(r"^\s*(.*?)\s*\((.*)\)\s*$")
 _GENERIC_ROLES = {"user", "assistant", "system", "tool", "function"}
 

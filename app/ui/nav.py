@@ -55,7 +55,35 @@ def progress_rows(ws: Workspace, who: str) -> list[dict]:
              "task": excerpt(it.text, 80)} for it in ws.items]
 
 
-def sidebar(ws: Workspace) -> None:
+SHORTCUTS = {
+    "previous item": "Alt+P", "next item": "Alt+N", "done with this item": "Alt+D",
+    "previous surface": "Alt+K", "next surface": "Alt+J",
+}
+KEYS_HELP = """
+| key | does |
+|---|---|
+| Alt+N / Alt+P | next / previous item |
+| Alt+J / Alt+K | next / previous surface (page) |
+| Alt+D | done with this item, go to the next |
+| Tab / Shift+Tab | move between controls |
+| Space | toggle a checkbox or press a button |
+| ← → ↑ ↓ | change the choice of a radio or segmented control |
+| Enter, type, Enter | open a dropdown, filter its options, pick |
+"""
+
+
+def surface_neighbours(ws: Workspace, current: str | None) -> tuple[st.Page | None, st.Page | None]:
+    """The annotation pages before and after the current type, in project order."""
+    pages = annotation_pages(ws)
+    types = [t for t in ws.project.types() if TYPES[t].page and (shell.ROOT / TYPES[t].page).exists()]
+    if current not in types:
+        return None, (pages[0] if pages else None)
+    i = types.index(current)
+    return (pages[i - 1] if i > 0 else None), (pages[i + 1] if i + 1 < len(pages) else None)
+
+
+def sidebar(ws: Workspace, current: str | None = None) -> None:
+    """Who is signed in, progress, the item picker, item and surface navigation with shortcuts."""
     who = shell.annotator()
     with st.sidebar:
         if not who:
@@ -78,9 +106,23 @@ def sidebar(ws: Workspace) -> None:
                      format_func=lambda i: ("✓ " if i in done else "• ") + excerpt(i, 60))
         c1, c2 = st.columns(2)
         prev, nxt = shell.neighbour(ws, item.id, -1), shell.neighbour(ws, item.id, 1)
-        if c1.button("◀ Previous", key=widget_key("nav", "prev"), disabled=prev is None, width="stretch"):
+        if c1.button("◀ Item", key=widget_key("nav", "prev"), disabled=prev is None, width="stretch",
+                     shortcut=SHORTCUTS["previous item"], help="Previous item"):
             shell.go_to(prev)
             st.rerun()
-        if c2.button("Next ▶", key=widget_key("nav", "next"), disabled=nxt is None, width="stretch"):
+        if c2.button("Item ▶", key=widget_key("nav", "next"), disabled=nxt is None, width="stretch",
+                     shortcut=SHORTCUTS["next item"], help="Next item"):
             shell.go_to(nxt)
             st.rerun()
+        before, after = surface_neighbours(ws, current)
+        c3, c4 = st.columns(2)
+        if c3.button("◀ Page", key=widget_key("nav", "surface-prev"), disabled=before is None,
+                     width="stretch", shortcut=SHORTCUTS["previous surface"],
+                     help=f"Previous surface: {before.title}" if before else None):
+            st.switch_page(before)
+        if c4.button("Page ▶", key=widget_key("nav", "surface-next"), disabled=after is None,
+                     width="stretch", shortcut=SHORTCUTS["next surface"],
+                     help=f"Next surface: {after.title}" if after else None):
+            st.switch_page(after)
+        with st.expander(":material/keyboard: Keyboard shortcuts"):
+            st.markdown(KEYS_HELP)

@@ -34,7 +34,7 @@ def annotation_page(type_name: str, render_scheme: Renderer) -> None:
     ws = shell.workspace()
     shell.require_annotator()
     item = shell.current_item(ws)
-    nav.sidebar(ws)
+    nav.sidebar(ws, type_name)
     st.title(TYPES[type_name].title)
     if item is None:
         st.info("The project has no items.")
@@ -62,7 +62,8 @@ def done_button(ws: Workspace, item: Item) -> None:
     """Mark the item done for this annotator and move on to the next one."""
     nxt = shell.neighbour(ws, item.id, 1)
     label = "Done with this item → next" if nxt else "Done with this item"
-    if st.button(label, key=state.widget_key("done", item.id), type="primary", width="stretch"):
+    if st.button(label, key=state.widget_key("done", item.id), type="primary", width="stretch",
+                 shortcut=nav.SHORTCUTS["done with this item"]):
         shell.save(ws, item, shell.DONE, "_item", {"done": True})
         if nxt:
             shell.go_to(nxt)

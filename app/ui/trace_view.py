@@ -1,11 +1,16 @@
 """The trace beside every surface: numbered steps, agent as text in a stable colour,
-long contents collapsed, tool calls pretty-printed, paged for long runs."""
+long contents collapsed, tool calls pretty-printed, paged for long runs.
+
+Steps that record their LLM input (span traces) show each agent's conversation once, as a
+prefix tree (app/conversation.py): only the input messages new since that agent's earlier
+calls, repeats folded into references, the full input one click away."""
 from __future__ import annotations
 
 import json
 
 import streamlit as st
 
+from .. import conversation
 from ..derive import Derivation
 from ..trace import UNKNOWN_AGENT, Item
 from . import state
@@ -25,6 +30,48 @@ def show_step_page(item_id: str, step_index: int) -> None:
     st.session_state[state.STEP_PAGE][item_id] = step_index // PAGE_SIZE
 
 
+def _long_text(text: str, label: str) -> None:
+    if len(text) > COLLAPSE_AT:
+        st.text(text[:240].rstrip() + " …")
+        with st.expander(f"{label} ({len(text):,} characters)"):
+            st.text(text)
+    else:
+        st.text(text)
+
+
+def _input(item_id: str, s, sv: conversation.StepView) -> None:
+    """The new part of a step's input; earlier messages only referred to."""
+    msgs = conversation.messages_of(s.raw) or []
+    if sv.new_thread:
+        st.caption(f"New conversation thread of {md(sv.agent, 60)}"
+                   + (f" · {len(msgs)} input messages" if msgs else ""))
+    else:
+        note = f"Input: {sv.known} earlier message(s) of this conversation not repeated"
+        if sv.branch_of is not None:
+            note += f" · branches from step {sv.branch_of} (its later messages are not in this input)"
+        st.caption(note)
+    for p in range(sv.known, len(msgs)):
+        role, text = msgs[p]
+        echo = sv.echoes.get(p)
+        who = f"{md(role or 'message', 30)} · message {p}"
+        if echo is not None and not echo.partial:
+            what = "its output" if echo.pos is None else f"its input message {echo.pos}"
+            st.caption(f"{who}: repeats step {echo.step} ({what}), {len(text):,} characters")
+            continue
+        st.caption(who)
+        if echo is not None:
+            text = (text[:echo.start] + f"[… output of step {echo.step}, {echo.end - echo.start:,} characters …]"
+                    + text[echo.end:])
+        _long_text(text, "Full message")
+    if msgs and (sv.known or sv.echoes):
+        key = state.widget_key("trace", item_id, "full_input", s.index)
+        if st.toggle(f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)", key=key):
+            for p, (role, text) in enumerate(msgs):
+                st.caption(f"{md(role or 'message', 30)} · message {p}")
+                st.text(text)
+    st.caption("Output")
+
+
 def render(item: Item, d: Derivation) -> None:
     state.init()
     st.markdown(f"**Item** {md(item.id, 80)}")
@@ -36,6 +83,10 @@ def render(item: Item, d: Derivation) -> None:
     if d.tool_calls:
         summary += f" · {len(d.tool_calls)} tool calls"
     st.caption(summary)
+    view = conversation.build(d.steps)
+    if view.has_inputs:
+        st.caption(f"Conversations shown once per agent: {view.shown_chars:,} of {view.raw_chars:,} "
+                   f"characters in the raw steps ({view.saved:.0%} not repeated)")
     if d.unknown_steps:
         st.warning(f"{d.unknown_steps} step(s) name no agent; they are shown as {UNKNOWN_AGENT}.")
     for p in d.problems:
@@ -61,15 +112,14 @@ def render(item: Item, d: Derivation) -> None:
     for s in d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
         with st.container(border=True):
             st.markdown(f"**Step {s.index}** · {agent_badge(s.agent)}")
+            sv = view.steps[s.index] if s.index < len(view.steps) else None
+            if sv is not None and sv.has_input:
+                _input(item.id, s, sv)
             text = s.text
             if not text:
                 st.caption("(no text)")
-            elif len(text) > COLLAPSE_AT:
-                st.text(text[:240].rstrip() + " …")
-                with st.expander(f"Full text ({len(text):,} characters)"):
-                    st.text(text)
             else:
-                st.text(text)
+                _long_text(text, "Full text")
             for tc in calls_by_step.get(s.index, []):
                 args = tc.arguments if isinstance(tc.arguments, str) else json.dumps(
                     tc.arguments, indent=2, ensure_ascii=False, default=str)

@@ -79,3 +79,40 @@ def test_click_bar_selects_region_then_label_it(server, page):
     pg.get_by_label("Label for region #1").wait_for()
     assert pg.get_by_label("Label for region #1").input_value() == "deadlock"
     assert pg.get_by_label("Label for region #0").input_value() == "unlabelled"
+
+
+def test_html_in_trace_names_is_text_in_the_chart(tmp_path, browser):
+    import json
+
+    from tests.browser.conftest import Server
+    from tests.conftest import write_project
+
+    evil = '<img src=x onerror="window.__pwned=1">'
+    run = {"id": "evil", "text": "t", "steps": [{"agent": evil, "content": "hi"}],
+           "calls": [{"agent": evil, "tool": "<b>t</b>", "resource": "db", "start": 0, "end": 5},
+                     {"agent": "B", "tool": "<a href='javascript:window.__pwned=2'>x</a>", "resource": "db",
+                      "start": 1, "end": 4}]}
+    data = tmp_path / "evil.jsonl"
+    data.write_text(json.dumps(run) + "\n")
+    srv = Server(write_project(tmp_path, data_files=[str(data)])).start()
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        pg = ctx.new_page()
+        pg.goto(f"{srv.url}/tool_contention?annotator=alice&item=evil")
+        wait_app(pg)
+        pg.locator(".js-plotly-plot .barlayer .point").first.wait_for()
+        ticks = pg.locator(".js-plotly-plot .ytick text").all_text_contents()
+        assert any(t.startswith("<img src=x onerror=") for t in ticks), ticks
+        bars = pg.locator(".js-plotly-plot .barlayer .point")
+        for i in range(bars.count()):  # hover labels render too
+            box = bars.nth(i).bounding_box()
+            pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            pg.wait_for_timeout(200)
+        click_centre(pg, bars.nth(1))
+        wait_app(pg)
+        assert pg.evaluate("() => window.__pwned") is None
+        assert pg.locator(".js-plotly-plot img").count() == 0
+        assert pg.locator(".js-plotly-plot a").count() == 0
+    finally:
+        ctx.close()
+        srv.stop()

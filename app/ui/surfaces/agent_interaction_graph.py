@@ -36,8 +36,10 @@ def _nodes_and_edges(lay: graph.Layout, value: dict) -> tuple[list[Node], list[E
     nodes = []
     for spec in node_specs:
         spec = dict(spec)
-        node = Node(id=spec.pop("id"), **{k: v for k, v in spec.items() if k != "title"})
-        node.title = ""  # Node() replaces an empty title by the id; the component inserts titles as HTML
+        node = Node(id=spec.pop("id"), **spec)
+        # Node() sets the title to the id when none is given; the component would insert it as
+        # HTML and window.open() it on double-click. Without a title neither happens.
+        vars(node).pop("title", None)
         nodes.append(node)
     edges = []
     for spec in edge_specs:
@@ -103,10 +105,8 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                    "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
                    "The controls below do the same with the keyboard.")
 
-    s = graph.summarize(value, agents, d.edges)
-    with st.container(border=False):
-        for line in summary_lines(s):
-            st.markdown(line)
+    for line in summary_lines(graph.summarize(value, agents, d.edges)):  # the live summary, in words
+        st.markdown(line)
 
     if agents:
         _node_controls(agents, d.step_counts, value, key, commit, current)

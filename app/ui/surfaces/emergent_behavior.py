@@ -90,7 +90,7 @@ def _behavior(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
         if value != bh.build(bh.parse(before), behaviors):
             save(value)
 
-    c1, c2, c3, c4 = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([1, 1, 1.2, 1.45], vertical_alignment="bottom")
     c1.number_input("From step", min_value=valid[0], max_value=valid[-1], value=valid[0], step=1, key=k_from)
     c2.number_input("To step", min_value=valid[0], max_value=valid[-1], value=valid[0], step=1, key=k_to)
     c3.button("Add range", key=_k(scheme, item, b, "add"), on_click=by_range, args=(True,), width="stretch",

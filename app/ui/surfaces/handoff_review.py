@@ -101,7 +101,7 @@ def _card(card: handoff.Card, value, flags, scale, key, current, commit, item) -
             _step_text(f"Last step of {md(h.src)} (step {card.last_of_src.index})", card.last_of_src)
         with right:
             _step_text(f"First step of {md(h.dst)} (step {card.first_of_dst.index})", card.first_of_dst)
-        cols = st.columns(min(len(flags), 4) or 1)
+        cols = st.columns(min(len(flags), 2) or 1)
         for i, f in enumerate(flags):
             cols[i % len(cols)].checkbox(md(f), key=k_flags[f], on_change=changed)
         extra = [f for f in entry["flags"] if f not in flags]
@@ -112,5 +112,6 @@ def _card(card: handoff.Card, value, flags, scale, key, current, commit, item) -
         st.radio(f"Quality of handoff {h.index}", [NOT_RATED] + list(range(1, scale + 1)), key=k_quality,
                  horizontal=True, on_change=changed,
                  format_func=lambda n: "not rated" if n == NOT_RATED else str(n))
-        st.button(f"Show step {card.first_of_dst.index} in the trace", key=key(h.index, "show"),
-                  on_click=trace_view.show_step_page, args=(item.id, card.first_of_dst.index))
+        if st.button(f"Show step {card.first_of_dst.index} in the trace", key=key(h.index, "show")):
+            trace_view.show_step_page(item.id, card.first_of_dst.index)
+            st.rerun()  # the whole page: the trace view is outside this surface

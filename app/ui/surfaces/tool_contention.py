@@ -148,6 +148,8 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         st.caption("Bars are calls (labelled with their tool; ⚠#N and hatching: in contention region N). "
                    "Shaded boxes with a ◆#N marker are contention regions. Click a bar or a marker to "
                    "select its region in the list.")
+    elif bounds is None:
+        st.info("No call has a usable start and end time, so there is nothing to draw (see the problems below).")
     else:
         st.info("No calls in this window or on these resources.")
     for note in t.notes:

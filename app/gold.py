@@ -1,0 +1,151 @@
+"""Accuracy of annotators' failure attributions against the gold labels items carry.
+
+Gold shapes read (``Item.gold``):
+
+- Who&When: ``{"mistake_agent", "mistake_step" (int step index), "mistake_reason"}``;
+- TRAIL / AgentRx: ``{"failures": [{"step", "agent", "category", "root_cause", "impact", ...}],
+  "mistake_agent", "mistake_step"}``. Where ``mistake_agent`` / ``mistake_step`` are missing,
+  the failure marked ``root_cause`` (else the earliest failure) stands in for them.
+
+Measures, per annotator, as the Who&When paper reports them (Zhang et al., ICML 2025):
+
+- ``agent_accuracy``: the responsible agent named equals the gold agent (names compared with
+  surrounding blanks removed and case ignored), over the items with a gold agent that the
+  annotator attributed;
+- ``step_accuracy``: the decisive step equals the gold step, over the items with a gold step the
+  annotator attributed; ``step_accuracy_within_k``: it is within ±k steps;
+- an attribution with no agent (or no step) counts as wrong for that measure; items the
+  annotator marked "reviewed, nothing to attribute" count as wrong on both (gold says the run
+  failed); items without an attribution from the annotator are not counted (``n`` says how many
+  were);
+- where gold lists several failures: ``failure_step_hit``: the decisive step is one of the gold
+  failure steps (±k), and ``step_tag_recall``: of the gold failure steps, the share the annotator
+  tagged with a failure mode in a step review (trajectory_eval).
+
+The confusion between agents pairs each gold agent with the agent the annotator named.
+
+No Streamlit here: plain rows in, plain dicts out.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+NO_AGENT = "(none)"
+
+
+def _int(x: Any) -> int | None:
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
+        return int(x.strip())
+    return None
+
+
+def _name(x: Any) -> str | None:
+    if x is None or (isinstance(x, float) and x != x):
+        return None
+    s = str(x).strip()
+    return s or None
+
+
+def same_agent(a: Any, b: Any) -> bool:
+    a, b = _name(a), _name(b)
+    return a is not None and b is not None and a.casefold() == b.casefold()
+
+
+def normalize(gold: dict | None) -> dict | None:
+    """{"agent", "step", "failures": [{"step", "agent"}]} from an item's gold, or None."""
+    if not isinstance(gold, dict):
+        return None
+    failures = []
+    for f in gold.get("failures") or []:
+        if isinstance(f, dict):
+            failures.append({"step": _int(f.get("step")), "agent": _name(f.get("agent")),
+                             "root_cause": bool(f.get("root_cause"))})
+    agent, step = _name(gold.get("mistake_agent")), _int(gold.get("mistake_step"))
+    if (agent is None or step is None) and failures:
+        ranked = sorted(failures, key=lambda f: (not f["root_cause"], f["step"] is None, f["step"] or 0))
+        agent = agent if agent is not None else ranked[0]["agent"]
+        step = step if step is not None else ranked[0]["step"]
+    if agent is None and step is None and not failures:
+        return None
+    return {"agent": agent, "step": step, "failures": failures}
+
+
+def _rate(hits: int, n: int) -> float | None:
+    return hits / n if n else None
+
+
+def accuracy(attributions: Iterable[dict], golds: dict[str, dict], k: int = 1,
+             step_tags: dict[tuple[str, str], set[int]] | None = None) -> dict:
+    """Per-annotator accuracy, the agent confusion and a per-item table.
+
+    `attributions`: rows ``{"item_id", "annotator", "agent", "step", "status"}`` (one per
+    item and annotator); `golds`: item id -> :func:`normalize` output; `step_tags`:
+    (item id, annotator) -> step indices tagged with a failure mode.
+    """
+    per: dict[str, dict[str, int]] = {}
+    confusion: dict[tuple[str, str], int] = {}
+    rows = []
+    for a in attributions:
+        g = golds.get(a["item_id"])
+        if not g:
+            continue
+        who = a["annotator"]
+        c = per.setdefault(who, {"n": 0, "n_agent": 0, "agent": 0, "n_step": 0, "step": 0, "near": 0,
+                                 "n_fail": 0, "fail_hit": 0})
+        c["n"] += 1
+        agent, step = _name(a.get("agent")), _int(a.get("step"))
+        row = {"item_id": a["item_id"], "annotator": who, "gold_agent": g["agent"], "agent": agent,
+               "gold_step": g["step"], "step": step, "agent_correct": None, "step_correct": None,
+               "step_within_k": None}
+        if g["agent"] is not None:
+            ok = same_agent(agent, g["agent"])
+            c["n_agent"] += 1
+            c["agent"] += ok
+            row["agent_correct"] = ok
+            key = (g["agent"], agent or NO_AGENT)
+            confusion[key] = confusion.get(key, 0) + 1
+        if g["step"] is not None:
+            c["n_step"] += 1
+            exact = step is not None and step == g["step"]
+            near = step is not None and abs(step - g["step"]) <= k
+            c["step"] += exact
+            c["near"] += near
+            row["step_correct"], row["step_within_k"] = exact, near
+        fsteps = [f["step"] for f in g["failures"] if f["step"] is not None]
+        if fsteps:
+            c["n_fail"] += 1
+            c["fail_hit"] += step is not None and any(abs(step - s) <= k for s in fsteps)
+        rows.append(row)
+
+    recall: dict[str, list[int]] = {}
+    for (item_id, who), tagged in (step_tags or {}).items():
+        g = golds.get(item_id)
+        fsteps = {f["step"] for f in (g or {}).get("failures", []) if f["step"] is not None}
+        if not fsteps:
+            continue
+        r = recall.setdefault(who, [0, 0])
+        r[0] += len(fsteps & set(tagged))
+        r[1] += len(fsteps)
+
+    out: dict[str, dict] = {}
+    for who in sorted(set(per) | set(recall)):
+        c = per.get(who, {"n": 0, "n_agent": 0, "agent": 0, "n_step": 0, "step": 0, "near": 0,
+                          "n_fail": 0, "fail_hit": 0})
+        res = {"n": c["n"], "agent_accuracy": _rate(c["agent"], c["n_agent"]),
+               "step_accuracy": _rate(c["step"], c["n_step"]),
+               "step_accuracy_within_k": _rate(c["near"], c["n_step"]), "k": k,
+               "n_agent": c["n_agent"], "n_step": c["n_step"]}
+        if c["n_fail"]:
+            res["failure_step_hit"] = _rate(c["fail_hit"], c["n_fail"])
+        if who in recall:
+            res["step_tag_recall"] = _rate(*recall[who])
+        out[who] = res
+    conf = [{"gold_agent": g, "annotated_agent": p, "count": n}
+            for (g, p), n in sorted(confusion.items(), key=lambda x: (x[0][0], x[0][1]))]
+    return {"by_annotator": out, "confusion": conf, "items": rows}

@@ -1,0 +1,763 @@
+"""The summary of a study: progress, rollups per annotation type, agreement, accuracy against gold.
+
+`summarize(ws, df)` takes the workspace and the store's rows (app/labels.frame) and returns
+one JSON-ready dict; `python -m app summary --json` prints it, the summary page and the HTML
+report draw it. Every table is a list of records (column -> value), so each chart has its
+numbers beside it.
+
+Conventions (see also app/agreement.py and app/gold.py):
+
+- Judgements are rows with status ``annotated`` or ``reviewed_clean``; a reviewed-clean row is
+  an empty judgement (no flag, no label) and takes part in rates and agreement.
+- Positional labels are attached to the object they name only when the stored object still
+  matches the trace (handoff index, step and agents; region index): others are counted as
+  ``stale`` and left out.
+- Mean and 95 % interval: mean ± t(0.975, n-1) · sd / √n over every score given (runs ×
+  annotators); no interval for a single score.
+- Decisive-step position: step / (steps - 1), 0 = first step, 1 = last.
+- MAST tags are attributed to the agent acting at the tagged step in the trace (derive()).
+- Disagreements: a categorical or set judgement differing between annotators; a score differing
+  by 2 points or more; decisive steps further apart than k.
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from . import agreement as ag
+from . import gold as goldmod
+from .derive import Derivation, derive, scheme_keys
+from .labels import DONE, Labels, build, frame
+from .storage import AnnotationStore
+
+NO_FAILURE = "(no failure)"
+UNLABELLED = "unlabelled"
+SCORE_GAP = 2  # scores this far apart are listed as a disagreement
+
+_T975 = [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
+         2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
+         2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423]
+
+
+def t975(df: int) -> float:
+    """The 0.975 quantile of Student's t with df degrees of freedom (table to 30, then the
+    Cornish-Fisher expansion, error < 1e-4)."""
+    if df < 1:
+        return math.nan
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959963985
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
+def load(ws) -> pd.DataFrame:
+    """Every stored row of the project (app/labels.frame)."""
+    return frame(AnnotationStore(ws.project.output_dir).to_table())
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    """JSON-ready records: numpy scalars to Python, NaN to None."""
+    out = []
+    for rec in df.to_dict("records"):
+        out.append({k: _py(v) for k, v in rec.items()})
+    return out
+
+
+def _py(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return None if math.isnan(f) else f
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, tuple):
+        return list(v)
+    if v is pd.NA or v is pd.NaT:
+        return None
+    return v
+
+
+def clean(obj: Any) -> Any:
+    """A nested structure with numpy scalars and NaN made JSON-safe."""
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    return _py(obj)
+
+
+class Derived:
+    """derive() per item and scheme keys, computed once."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self._cache: dict[tuple, Derivation] = {}
+
+    def get(self, item_id: str, scheme=None) -> Derivation | None:
+        item = self.ws.by_id.get(item_id)
+        if item is None:
+            return None
+        keys = tuple(sorted(scheme_keys(scheme).items()))
+        key = (item_id, keys)
+        if key not in self._cache:
+            self._cache[key] = derive(item.data, **dict(keys))
+        return self._cache[key]
+
+
+def mean_ci(scores: pd.Series) -> dict:
+    n = int(scores.count())
+    if n == 0:
+        return {"n": 0, "mean": None, "sd": None, "ci_low": None, "ci_high": None}
+    mean = float(scores.mean())
+    if n < 2:
+        return {"n": n, "mean": mean, "sd": None, "ci_low": None, "ci_high": None}
+    sd = float(scores.std(ddof=1))
+    half = t975(n - 1) * sd / math.sqrt(n)
+    return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
+
+
+def _stats(df: pd.DataFrame, by: list[str], col: str = "score") -> pd.DataFrame:
+    if df.empty:
+        return pd.DataFrame(columns=by + ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"])
+    g = df.groupby(by, sort=False)
+    out = g[col].agg(n="count", mean="mean", sd="std").reset_index()
+    out["runs"] = g["item_id"].nunique().values
+    out["annotators"] = g["annotator"].nunique().values
+    half = np.array([t975(int(n) - 1) if n >= 2 else np.nan for n in out["n"]]) * out["sd"] / np.sqrt(out["n"])
+    out["ci_low"] = out["mean"] - half
+    out["ci_high"] = out["mean"] + half
+    out.loc[out["n"] < 2, "sd"] = np.nan
+    return out[by + ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"]]
+
+
+# --- filters ----------------------------------------------------------------------------------------
+
+def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None = None,
+                  schemes: Iterable[str] | None = None, items: Iterable[str] | None = None) -> pd.DataFrame:
+    """Rows of the chosen annotators, schemes (the done marks are kept) and items."""
+    mask = pd.Series(True, index=df.index)
+    if annotators:
+        mask &= df["annotator"].isin(list(annotators))
+    if items is not None:
+        mask &= df["item_id"].isin(list(items))
+    if schemes:
+        mask &= df["scheme"].isin(list(schemes) + [DONE])
+    return df[mask]
+
+
+# --- progress ----------------------------------------------------------------------------------------
+
+def progress(lab: Labels, n_items: int) -> dict:
+    rows, time, done = lab.rows, lab.time, lab.done
+    who = sorted(set(time["annotator"]) | set(rows["annotator"]))
+    by_annotator = []
+    secs = time.groupby("annotator")["seconds_spent"].sum()
+    for a in who:
+        mine = rows[rows["annotator"] == a]
+        by_annotator.append({"annotator": a, "items_done": int((done["annotator"] == a).sum()),
+                             "items_total": n_items, "items_touched": int(mine["item_id"].nunique()),
+                             "judgements": int(len(mine)), "seconds": float(secs.get(a, 0.0))})
+    by_scheme = []
+    tsecs = time[time["scheme"] != DONE].groupby("scheme")["seconds_spent"].sum()
+    for s, part in rows.groupby("scheme", sort=False):
+        by_scheme.append({"scheme": s, "type": part["type"].iloc[0], "items": int(part["item_id"].nunique()),
+                          "annotators": int(part["annotator"].nunique()), "judgements": int(len(part)),
+                          "reviewed_clean": int((part["status"] == "reviewed_clean").sum()),
+                          "seconds": float(tsecs.get(s, 0.0)),
+                          "seconds_per_judgement": float(tsecs.get(s, 0.0)) / len(part)})
+    grid = rows.groupby(["annotator", "scheme"]).agg(items=("item_id", "nunique")).reset_index()
+    return {"by_annotator": by_annotator, "by_scheme": by_scheme, "by_annotator_scheme": _records(grid)}
+
+
+# --- rollups per type ----------------------------------------------------------------------------------
+
+def _part(df: pd.DataFrame, scheme: str) -> pd.DataFrame:
+    return df[df["scheme"] == scheme]
+
+
+def scorecards(lab: Labels, scheme: str) -> dict:
+    sc = _part(lab.scores, scheme)
+    agents = _stats(sc[sc["level"] == "agent"], ["agent", "dimension"])
+    team = _stats(sc[sc["level"] == "team"], ["dimension"])
+    ms = _part(lab.milestones, scheme)
+    if ms.empty:
+        miles = []
+    else:
+        g = ms.groupby("milestone", sort=False)["reached"]
+        m = pd.DataFrame({"n": g.count(), "reached": g.sum().astype(int)}).reset_index()
+        m["rate"] = m["reached"] / m["n"]
+        miles = _records(m)
+    return {"agents": _records(agents), "team": _records(team), "milestones": miles}
+
+
+def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
+    at = _part(lab.attribution, scheme_obj.name)
+    named = at[at["agent"].notna()]
+    blame = []
+    if not named.empty:
+        g = named.groupby("agent")
+        b = pd.DataFrame({"count": g.size(), "runs": g["item_id"].nunique(),
+                          "annotators": g["annotator"].nunique()}).reset_index()
+        b["share"] = b["count"] / b["count"].sum()
+        blame = _records(b.sort_values(["count", "agent"], ascending=[False, True]))
+    positions = []
+    for item_id, who, agent, step in zip(at["item_id"], at["annotator"], at["agent"], at["step"]):
+        if step is None or (isinstance(step, float) and math.isnan(step)):
+            continue
+        step = int(step)
+        d = der.get(item_id, scheme_obj)
+        n = len(d.steps) if d else None
+        acting = d.steps[step].agent if d and 0 <= step < len(d.steps) else None
+        pos = (step / (n - 1) if n and n > 1 else 0.0) if n else None
+        positions.append({"item_id": item_id, "annotator": who, "agent": agent, "step": step, "steps": n,
+                          "position": pos, "acting_agent": acting,
+                          "acting_is_blamed": (acting == agent) if acting is not None and agent else None})
+    bins = [0] * 5
+    for p in positions:
+        if p["position"] is not None:
+            bins[min(int(p["position"] * 5), 4)] += 1
+    hist = [{"part_of_run": f"{i * 20}–{(i + 1) * 20}%", "count": c} for i, c in enumerate(bins)]
+    return {"blame": blame, "positions": positions, "position_histogram": hist,
+            "no_failure": int((at["agent"].isna()).sum()), "attributions": int(len(at))}
+
+
+def _derived_handoffs(der: Derived, item_ids: Iterable[str], scheme_obj) -> pd.DataFrame:
+    rows = []
+    for it in item_ids:
+        d = der.get(it, scheme_obj)
+        if d:
+            rows.extend((it, h.index, h.step, h.src, h.dst) for h in d.handoffs)
+    cols = ["item_id", "index", "step", "src", "dst"]
+    if rows:
+        return pd.DataFrame.from_records(rows, columns=cols)
+    return pd.DataFrame({c: pd.Series([], dtype=object) for c in cols})
+
+
+def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
+    """One row per (item, annotator, derived handoff) the annotator reviewed, with flags/quality."""
+    raters = _part(lab.rows, scheme_obj.name)[["item_id", "annotator"]]
+    dh = _derived_handoffs(der, raters["item_id"].unique(), scheme_obj)
+    opp = raters.merge(dh, on="item_id")
+    ent = _part(lab.handoffs, scheme_obj.name).drop(columns="scheme")
+    keys = ["item_id", "annotator", "index", "step", "src", "dst"]
+    if opp.empty:
+        return opp.assign(flags=[], quality=[]), len(ent)
+    for c in ("index", "step"):
+        opp[c] = opp[c].astype("int64")
+        ent = ent.astype({c: "int64"})
+    j = opp.merge(ent, on=keys, how="left")
+    matched = j["flags"].notna().sum()
+    j["flags"] = [f if isinstance(f, tuple) else () for f in j["flags"]]
+    return j, int(len(ent) - matched)
+
+
+def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
+    j, stale = _handoff_judgements(lab, scheme_obj, der)
+    if j.empty:
+        return {"pairs": [], "flags": [], "stale": stale}
+    j["flagged"] = [bool(f) for f in j["flags"]]
+    g = j.groupby(["src", "dst"], sort=False)
+    pairs = pd.DataFrame({"handoffs_reviewed": g.size(), "flagged": g["flagged"].sum().astype(int),
+                          "rated": g["quality"].count(), "mean_quality": g["quality"].mean()}).reset_index()
+    pairs["flag_rate"] = pairs["flagged"] / pairs["handoffs_reviewed"]
+    flag_rows = []
+    known = list(scheme_obj.get("flags") or [])
+    seen = list(dict.fromkeys(known + [f for fl in j["flags"] for f in fl]))
+    for (src, dst), part in g:
+        for f in seen:
+            n = sum(f in fl for fl in part["flags"])
+            flag_rows.append({"src": src, "dst": dst, "flag": f, "count": n, "rate": n / len(part)})
+    return {"pairs": _records(pairs), "flags": flag_rows, "stale": stale}
+
+
+def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes) -> dict:
+    """The interaction graph across runs: handoff counts per ordered pair with how often the pair
+    was marked critical / problematic on an interaction-graph scheme and flagged on a handoff review."""
+    trace_scheme = graph_schemes[0] if graph_schemes else (handoff_schemes[0] if handoff_schemes else None)
+    counts: dict[tuple, dict] = {}
+    agents: dict[str, int] = defaultdict(int)
+    for it in item_ids:
+        d = der.get(it, trace_scheme)
+        if not d:
+            continue
+        for a, n in d.step_counts.items():
+            agents[a] += n
+        for a, b, n in d.edges:
+            c = counts.setdefault((a, b), {"handoffs": 0, "runs": 0})
+            c["handoffs"] += n
+            c["runs"] += 1
+    ge = lab.graph_edges[lab.graph_edges["scheme"].isin([s.name for s in graph_schemes])]
+    reviews = lab.rows[lab.rows["scheme"].isin([s.name for s in graph_schemes])]
+    reviewed_items: dict[tuple, int] = defaultdict(int)
+    for it, _who in zip(reviews["item_id"], reviews["annotator"]):
+        d = der.get(it, trace_scheme)
+        for a, b, _n in (d.edges if d else ()):
+            reviewed_items[(a, b)] += 1
+    marks = ge.groupby(["src", "dst", "state"]).size() if not ge.empty else pd.Series(dtype=int)
+    flagged_ho: dict[tuple, int] = defaultdict(int)
+    for s in handoff_schemes:
+        j, _ = _handoff_judgements(lab, s, der)
+        for src, dst, fl in zip(j.get("src", []), j.get("dst", []), j.get("flags", [])):
+            flagged_ho[(src, dst)] += bool(fl)
+    edges = []
+    for (a, b) in list(counts) + [k[:2] for k in marks.index if k[:2] not in counts]:
+        if any(e["src"] == a and e["dst"] == b for e in edges):
+            continue
+        c = counts.get((a, b), {"handoffs": 0, "runs": 0})
+        crit = int(marks.get((a, b, "critical"), 0))
+        prob = int(marks.get((a, b, "problematic"), 0))
+        rev = reviewed_items.get((a, b), 0)
+        edges.append({"src": a, "dst": b, "handoffs": c["handoffs"], "runs": c["runs"], "graph_reviews": rev,
+                      "critical": crit, "problematic": prob,
+                      "marked_rate": (crit + prob) / rev if rev else None,
+                      "handoff_review_flags": flagged_ho.get((a, b), 0)})
+    crit_nodes = lab.graph_nodes[lab.graph_nodes["scheme"].isin([s.name for s in graph_schemes])]
+    cn = crit_nodes.groupby("agent").size() if not crit_nodes.empty else {}
+    nodes = [{"agent": a, "steps": n, "critical_marks": int(cn.get(a, 0)) if len(cn) else 0}
+             for a, n in agents.items()]
+    return {"nodes": nodes, "edges": edges}
+
+
+def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
+    c = _part(lab.contention, scheme_obj.name)
+    rows = []
+    stale = 0
+    for it, region, label in zip(c["item_id"], c["region"], c["label"]):
+        d = der.get(it, scheme_obj)
+        regs = {r.index: r for r in d.contentions} if d else {}
+        if region not in regs:
+            stale += 1
+            continue
+        rows.append((regs[region].resource, label))
+    df = pd.DataFrame(rows, columns=["resource", "label"])
+    table = df.groupby(["resource", "label"]).size().reset_index(name="count") if rows else df.assign(count=[])
+    return {"labels": _records(table), "stale": stale}
+
+
+def emergent(lab: Labels, scheme_obj) -> dict:
+    b = _part(lab.behaviours, scheme_obj.name)
+    if b.empty:
+        return {"per_run": [], "totals": []}
+    g = b.groupby(["item_id", "behavior"], sort=False)
+    per_run = pd.DataFrame({"annotators": g["annotator"].nunique(), "turns": g["turn"].nunique(),
+                            "marks": g.size()}).reset_index()
+    t = b.groupby("behavior", sort=False)
+    totals = pd.DataFrame({"runs": t["item_id"].nunique(), "annotators": t["annotator"].nunique(),
+                           "marks": t.size()}).reset_index()
+    return {"per_run": _records(per_run), "totals": _records(totals)}
+
+
+def tool_verdicts(lab: Labels, scheme_obj) -> list[dict]:
+    v = _part(lab.tool_verdicts, scheme_obj.name)
+    if v.empty:
+        return []
+    return _records(v.groupby(["tool", "verdict"]).size().reset_index(name="count"))
+
+
+def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
+    m = _part(lab.step_modes, scheme_obj.name)
+    if m.empty:
+        return {"by_category": [], "by_mode": [], "by_agent": []}
+    acting = []
+    for it, step, stored in zip(m["item_id"], m["step"], m["agent"]):
+        d = der.get(it, scheme_obj)
+        acting.append(d.steps[step].agent if d and 0 <= step < len(d.steps) else (stored or "(unknown)"))
+    m = m.assign(acting_agent=acting)
+    g = m.groupby("category", sort=False)
+    by_cat = pd.DataFrame({"tags": g.size(), "steps": g[["item_id", "step"]].apply(lambda x: len(x.drop_duplicates())),
+                           "runs": g["item_id"].nunique()}).reset_index()
+    by_mode = m.groupby(["category", "mode"], sort=False).size().reset_index(name="tags")
+    by_agent = m.groupby(["acting_agent", "category"], sort=False).size().reset_index(name="tags") \
+        .rename(columns={"acting_agent": "agent"})
+    return {"by_category": _records(by_cat), "by_mode": _records(by_mode), "by_agent": _records(by_agent)}
+
+
+def choices(lab: Labels, scheme_obj) -> list[dict]:
+    if scheme_obj.type == "likert":
+        c = _part(lab.likert, scheme_obj.name)
+        col = "score"
+    else:
+        c = _part(lab.choices, scheme_obj.name)
+        col = "label"
+    if c.empty:
+        return []
+    t = c.groupby(col, sort=False).agg(count=("item_id", "size"), runs=("item_id", "nunique")).reset_index()
+    judged = _part(lab.rows, scheme_obj.name)
+    t["share"] = t["count"] / max(len(judged), 1)
+    return _records(t.rename(columns={col: "label"}))
+
+
+# --- agreement ------------------------------------------------------------------------------------------
+
+class Units:
+    """Long-form judgements of one kind: (unit, object text, rater, value) rows."""
+
+    def __init__(self):
+        self.unit: list = []
+        self.item: list = []
+        self.obj: list = []
+        self.rater: list = []
+        self.value: list = []
+
+    def add(self, unit, item, obj, rater, value):
+        self.unit.append(unit)
+        self.item.append(item)
+        self.obj.append(obj)
+        self.rater.append(rater)
+        self.value.append(value)
+
+    def nominal(self) -> dict:
+        return ag.nominal(self.unit, self.rater, self.value)
+
+    def ordinal(self) -> dict:
+        return ag.ordinal(self.unit, self.rater, self.value)
+
+    def differing(self, scheme: str, kind: str, show=str, gap: float | None = None) -> list[dict]:
+        by: dict = {}
+        for u, it, o, r, v in zip(self.unit, self.item, self.obj, self.rater, self.value):
+            e = by.setdefault(u, {"item": it, "obj": o, "vals": {}})
+            e["vals"][r] = v
+        out = []
+        for e in by.values():
+            vals = e["vals"]
+            if len(vals) < 2:
+                continue
+            if gap is None:
+                differ = len(set(vals.values())) > 1
+            else:
+                nums = [v for v in vals.values() if v is not None]
+                differ = len(nums) >= 2 and max(nums) - min(nums) >= gap
+            if differ:
+                out.append({"item_id": e["item"], "scheme": scheme, "kind": kind, "object": e["obj"],
+                            "judgements": "; ".join(f"{r}: {show(v)}" for r, v in sorted(vals.items()))})
+        return out
+
+
+def _raters(lab: Labels, scheme: str) -> pd.DataFrame:
+    return _part(lab.rows, scheme)[["item_id", "annotator", "status"]]
+
+
+def _shared_items(raters: pd.DataFrame) -> set:
+    n = raters.groupby("item_id")["annotator"].nunique()
+    return set(n[n >= 2].index)
+
+
+def _set_show(v) -> str:
+    return ", ".join(map(str, v)) if v else "(none)"
+
+
+def agreement_for(lab: Labels, s, der: Derived, k: int) -> tuple[dict, list[dict]]:
+    """Agreement measures for one scheme, and the objects annotators disagree on."""
+    raters = _raters(lab, s.name)
+    shared = _shared_items(raters)
+    base = {"type": s.type, "items_compared": len(shared),
+            "annotators": int(raters[raters["item_id"].isin(shared)]["annotator"].nunique())}
+    if s.type == "text":
+        return {**base, "note": "free text: no agreement measure"}, []
+    if not shared:
+        return {**base, "note": "no item has two or more annotators for this scheme: no agreement to compute"
+                if raters["annotator"].nunique() >= 1 else "no annotations"}, []
+    r = raters[raters["item_id"].isin(shared)]
+    pairs = list(zip(r["item_id"], r["annotator"]))
+    dis: list[dict] = []
+    t = s.type
+
+    if t == "failure_attribution":
+        at = _part(lab.attribution, s.name).set_index(["item_id", "annotator"])
+        agent, step = Units(), Units()
+        for it, who in pairs:
+            row = at.loc[(it, who)] if (it, who) in at.index else None
+            a = row["agent"] if row is not None and isinstance(row["agent"], str) else NO_FAILURE
+            agent.add(it, it, "responsible agent", who, a)
+            st_ = row["step"] if row is not None else None
+            if st_ is not None and not (isinstance(st_, float) and math.isnan(st_)):
+                step.add(it, it, "decisive step", who, int(st_))
+        base["agent"] = agent.nominal()
+        base["step"] = ag.within(step.unit, step.rater, step.value, k)
+        base["step"]["alpha_interval"] = ag.ordinal(step.unit, step.rater, step.value, "interval")["alpha"]
+        dis += agent.differing(s.name, "attribution")
+        dis += step.differing(s.name, "attribution", gap=k + 1)
+
+    elif t == "agent_interaction_graph":
+        nodes = _part(lab.graph_nodes, s.name).groupby(["item_id", "annotator"])["agent"].apply(tuple).to_dict()
+        edges_df = _part(lab.graph_edges, s.name)
+        state = {(i, w, a, b): st_ for i, w, a, b, st_ in
+                 zip(edges_df["item_id"], edges_df["annotator"], edges_df["src"], edges_df["dst"], edges_df["state"])}
+        flagged = defaultdict(set)
+        for (i, w, a, b) in state:
+            flagged[(i, w)].add(f"{a}->{b}")
+        crit_sets: dict = defaultdict(dict)
+        edge_sets: dict = defaultdict(dict)
+        crit_units, edge_units = Units(), Units()
+        for it, who in pairs:
+            cs = tuple(sorted(nodes.get((it, who), ())))
+            crit_sets[it][who] = cs
+            edge_sets[it][who] = flagged.get((it, who), set())
+            crit_units.add(it, it, "critical nodes", who, cs)
+            d = der.get(it, s)
+            for a, b, _n in (d.edges if d else ()):
+                edge_units.add((it, a, b), it, f"edge {a} → {b}", who, state.get((it, who, a, b), "normal"))
+        base["critical_nodes"] = ag.mean_pairwise_jaccard(crit_sets)
+        base["flagged_edges"] = ag.mean_pairwise_jaccard(edge_sets)
+        base["edge_state"] = edge_units.nominal()
+        dis += crit_units.differing(s.name, "graph", _set_show)
+        dis += edge_units.differing(s.name, "graph")
+
+    elif t == "handoff_review":
+        j, _stale = _handoff_judgements(lab, s, der)
+        j = j[j["item_id"].isin(shared)] if not j.empty else j
+        flags = list(dict.fromkeys(list(s.get("flags") or []) + [f for fl in j.get("flags", []) for f in fl]))
+        per_flag = {f: Units() for f in flags}
+        quality, sets = Units(), Units()
+        for it, who, idx, src, dst, fl, q in zip(j.get("item_id", []), j.get("annotator", []), j.get("index", []),
+                                                 j.get("src", []), j.get("dst", []), j.get("flags", []),
+                                                 j.get("quality", [])):
+            obj = f"handoff {idx} ({src} → {dst})"
+            for f in flags:
+                per_flag[f].add((it, idx), it, obj, who, f in fl)
+            sets.add((it, idx), it, obj, who, tuple(sorted(fl)))
+            if q is not None and not (isinstance(q, float) and math.isnan(q)):
+                quality.add((it, idx), it, obj + " quality", who, float(q))
+        base["flags"] = {f: u.nominal() for f, u in per_flag.items()}
+        base["quality"] = quality.ordinal()
+        dis += sets.differing(s.name, "handoff flags", _set_show)
+        dis += quality.differing(s.name, "handoff quality", lambda v: f"{v:g}", gap=SCORE_GAP)
+
+    elif t == "agent_scorecard":
+        sc = _part(lab.scores, s.name)
+        sc = sc[sc["item_id"].isin(shared)]
+        dims_a, dims_t = {}, {}
+        for it, who, level, agent, dim, score in zip(sc["item_id"], sc["annotator"], sc["level"], sc["agent"],
+                                                     sc["dimension"], sc["score"]):
+            target = dims_a if level == "agent" else dims_t
+            u = target.setdefault(dim, Units())
+            u.add((it, agent), it, f"{agent} · {dim}" if level == "agent" else f"team · {dim}", who, float(score))
+        ms = _part(lab.milestones, s.name)
+        ms = ms[ms["item_id"].isin(shared)]
+        miles: dict[str, Units] = {}
+        for it, who, m, reached in zip(ms["item_id"], ms["annotator"], ms["milestone"], ms["reached"]):
+            miles.setdefault(m, Units()).add(it, it, f"milestone {m}", who, bool(reached))
+        base["agent_dimensions"] = {d: u.ordinal() for d, u in dims_a.items()}
+        base["team_dimensions"] = {d: u.ordinal() for d, u in dims_t.items()}
+        base["milestones"] = {m: u.nominal() for m, u in miles.items()}
+        for u in list(dims_a.values()) + list(dims_t.values()):
+            dis += u.differing(s.name, "score", lambda v: f"{v:g}", gap=SCORE_GAP)
+        for u in miles.values():
+            dis += u.differing(s.name, "milestone", lambda v: "reached" if v else "not reached")
+
+    elif t == "tool_contention":
+        c = _part(lab.contention, s.name)
+        lab_of = {(i, w, reg): l for i, w, reg, l in zip(c["item_id"], c["annotator"], c["region"], c["label"])}
+        labels = list(dict.fromkeys(list(s.get("contention_labels") or []) + list(c["label"])))
+        overall = Units()
+        per = {l: Units() for l in labels if l != UNLABELLED}
+        for it, who in pairs:
+            d = der.get(it, s)
+            for reg in (d.contentions if d else ()):
+                obj = f"region {reg.index} ({reg.resource})"
+                v = lab_of.get((it, who, reg.index), UNLABELLED)
+                overall.add((it, reg.index), it, obj, who, v)
+                for l, u in per.items():
+                    u.add((it, reg.index), it, obj, who, v == l)
+        base["label"] = overall.nominal()
+        base["labels"] = {l: u.nominal() for l, u in per.items()}
+        dis += overall.differing(s.name, "contention")
+
+    elif t == "emergent_behavior":
+        b = _part(lab.behaviours, s.name)
+        marked = defaultdict(set)
+        for it, who, name, turn in zip(b["item_id"], b["annotator"], b["behavior"], b["turn"]):
+            marked[(it, who, name)].add(int(turn))
+        names = list(dict.fromkeys(list(s.get("behaviors") or []) + list(b["behavior"])))
+        per = {n: Units() for n in names}
+        turn_sets = {n: defaultdict(dict) for n in names}
+        steps_units = Units()
+        for it, who in pairs:
+            d = der.get(it, s)
+            for n in names:
+                turn_sets[n][it][who] = marked.get((it, who, n), set())
+            for st_ in (d.steps if d else ()):
+                on = tuple(n for n in names if st_.index in marked.get((it, who, n), ()))
+                steps_units.add((it, st_.index), it, f"step {st_.index}", who, on)
+                for n in names:
+                    per[n].add((it, st_.index), it, f"step {st_.index}", who, n in on)
+        base["behaviors"] = {n: {**per[n].nominal(), "turns_jaccard": ag.mean_pairwise_jaccard(turn_sets[n])["jaccard"]}
+                             for n in names}
+        dis += steps_units.differing(s.name, "behaviour", _set_show)
+
+    elif t == "tool_call_review":
+        v = _part(lab.tool_verdicts, s.name)
+        v = v[v["item_id"].isin(shared)]
+        u = Units()
+        for it, who, idx, tool, verdict in zip(v["item_id"], v["annotator"], v["index"], v["tool"], v["verdict"]):
+            u.add((it, int(idx)), it, f"call {int(idx)} ({tool})", who, verdict)
+        base["verdict"] = u.nominal()
+        dis += u.differing(s.name, "tool verdict")
+
+    elif t == "trajectory_eval":
+        m = _part(lab.step_modes, s.name)
+        modes = defaultdict(set)
+        for it, who, st_, label, cat in zip(m["item_id"], m["annotator"], m["step"], m["mode"], m["category"]):
+            modes[(it, who, int(st_))].add(label)
+        tags = _part(lab.step_tags, s.name)
+        corr = {(i, w, int(st_)): c for i, w, st_, c in zip(tags["item_id"], tags["annotator"], tags["step"],
+                                                            tags["correctness"]) if c}
+        all_modes = sorted(set(m["mode"]))
+        cats = sorted(set(m["category"]))
+        per_mode = {x: Units() for x in all_modes}
+        per_cat = {x: Units() for x in cats}
+        any_u, corr_u, sets = Units(), Units(), Units()
+        tagged_sets: dict = defaultdict(dict)
+        for it, who in pairs:
+            d = der.get(it, s)
+            for st_ in (d.steps if d else ()):
+                ms_ = modes.get((it, who, st_.index), set())
+                unit = (it, st_.index)
+                obj = f"step {st_.index} ({st_.agent})"
+                any_u.add(unit, it, obj, who, bool(ms_))
+                sets.add(unit, it, obj, who, tuple(sorted(ms_)))
+                tagged_sets[unit][who] = ms_
+                for x in all_modes:
+                    per_mode[x].add(unit, it, obj, who, x in ms_)
+                for x in cats:
+                    per_cat[x].add(unit, it, obj, who, any(l.split(" › ")[0] == x or l == x for l in ms_))
+                if (it, who, st_.index) in corr:
+                    corr_u.add(unit, it, obj, who, corr[(it, who, st_.index)])
+        tagged = {u_: by for u_, by in tagged_sets.items() if any(by.values())}
+        base["any_mode"] = any_u.nominal()
+        base["modes_jaccard_on_tagged_steps"] = ag.mean_pairwise_jaccard(tagged)
+        base["categories"] = {x: u.nominal() for x, u in per_cat.items()}
+        base["modes"] = {x: u.nominal() for x, u in per_mode.items()}
+        base["correctness"] = corr_u.nominal()
+        dis += sets.differing(s.name, "MAST modes", _set_show)
+
+    elif t == "radio":
+        c = _part(lab.choices, s.name).set_index(["item_id", "annotator"])["label"].to_dict()
+        u = Units()
+        for it, who in pairs:
+            u.add(it, it, "choice", who, c.get((it, who), "(none)"))
+        base["choice"] = u.nominal()
+        dis += u.differing(s.name, "choice")
+
+    elif t == "multiselect":
+        c = _part(lab.choices, s.name)
+        chosen = defaultdict(set)
+        for it, who, l in zip(c["item_id"], c["annotator"], c["label"]):
+            chosen[(it, who)].add(l)
+        labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
+                                    + list(c["label"])))
+        per = {l: Units() for l in labels}
+        sets_u = Units()
+        sets: dict = defaultdict(dict)
+        for it, who in pairs:
+            ch = chosen.get((it, who), set())
+            sets[it][who] = ch
+            sets_u.add(it, it, "labels", who, tuple(sorted(ch)))
+            for l in labels:
+                per[l].add(it, it, l, who, l in ch)
+        base["labels"] = {l: u.nominal() for l, u in per.items()}
+        base["jaccard"] = ag.mean_pairwise_jaccard(sets)
+        dis += sets_u.differing(s.name, "labels", _set_show)
+
+    elif t == "likert":
+        c = _part(lab.likert, s.name)
+        u = Units()
+        for it, who, v in zip(c["item_id"], c["annotator"], c["score"]):
+            if it in shared:
+                u.add(it, it, "rating", who, float(v))
+        base["rating"] = u.ordinal()
+        dis += u.differing(s.name, "rating", lambda v: f"{v:g}", gap=SCORE_GAP)
+
+    else:
+        base["note"] = "free text: no agreement measure"
+    return base, dis
+
+
+# --- gold -------------------------------------------------------------------------------------------------
+
+def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, step_schemes, k: int) -> dict:
+    ids = set(item_ids)
+    golds = {it.id: g for it in ws.items if it.id in ids and (g := goldmod.normalize(it.gold))}
+    if attribution_scheme is None:
+        atts = []
+    else:
+        at = _part(lab.attribution, attribution_scheme.name)
+        atts = [{"item_id": i, "annotator": w, "agent": a, "step": None if s is None or s != s else int(s),
+                 "status": st_} for i, w, a, s, st_ in zip(at["item_id"], at["annotator"], at["agent"], at["step"],
+                                                        at["status"])]
+    tags: dict = defaultdict(set)
+    for s in step_schemes:
+        m = _part(lab.step_modes, s.name)
+        for i, w, st_ in zip(m["item_id"], m["annotator"], m["step"]):
+            tags[(i, w)].add(int(st_))
+        for i, w in zip(*[_part(lab.rows, s.name)[c] for c in ("item_id", "annotator")]):
+            tags.setdefault((i, w), set())
+    res = goldmod.accuracy(atts, golds, k, tags)
+    res["items_with_gold"] = len(golds)
+    res["scheme"] = attribution_scheme.name if attribution_scheme is not None else None
+    return res
+
+
+# --- the whole summary ---------------------------------------------------------------------------------------
+
+def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] | None = None,
+              schemes: Iterable[str] | None = None, items: Iterable[str] | None = None, k: int = 1,
+              derived: Derived | None = None) -> dict:
+    """Everything the summary page, `python -m app summary` and the report show (JSON-ready)."""
+    if df is None:
+        df = load(ws)
+    item_ids = [it.id for it in ws.items] if items is None else [i for i in items]
+    df = apply_filters(df, annotators, schemes, item_ids)
+    project = ws.project
+    by_name = {s.name: s for s in project.schemes}
+    lab = build(df, by_name)
+    der = derived or Derived(ws)
+    chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
+    of = lambda t: [s for s in chosen if s.type == t]  # noqa: E731
+
+    agreement, disagreements = {}, []
+    for s in chosen:
+        a, d = agreement_for(lab, s, der, k)
+        agreement[s.name] = a
+        disagreements += d
+
+    att_schemes = of("failure_attribution")
+    out = {
+        "project": project.name,
+        "filters": {"annotators": list(annotators) if annotators else None,
+                    "schemes": list(schemes) if schemes else None,
+                    "items": None if items is None else len(item_ids), "k": k},
+        "counts": {"items": len(item_ids), "annotators": int(lab.time["annotator"].nunique()),
+                   "judgements": int(len(lab.rows)),
+                   "items_with_gold": sum(1 for it in ws.items if it.id in set(item_ids)
+                                          and goldmod.normalize(it.gold))},
+        "progress": progress(lab, len(item_ids)),
+        "scorecards": {s.name: scorecards(lab, s.name) for s in of("agent_scorecard")},
+        "attribution": {s.name: attribution(lab, s, der) for s in att_schemes},
+        "handoffs": {s.name: handoffs(lab, s, der) for s in of("handoff_review")},
+        "interaction": interaction(lab, ws, der, item_ids, of("agent_interaction_graph"), of("handoff_review")),
+        "contention": {s.name: contention(lab, s, der) for s in of("tool_contention")},
+        "emergent": {s.name: emergent(lab, s) for s in of("emergent_behavior")},
+        "tool_verdicts": {s.name: tool_verdicts(lab, s) for s in of("tool_call_review")},
+        "mast": {s.name: mast(lab, s, der) for s in of("trajectory_eval")},
+        "choices": {s.name: {"type": s.type, "labels": choices(lab, s)}
+                    for s in chosen if s.type in ("radio", "multiselect", "likert")},
+        "agreement": agreement,
+        "disagreements": disagreements,
+    }
+    g = gold_accuracy(lab, ws, item_ids, att_schemes[0] if att_schemes else None, of("trajectory_eval"), k)
+    out["gold"] = g["by_annotator"]
+    out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],
+                          "confusion": g["confusion"], "items": g["items"]}
+    return clean(out)

@@ -1,0 +1,149 @@
+"""Plotly figures of the summary (app/summary.py), shared by the summary page and the HTML report.
+
+Every string that comes from a trace or an annotation (agent names, tools, resources, labels)
+is HTML-escaped before it reaches Plotly, which renders a subset of HTML (`<b>`, `<a href>`,
+`<br>`) in tick labels, hover text and annotations. Each figure has a table with the same
+numbers (the callers show the records the figure was built from). No Streamlit here.
+"""
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import plotly.graph_objects as go
+
+RED, ORANGE, GREY, BLUE = "#c0392b", "#e67e22", "#95a5a6", "#2e86de"
+LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), height=340, template="plotly_white")
+
+
+def e(text: Any) -> str:
+    """Plain text made safe for Plotly labels (and HTML)."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def _empty(title: str) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(title=e(title), **LAYOUT)
+    fig.add_annotation(text="nothing to show yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    return fig
+
+
+def bar(records: list[dict], x: str, y: str, title: str, color: str | None = None,
+        horizontal: bool = False, percent: bool = False) -> go.Figure:
+    """Bars of `y` per `x`, stacked per `color` when given."""
+    if not records:
+        return _empty(title)
+    groups: dict[Any, list[dict]] = {}
+    for r in records:
+        groups.setdefault(r.get(color) if color else None, []).append(r)
+    fig = go.Figure()
+    for g, rows in groups.items():
+        xs = [e(r[x]) for r in rows]
+        ys = [r[y] if r[y] is not None else 0 for r in rows]
+        text = [f"{v:.0%}" if percent else (f"{v:g}" if isinstance(v, (int, float)) else "") for v in ys]
+        kw = dict(x=ys, y=xs, orientation="h") if horizontal else dict(x=xs, y=ys)
+        fig.add_trace(go.Bar(name=e(g) if color else e(y), text=text, textposition="auto",
+                             hovertemplate="%{x}: %{y}<extra></extra>" if not horizontal else
+                             "%{y}: %{x}<extra></extra>", **kw))
+    fig.update_layout(title=e(title), barmode="stack", showlegend=bool(color), **LAYOUT)
+    if percent:
+        (fig.update_xaxes if horizontal else fig.update_yaxes)(tickformat=".0%", range=[0, 1])
+    return fig
+
+
+def heatmap(records: list[dict], x: str, y: str, z: str, title: str, zmin=None, zmax=None,
+            fmt: str = "{:.2f}") -> go.Figure:
+    if not records:
+        return _empty(title)
+    xs = list(dict.fromkeys(r[x] for r in records))
+    ys = list(dict.fromkeys(r[y] for r in records))
+    grid = [[None] * len(xs) for _ in ys]
+    text = [[""] * len(xs) for _ in ys]
+    for r in records:
+        i, j = ys.index(r[y]), xs.index(r[x])
+        grid[i][j] = r[z]
+        n = r.get("n")
+        text[i][j] = (fmt.format(r[z]) if r[z] is not None else "–") + (f" (n={n})" if n is not None else "")
+    fig = go.Figure(go.Heatmap(z=grid, x=[e(v) for v in xs], y=[e(v) for v in ys], text=text,
+                               texttemplate="%{text}", colorscale="RdYlGn", zmin=zmin, zmax=zmax,
+                               hovertemplate="%{y} · %{x}: %{text}<extra></extra>"))
+    fig.update_layout(title=e(title), **{**LAYOUT, "height": max(260, 60 + 40 * len(ys))})
+    return fig
+
+
+def scorecard_heatmap(agents: list[dict], scale: int | None = None) -> go.Figure:
+    return heatmap(agents, "dimension", "agent", "mean", "Mean score per agent and dimension",
+                   zmin=1, zmax=scale)
+
+
+def interaction_graph(inter: dict, title: str = "Interaction graph across runs") -> go.Figure:
+    """Agents on a circle, one arrow per ordered pair: width by handoffs, colour and label by how
+    often the pair was marked critical (red) or problematic (orange) on the interaction graph."""
+    nodes = inter.get("nodes") or []
+    edges = inter.get("edges") or []
+    names = list(dict.fromkeys([n["agent"] for n in nodes] + [x for ed in edges for x in (ed["src"], ed["dst"])]))
+    if not names:
+        return _empty(title)
+    k = len(names)
+    pos = {a: (math.cos(2 * math.pi * i / k + math.pi / 2), math.sin(2 * math.pi * i / k + math.pi / 2))
+           for i, a in enumerate(names)}
+    fig = go.Figure()
+    most = max([ed["handoffs"] for ed in edges] + [1])
+    for ed in edges:
+        (x0, y0), (x1, y1) = pos[ed["src"]], pos[ed["dst"]]
+        # bend reverse pairs apart: shift the edge sideways a little
+        dx, dy = x1 - x0, y1 - y0
+        norm = math.hypot(dx, dy) or 1.0
+        ox, oy = -dy / norm * 0.05, dx / norm * 0.05
+        colour = RED if ed["critical"] else ORANGE if ed["problematic"] else GREY
+        fig.add_annotation(x=x1 + ox - dx * 0.12, y=y1 + oy - dy * 0.12, ax=x0 + ox + dx * 0.12,
+                           ay=y0 + oy + dy * 0.12, xref="x", yref="y", axref="x", ayref="y", showarrow=True,
+                           arrowhead=3, arrowsize=1, arrowwidth=1 + 4 * ed["handoffs"] / most, arrowcolor=colour)
+        label = f"{ed['handoffs']} handoffs"
+        if ed["critical"] or ed["problematic"]:
+            label += f" · {ed['critical']} critical · {ed['problematic']} problematic"
+        if ed.get("handoff_review_flags"):
+            label += f" · {ed['handoff_review_flags']} flagged"
+        fig.add_trace(go.Scatter(x=[(x0 + x1) / 2 + ox * 2], y=[(y0 + y1) / 2 + oy * 2], mode="text",
+                                 text=[e(label)], textfont=dict(size=10, color=colour), hoverinfo="text",
+                                 hovertext=[e(f"{ed['src']} → {ed['dst']}: {label}")], showlegend=False))
+    crit = {n["agent"]: n.get("critical_marks", 0) for n in nodes}
+    fig.add_trace(go.Scatter(
+        x=[pos[a][0] for a in names], y=[pos[a][1] for a in names], mode="markers+text",
+        text=[e(a) for a in names], textposition="top center",
+        marker=dict(size=26, color=[RED if crit.get(a) else BLUE for a in names]),
+        hovertext=[e(f"{a}: marked critical {crit.get(a, 0)} time(s)") for a in names], hoverinfo="text",
+        showlegend=False))
+    fig.update_xaxes(visible=False, range=[-1.5, 1.5])
+    fig.update_yaxes(visible=False, range=[-1.4, 1.5], scaleanchor="x")
+    fig.update_layout(title=e(title), **{**LAYOUT, "height": 480})
+    return fig
+
+
+def position_histogram(att: dict) -> go.Figure:
+    return bar(att.get("position_histogram") or [], "part_of_run", "count",
+               "Where in the run the decisive step falls")
+
+
+def blame(att: dict) -> go.Figure:
+    return bar(att.get("blame") or [], "agent", "count", "How often each agent is blamed")
+
+
+def gold_accuracy(gold: dict) -> go.Figure:
+    rows = []
+    for who, g in gold.items():
+        for key, label in (("agent_accuracy", "agent"), ("step_accuracy", "step (exact)"),
+                           ("step_accuracy_within_k", f"step (±{g.get('k', 1)})")):
+            if g.get(key) is not None:
+                rows.append({"annotator": who, "measure": label, "accuracy": g[key]})
+    if not rows:
+        return _empty("Accuracy against gold")
+    fig = go.Figure()
+    for m in dict.fromkeys(r["measure"] for r in rows):
+        part = [r for r in rows if r["measure"] == m]
+        fig.add_trace(go.Bar(name=e(m), x=[e(r["annotator"]) for r in part], y=[r["accuracy"] for r in part],
+                             text=[f"{r['accuracy']:.0%}" for r in part], textposition="auto"))
+    fig.update_layout(title="Accuracy against gold", barmode="group", **LAYOUT)
+    fig.update_yaxes(tickformat=".0%", range=[0, 1])
+    return fig

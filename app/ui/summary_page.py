@@ -1,0 +1,287 @@
+"""The summary page: filters, then one tab per view, every chart with its numbers as a table.
+
+The numbers come from app/summary.py (the same as `python -m app summary --json`); the figures
+from app/summary_charts.py (trace text HTML-escaped). Visible to every signed-in annotator.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pandas as pd
+import streamlit as st
+
+from .. import summary as core
+from .. import summary_charts as charts
+from ..registry import TYPES
+from ..workspace import Workspace
+from . import nav, shell
+from .state import widget_key
+from .text import excerpt, md
+
+PAGE = shell.ROOT / "pages" / "summary.py"
+ALL, SHARED, GOLD, CHOSEN = "All items", "Items with two or more annotators", "Items with gold", "Chosen items"
+TTL = 10  # seconds a read of the store is reused (the Refresh button reads again at once)
+
+
+@lru_cache(maxsize=None)
+def page() -> st.Page:
+    return st.Page(str(PAGE), title="Summary", icon=":material/monitoring:")
+
+
+def _k(*parts) -> str:
+    return widget_key("summary", *parts)
+
+
+@st.cache_data(ttl=TTL, show_spinner="Reading the annotations…", max_entries=4)
+def _frame(config: str, _ws: Workspace, generation: int) -> pd.DataFrame:
+    return core.load(_ws)
+
+
+def _table(records, **kw) -> None:
+    if records:
+        st.dataframe(pd.DataFrame(records), hide_index=True, width="stretch", **kw)
+    else:
+        st.caption("Nothing yet.")
+
+
+def _chart(fig, key: str) -> None:
+    st.plotly_chart(fig, key=_k("chart", key), width="stretch")
+
+
+def _filters(ws: Workspace, df: pd.DataFrame) -> dict:
+    names = sorted(set(df["annotator"]))
+    schemes = [s.name for s in ws.project.schemes]
+    with st.expander(":material/filter_alt: Filters", expanded=False):
+        c1, c2 = st.columns(2)
+        who = c1.multiselect("Annotators", names, key=_k("annotators"), placeholder="All annotators")
+        chosen_schemes = c2.multiselect("Schemes", schemes, key=_k("schemes"), placeholder="All schemes")
+        c3, c4 = st.columns([2, 1])
+        subset = c3.selectbox("Items", [ALL, SHARED, GOLD, CHOSEN], key=_k("subset"))
+        k = c4.number_input("Step tolerance ±k", min_value=0, max_value=50, value=1, step=1, key=_k("k"),
+                            help="Decisive steps this close count as agreeing (and as correct against gold)")
+        items = None
+        if subset == SHARED:
+            judged = df[(df["scheme"] != shell.DONE) & (df["status"] != "cleared")]
+            n = judged.groupby("item_id")["annotator"].nunique()
+            items = [i for i in (it.id for it in ws.items) if n.get(i, 0) >= 2]
+        elif subset == GOLD:
+            items = [it.id for it in ws.items if it.gold]
+        elif subset == CHOSEN:
+            items = st.multiselect("Chosen items", [it.id for it in ws.items], key=_k("items"),
+                                   format_func=lambda i: excerpt(i, 60))
+    return {"annotators": who or None, "schemes": chosen_schemes or None, "items": items, "k": int(k)}
+
+
+def render() -> None:
+    ws = shell.workspace()
+    shell.require_annotator()
+    nav.sidebar(ws)
+    st.title("Summary")
+    gen_key = _k("generation")
+    st.session_state.setdefault(gen_key, 0)
+    df = _frame(shell.config_path(), ws, st.session_state[gen_key])
+    top = st.columns([4, 1])
+    if top[1].button("Refresh", key=_k("refresh"), icon=":material/refresh:", help="Read the annotations again"):
+        st.session_state[gen_key] += 1
+        st.rerun()
+    f = _filters(ws, df)
+    s = core.summarize(ws, df, **f)
+    c = s["counts"]
+    top[0].caption(f"{c['items']} items · {c['annotators']} annotators · {c['judgements']} judgements · "
+                   f"{c['items_with_gold']} items with gold")
+    if not c["judgements"]:
+        st.info("No annotations yet (for these filters).")
+    tabs = st.tabs(["Progress", "Failures", "Scorecards", "Handoffs", "Contention & tools", "Behaviours & MAST",
+                    "Choices", "Agreement", "Gold", "Export & report"])
+    with tabs[0]:
+        _progress(s)
+    with tabs[1]:
+        _failures(s)
+    with tabs[2]:
+        _scorecards(ws, s)
+    with tabs[3]:
+        _handoffs(s)
+    with tabs[4]:
+        _contention_tools(s)
+    with tabs[5]:
+        _behaviours_mast(s)
+    with tabs[6]:
+        _choices(s)
+    with tabs[7]:
+        _agreement(ws, s)
+    with tabs[8]:
+        _gold(s)
+    with tabs[9]:
+        _exports(ws, df, f)
+
+
+def _progress(s: dict) -> None:
+    p = s["progress"]
+    st.subheader("Per annotator")
+    recs = [{**r, "minutes": r["seconds"] / 60} for r in p["by_annotator"]]
+    _chart(charts.bar(recs, "annotator", "items_done", "Items done per annotator"), "progress")
+    _table(recs)
+    st.subheader("Per scheme")
+    _table(p["by_scheme"])
+    st.subheader("Items per annotator and scheme")
+    grid = pd.DataFrame(p["by_annotator_scheme"])
+    if not grid.empty:
+        st.dataframe(grid.pivot(index="annotator", columns="scheme", values="items").fillna(0).astype(int),
+                     width="stretch")
+
+
+def _failures(s: dict) -> None:
+    if not s["attribution"]:
+        st.caption("The project has no failure-attribution scheme.")
+    for name, att in s["attribution"].items():
+        st.subheader(md(name))
+        st.caption(f"{att['attributions']} attributions · {att['no_failure']} without a responsible agent")
+        c1, c2 = st.columns(2)
+        with c1:
+            _chart(charts.blame(att), f"blame-{name}")
+            _table(att["blame"])
+        with c2:
+            _chart(charts.position_histogram(att), f"pos-{name}")
+            _table(att["position_histogram"])
+        with st.expander("Every decisive step"):
+            _table(att["positions"])
+
+
+def _scorecards(ws: Workspace, s: dict) -> None:
+    if not s["scorecards"]:
+        st.caption("The project has no scorecard scheme.")
+    for name, sc in s["scorecards"].items():
+        st.subheader(md(name))
+        _chart(charts.scorecard_heatmap(sc["agents"], ws.project.scheme(name).get("scale")), f"heat-{name}")
+        st.caption("Mean and 95% interval (t) over every score given, across runs and annotators.")
+        _table(sc["agents"])
+        c1, c2 = st.columns(2)
+        with c1:
+            st.markdown("**Team dimensions**")
+            _table(sc["team"])
+        with c2:
+            st.markdown("**Milestones reached**")
+            _table(sc["milestones"])
+
+
+def _handoffs(s: dict) -> None:
+    inter = s["interaction"]
+    st.subheader("Interaction graph across runs")
+    _chart(charts.interaction_graph(inter), "graph")
+    st.caption("Arrow width: handoffs across runs. Red: marked critical, orange: marked problematic on an "
+               "interaction graph; each label says how often.")
+    _table(inter["edges"])
+    for name, h in s["handoffs"].items():
+        st.subheader(f"Handoff review: {md(name)}")
+        recs = [{"pair": f"{p['src']} → {p['dst']}", **p} for p in h["pairs"]]
+        _chart(charts.bar(recs, "pair", "flag_rate", "Flag rate per ordered pair", percent=True), f"ho-{name}")
+        _table(recs)
+        with st.expander("Per flag"):
+            _table(h["flags"])
+        if h["stale"]:
+            st.caption(f"{h['stale']} label(s) made on other data are left out.")
+
+
+def _contention_tools(s: dict) -> None:
+    for name, ct in s["contention"].items():
+        st.subheader(f"Contention: {md(name)}")
+        _chart(charts.bar(ct["labels"], "resource", "count", "Labels per resource", color="label"), f"ct-{name}")
+        _table(ct["labels"])
+    for name, tv in s["tool_verdicts"].items():
+        st.subheader(f"Tool calls: {md(name)}")
+        _chart(charts.bar(tv, "tool", "count", "Verdicts per tool", color="verdict"), f"tv-{name}")
+        _table(tv)
+    if not s["contention"] and not s["tool_verdicts"]:
+        st.caption("The project has no contention or tool-call scheme.")
+
+
+def _behaviours_mast(s: dict) -> None:
+    for name, em in s["emergent"].items():
+        st.subheader(f"Emergent behaviours: {md(name)}")
+        _chart(charts.bar(em["totals"], "behavior", "runs", "Runs showing each behaviour"), f"em-{name}")
+        _table(em["totals"])
+        with st.expander("Per run"):
+            _table(em["per_run"])
+    for name, m in s["mast"].items():
+        st.subheader(f"MAST failure modes: {md(name)}")
+        c1, c2 = st.columns(2)
+        with c1:
+            _chart(charts.bar(m["by_category"], "category", "tags", "Tags per category"), f"mc-{name}")
+            _table(m["by_category"])
+        with c2:
+            _chart(charts.bar(m["by_agent"], "agent", "tags", "Tags per acting agent", color="category"),
+                   f"ma-{name}")
+            _table(m["by_agent"])
+        with st.expander("Per mode"):
+            _table(m["by_mode"])
+
+
+def _choices(s: dict) -> None:
+    for name, ch in s["choices"].items():
+        st.subheader(md(name))
+        _chart(charts.bar(ch["labels"], "label", "count", f"{name}"), f"ch-{name}")
+        _table(ch["labels"])
+
+
+def _agreement(ws: Workspace, s: dict) -> None:
+    from ..report import headline_agreement
+    st.subheader("Main measure per scheme")
+    _table(headline_agreement(s["agreement"]))
+    with st.expander("Every measure (JSON)"):
+        st.json(s["agreement"], expanded=False)
+    dis = s["disagreements"]
+    st.subheader(f"Where annotators differ ({len(dis)})")
+    if not dis:
+        st.caption("No disagreement among items with two or more annotators.")
+        return
+    _table(dis)
+    labels = [f"{d['item_id']} · {d['scheme']} · {d['object']}" for d in dis]
+    i = st.selectbox("Disagreement", range(len(dis)), format_func=lambda j: excerpt(labels[j], 120),
+                     key=_k("disagreement"))
+    d = dis[i]
+    try:
+        t = ws.project.scheme(d["scheme"]).type
+    except KeyError:
+        return
+    target = shell.ROOT / TYPES[t].page if TYPES[t].page else None
+    if st.button("Open this item on its page", key=_k("open"), icon=":material/open_in_new:",
+                 disabled=d["item_id"] not in ws.by_id or target is None):
+        shell.go_to(d["item_id"])
+        st.switch_page(str(target))
+
+
+def _gold(s: dict) -> None:
+    g = s["gold_detail"]
+    if not g["items_with_gold"]:
+        st.caption("No item carries gold labels.")
+        return
+    st.caption(f"{g['items_with_gold']} items carry gold; compared with the attributions of "
+               f"{md(g['scheme'] or 'no scheme')}.")
+    _chart(charts.gold_accuracy(s["gold"]), "gold")
+    _table([{"annotator": w, **x} for w, x in s["gold"].items()])
+    st.markdown("**Confusion between agents** (gold agent × agent named)")
+    _chart(charts.heatmap(g["confusion"], "annotated_agent", "gold_agent", "count", "Gold × annotated agent",
+                          fmt="{:.0f}"), "confusion")
+    _table(g["confusion"])
+    with st.expander("Per item"):
+        _table(g["items"])
+
+
+def _exports(ws: Workspace, df: pd.DataFrame, f: dict) -> None:
+    from .. import export as ex
+    from ..report import build_html
+    st.subheader("Download every annotation")
+    st.caption("One row per item, annotator and scheme, with the trace objects each index names.")
+
+    def data(fmt):
+        return lambda: ex.to_bytes(ex.export_frame(ws), fmt)
+
+    cols = st.columns(3)
+    for col, (fmt, mime) in zip(cols, [("parquet", "application/vnd.apache.parquet"), ("csv", "text/csv"),
+                                       ("jsonl", "application/jsonl")]):
+        col.download_button(f"Annotations (.{fmt})", data(fmt), file_name=f"annotations.{fmt}", mime=mime,
+                            key=_k("dl", fmt), on_click="ignore", icon=":material/download:")
+    st.subheader("Report")
+    st.caption("One HTML file with the headline numbers, the charts and a few runs; opens offline.")
+    st.download_button("HTML report (these filters)", lambda: build_html(ws, df, **f), file_name="report.html",
+                       mime="text/html", key=_k("dl", "report"), on_click="ignore", icon=":material/download:")

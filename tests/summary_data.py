@@ -1,0 +1,43 @@
+"""Small literal annotation sets for the summary, agreement, gold and export tests."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from app.storage import Annotation, AnnotationStore
+from app.workspace import open_project
+from tests.conftest import ROOT, write_project
+
+WHOWHEN_SHARED = ROOT.parent / "shared" / "datasets" / "whowhen"
+CODE = "code-team-002"  # Manager, Coder, Coder, Tester, Coder, Tester, Manager, Coder, Reviewer, Manager
+TRIP = "trip-planner-001"
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+class Saver:
+    """Writes annotations the way the app does (type from the project, the item's trace hash)."""
+
+    def __init__(self, config: Path):
+        self.ws = open_project(config)
+        self.store = AnnotationStore(self.ws.project.output_dir)
+
+    def __call__(self, item: str, who: str, scheme: str, value, status: str = "annotated",
+                 seconds: float = 10.0):
+        t = "_item" if scheme == "_item" else self.ws.project.scheme(scheme).type
+        return self.store.save(Annotation(item, who, scheme, t, value, status, self.ws.by_id[item].trace_hash,
+                                          T0, seconds))
+
+
+def demo(tmp_path: Path) -> tuple[Path, Saver]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    cfg = write_project(tmp_path)
+    return cfg, Saver(cfg)
+
+
+def whowhen(tmp_path: Path) -> tuple[Path, Saver]:
+    cfg = write_project(tmp_path, data_files=[str(WHOWHEN_SHARED), str(ROOT / "data" / "whowhen")])
+    return cfg, Saver(cfg)
+
+
+def attribution(agent, step, reason="") -> dict:
+    return {"responsible_agent": agent, "decisive_step": step, "reason": reason}

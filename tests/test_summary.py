@@ -1,0 +1,217 @@
+"""Summary numbers on small literal annotation sets, checked against values computed by hand.
+
+code-team-002 has 10 steps (Manager, Coder, Coder, Tester, Coder, Tester, Manager, Coder,
+Reviewer, Manager), so 8 handoffs: #0 M→C (step 1), #1 C→T (3), #2 T→C (4), #3 C→T (5),
+#4 T→M (6), #5 M→C (7), #6 C→R (8), #7 R→M (9); contention region 0 is ci_runner, 1 repo_lock.
+trip-planner-001 has 14 steps.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from app import summary as core
+from app.workspace import open_project
+from tests.summary_data import CODE, TRIP, attribution, demo
+
+
+def summarize(cfg, **kw):
+    return core.summarize(open_project(cfg), **kw)
+
+
+def entry(i, step, a, b, flags=(), q=None):
+    return {"index": i, "step": step, "from": a, "to": b, "flags": list(flags), "quality": q}
+
+
+def test_attribution_blame_positions_and_agreement_of_three(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Coder", 5))
+    save(CODE, "carol", "attribution", attribution("Tester", 3))
+    save(TRIP, "alice", "attribution", attribution("FlightAgent", 4))
+    save(TRIP, "bob", "attribution", attribution(None, None), status="reviewed_clean")
+    s = summarize(cfg)
+    att = s["attribution"]["attribution"]
+    assert [(b["agent"], b["count"], b["share"]) for b in att["blame"]] == [
+        ("Coder", 2, 0.5), ("FlightAgent", 1, 0.25), ("Tester", 1, 0.25)]
+    assert att["no_failure"] == 1 and att["attributions"] == 5
+    pos = {(p["item_id"], p["annotator"]): p["position"] for p in att["positions"]}
+    assert pos[(CODE, "alice")] == pytest.approx(4 / 9) and pos[(TRIP, "alice")] == pytest.approx(4 / 13)
+    assert [h["count"] for h in att["position_histogram"]] == [0, 2, 2, 0, 0]
+    # Fleiss (three raters overall), CODE: Coder 2, Tester 1 -> P = 1/3; TRIP: FlightAgent 1,
+    # no failure 1 -> P = 0; P̄ = 1/6; p = 2/5, 1/5, 1/5, 1/5 -> Pe = 7/25; kappa = -17/108
+    a = s["agreement"]["attribution"]
+    assert a["agent"]["measure"] == "fleiss_kappa" and a["items_compared"] == 2
+    assert a["agent"]["kappa"] == pytest.approx((1 / 6 - 7 / 25) / (1 - 7 / 25))
+    assert a["agent"]["percent_agreement"] == pytest.approx(1 / 6)
+    # steps 4, 5, 3 on CODE: no pair equal, 2 of 3 pairs within ±1; TRIP has one step only
+    assert a["step"]["exact"] == 0 and a["step"]["within_k"] == pytest.approx(2 / 3) and a["step"]["n_units"] == 1
+    dis = [(d["item_id"], d["object"]) for d in s["disagreements"] if d["scheme"] == "attribution"]
+    assert sorted(dis) == sorted([(CODE, "responsible agent"), (TRIP, "responsible agent"),
+                                  (CODE, "decisive step")])  # 5 - 3 = 2 > k = 1
+    assert summarize(cfg, k=2)["agreement"]["attribution"]["step"]["within_k"] == 1.0
+
+
+def test_scorecard_mean_interval_ties_and_missing(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "scorecard", {"agents": {"Coder": {"role fidelity": 2}}, "team": {"coordination": 3},
+                                      "milestones": {"plan produced": True}})
+    save(CODE, "bob", "scorecard", {"agents": {"Coder": {"role fidelity": 4}}, "team": {"coordination": 3},
+                                    "milestones": {"plan produced": False}})
+    save(CODE, "carol", "scorecard", {"agents": {"Coder": {"role fidelity": 3}}, "team": {},
+                                      "milestones": {}})  # carol scores no team dimension: missing
+    save(TRIP, "alice", "scorecard", {"agents": {"Planner": {"contribution": 5}}, "team": {}, "milestones": {}})
+    s = summarize(cfg)
+    sc = s["scorecards"]["scorecard"]
+    rf = next(r for r in sc["agents"] if r["agent"] == "Coder")
+    half = 4.3027 * 1.0 / math.sqrt(3)  # t(0.975, 2) * sd / sqrt(n), sd of 2, 4, 3 = 1
+    assert (rf["n"], rf["mean"], rf["sd"]) == (3, 3.0, 1.0)
+    assert rf["ci_low"] == pytest.approx(3 - half) and rf["ci_high"] == pytest.approx(3 + half)
+    single = next(r for r in sc["agents"] if r["agent"] == "Planner")
+    assert single["n"] == 1 and single["mean"] == 5 and single["ci_low"] is None and single["sd"] is None
+    team = sc["team"][0]
+    assert (team["n"], team["mean"], team["ci_low"], team["ci_high"]) == (2, 3.0, 3.0, 3.0)
+    assert sc["milestones"][0] == {"milestone": "plan produced", "n": 2, "reached": 1, "rate": 0.5}
+    a = s["agreement"]["scorecard"]
+    rfa = a["agent_dimensions"]["role fidelity"]
+    # one unit with 2, 4, 3: D_o = D_e = 2 -> alpha 0; mean |difference| over pairs = (2 + 1 + 1) / 3
+    assert rfa["alpha"] == pytest.approx(0.0) and rfa["mean_abs_diff"] == pytest.approx(4 / 3)
+    tie = a["team_dimensions"]["coordination"]
+    assert tie["alpha"] is None and tie["percent_agreement"] == 1.0 and "undefined" in tie["note"]
+    assert a["milestones"]["plan produced"]["percent_agreement"] == 0.0
+    objs = {d["object"] for d in s["disagreements"] if d["scheme"] == "scorecard"}
+    assert objs == {"Coder · role fidelity", "milestone plan produced"}  # 4 - 2 >= 2 points
+
+
+def test_handoff_rates_kappa_per_flag_order_and_stale(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "handoffs", [entry(0, 1, "Manager", "Coder", q=4),
+                                     entry(1, 3, "Coder", "Tester", ["info_loss", "garbling"], 2),
+                                     entry(9, 99, "Ghost", "Coder", ["info_loss"])])  # made on other data
+    save(CODE, "bob", "handoffs", [entry(1, 3, "Coder", "Tester", ["garbling", "info_loss"], 3),
+                                   entry(3, 5, "Coder", "Tester", ["goal_drift"])])
+    s = summarize(cfg)
+    h = s["handoffs"]["handoffs"]
+    assert h["stale"] == 1
+    pairs = {(p["src"], p["dst"]): p for p in h["pairs"]}
+    ct = pairs[("Coder", "Tester")]  # 2 handoffs x 2 annotators, 3 flagged
+    assert (ct["handoffs_reviewed"], ct["flagged"], ct["flag_rate"], ct["mean_quality"], ct["rated"]) == \
+        (4, 3, 0.75, 2.5, 2)
+    mc = pairs[("Manager", "Coder")]
+    assert (mc["handoffs_reviewed"], mc["flagged"], mc["mean_quality"]) == (4, 0, 4.0)
+    a = s["agreement"]["handoffs"]
+    assert a["flags"]["info_loss"]["kappa"] == pytest.approx(1.0)  # same handoff, flags in another order
+    assert a["flags"]["garbling"]["kappa"] == pytest.approx(1.0)
+    # goal_drift: p_o = 7/8, p_e = 1 * 7/8 -> kappa 0
+    assert a["flags"]["goal_drift"]["kappa"] == pytest.approx(0.0) and a["flags"]["goal_drift"]["n_units"] == 8
+    assert a["flags"]["dropped_constraint"]["kappa"] is None  # nobody flagged it: undefined, not NaN
+    dis = [d for d in s["disagreements"] if d["scheme"] == "handoffs"]
+    assert [d["object"] for d in dis] == ["handoff 3 (Coder → Tester)"]  # quality 2 vs 3 is within a point
+    assert dis[0]["judgements"] == "alice: (none); bob: goal_drift"
+    edge = next(e for e in s["interaction"]["edges"] if (e["src"], e["dst"]) == ("Coder", "Tester"))
+    assert edge["handoff_review_flags"] == 3
+
+
+def test_graph_order_insensitive_and_interaction_edges(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "graph", {"critical_nodes": ["Coder", "Tester"], "edges": {"Manager->Coder": "problematic"}})
+    save(CODE, "bob", "graph", {"critical_nodes": ["Tester", "Coder"], "edges": {"Manager->Coder": "critical"}})
+    s = summarize(cfg)
+    a = s["agreement"]["graph"]
+    assert a["critical_nodes"]["jaccard"] == 1.0 and a["flagged_edges"]["jaccard"] == 1.0
+    assert [d["object"] for d in s["disagreements"]] == ["edge Manager → Coder"]
+    e = next(x for x in s["interaction"]["edges"] if (x["src"], x["dst"]) == ("Manager", "Coder"))
+    assert (e["handoffs"], e["critical"], e["problematic"], e["graph_reviews"], e["marked_rate"]) == (2, 1, 1, 2, 1.0)
+    nodes = {n["agent"]: n["critical_marks"] for n in s["interaction"]["nodes"]}
+    assert nodes["Coder"] == 2 and nodes["Manager"] == 0
+
+
+def test_mast_by_category_and_acting_agent(tmp_path):
+    cfg, save = demo(tmp_path)
+    m1 = {"type": "Inter-Agent Misalignment", "subtype": "2.3 Task derailment"}
+    m2 = {"type": "Task Verification & Termination", "subtype": "3.2 No or incomplete verification"}
+
+    def step(i, agent, modes):
+        return {"step_index": i, "agent": agent, "correctness": "incorrect", "errors": modes,
+                "severity": "major", "rationale": ""}
+    save(CODE, "alice", "mast_steps", {"steps": [step(4, "Coder", [m1, m2])], "score": 95})
+    # bob: same modes in the other order; the stored agent is wrong, the trace's acting agent counts
+    save(CODE, "bob", "mast_steps", {"steps": [step(4, "Somebody", [m2, m1]), step(8, "Reviewer", [m2])],
+                                     "score": 90})
+    s = summarize(cfg)
+    m = s["mast"]["mast_steps"]
+    cat = {r["category"]: (r["tags"], r["steps"], r["runs"]) for r in m["by_category"]}
+    assert cat == {"Inter-Agent Misalignment": (2, 1, 1), "Task Verification & Termination": (3, 2, 1)}
+    by_agent = {(r["agent"], r["category"]): r["tags"] for r in m["by_agent"]}
+    assert by_agent == {("Coder", "Inter-Agent Misalignment"): 2, ("Coder", "Task Verification & Termination"): 2,
+                        ("Reviewer", "Task Verification & Termination"): 1}
+    a = s["agreement"]["mast_steps"]
+    # tagged steps: 4 (same set: 1) and 8 (alice none, bob one: 0)
+    assert a["modes_jaccard_on_tagged_steps"] == {"jaccard": 0.5, "n_units": 2}
+    # any mode per step over 10 steps: alice 1 step, bob 2 -> p_o = 9/10, p_e = .1*.2 + .9*.8 = .74
+    assert a["any_mode"]["kappa"] == pytest.approx((0.9 - 0.74) / (1 - 0.74))
+    assert [d["object"] for d in s["disagreements"]] == ["step 8 (Reviewer)"]
+
+
+def test_contention_per_resource_tools_and_choices(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "contention", {"contentions": {"0": "deadlock", "1": "race_condition", "7": "benign"}})
+    save(CODE, "bob", "contention", {"contentions": {"0": "deadlock"}})
+    save(CODE, "alice", "tool_review", [{"index": 0, "step": 1, "tool": "run_tests", "verdict": "correct", "notes": ""},
+                                        {"index": 1, "step": 2, "tool": "edit_file", "verdict": "wrong_args",
+                                         "notes": ""}])
+    save(CODE, "bob", "tool_review", [{"index": 1, "step": 2, "tool": "edit_file", "verdict": "correct",
+                                       "notes": "fine"}])
+    save(CODE, "alice", "symptoms", {"loop": "true", "premature_stop": "true"})
+    save(CODE, "bob", "symptoms", {"premature_stop": "true", "loop": "true"})
+    save(CODE, "alice", "confidence", {"scale_4": "4"})
+    save(CODE, "bob", "confidence", {"scale_2": "2"})
+    save(TRIP, "alice", "orchestration", {"hub_and_spoke": "true", "free_response": "planner hub"})
+    s = summarize(cfg)
+    ct = {(r["resource"], r["label"]): r["count"] for r in s["contention"]["contention"]["labels"]}
+    assert ct == {("ci_runner", "deadlock"): 2, ("repo_lock", "race_condition"): 1}
+    assert s["contention"]["contention"]["stale"] == 1  # region 7 does not exist
+    a = s["agreement"]["contention"]["label"]  # regions 0: deadlock/deadlock, 1: race/unlabelled
+    assert a["percent_agreement"] == 0.5 and a["n_units"] == 2
+    tv = {(r["tool"], r["verdict"]): r["count"] for r in s["tool_verdicts"]["tool_review"]}
+    assert tv == {("edit_file", "correct"): 1, ("edit_file", "wrong_args"): 1, ("run_tests", "correct"): 1}
+    assert s["agreement"]["tool_review"]["verdict"]["n_units"] == 1  # only call 1 has two verdicts
+    assert s["agreement"]["symptoms"]["jaccard"]["jaccard"] == 1.0  # same labels, other order
+    assert s["agreement"]["confidence"]["rating"]["mean_abs_diff"] == 2.0
+    assert {d["object"] for d in s["disagreements"]} == {"region 1 (repo_lock)", "call 1 (edit_file)", "rating"}
+    orch = s["choices"]["orchestration"]["labels"]
+    assert orch == [{"label": "hub_and_spoke", "count": 1, "runs": 1, "share": 1.0}]
+    assert s["agreement"]["orchestration"]["items_compared"] == 0  # a single annotator
+    assert s["agreement"]["notes"]["note"] == "free text: no agreement measure"
+
+
+def test_single_annotator_progress_filters_and_json_safety(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4), seconds=30)
+    save(CODE, "alice", "outcome", {"failure": "true"}, seconds=12)
+    save(CODE, "alice", "_item", {"done": True}, seconds=0)
+    save(TRIP, "bob", "outcome", {"success": "true"}, seconds=8)
+    save(TRIP, "bob", "notes", None, status="cleared", seconds=5)  # not a judgement, but time spent
+    s = summarize(cfg)
+    json.dumps(s, allow_nan=False)  # no NaN anywhere
+    prog = {p["annotator"]: p for p in s["progress"]["by_annotator"]}
+    assert prog["alice"] == {"annotator": "alice", "items_done": 1, "items_total": 7, "items_touched": 1,
+                             "judgements": 2, "seconds": 42.0}
+    assert prog["bob"]["judgements"] == 1 and prog["bob"]["seconds"] == 13.0
+    for a in s["agreement"].values():
+        assert a["items_compared"] == 0 and "note" in a
+    only = summarize(cfg, annotators=["alice"])
+    assert only["counts"]["annotators"] == 1 and only["counts"]["judgements"] == 2
+    one_scheme = summarize(cfg, schemes=["outcome"])
+    assert set(one_scheme["agreement"]) == {"outcome"} and one_scheme["counts"]["judgements"] == 2
+    assert one_scheme["attribution"] == {}
+    items = summarize(cfg, items=[TRIP])
+    assert items["counts"] == {"items": 1, "annotators": 1, "judgements": 1, "items_with_gold": 0}
+
+
+def test_t_quantiles():
+    assert core.t975(1) == pytest.approx(12.7062) and core.t975(30) == pytest.approx(2.0423)
+    for df, t in [(40, 2.0211), (60, 2.0003), (120, 1.9799), (1000, 1.9623)]:
+        assert core.t975(df) == pytest.approx(t, abs=2e-4)

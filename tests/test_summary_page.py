@@ -1,0 +1,59 @@
+"""The summary page (AppTest): numbers as tables, filters, the disagreement view opens the item."""
+from __future__ import annotations
+
+from app.ui.summary_page import ALL, GOLD
+from app.ui.state import widget_key
+from tests.conftest import make_app, open_page
+from tests.summary_data import CODE, TRIP, attribution, demo
+
+
+def k(*parts):
+    return widget_key("summary", *parts)
+
+
+def frames(at):
+    return [df.value for df in at.dataframe]
+
+
+def test_summary_page_tables_filters_and_disagreement_link(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    save(TRIP, "alice", "outcome", {"failure": "true"})
+    save(CODE, "alice", "_item", {"done": True})
+    at = open_page(make_app(cfg, annotator="carol"), "summary")  # any signed-in annotator sees it
+    assert [t.value for t in at.title] == ["Summary"]
+    assert "7 items · 2 annotators · 3 judgements" in at.caption[0].value
+    blame = next(df for df in frames(at) if "agent" in df.columns and "share" in df.columns)
+    assert dict(zip(blame["agent"], blame["count"])) == {"Coder": 1, "Tester": 1}
+    progress = next(df for df in frames(at) if "items_done" in df.columns)
+    assert dict(zip(progress["annotator"], progress["items_done"])) == {"alice": 1, "bob": 0}
+    assert len(at.get("plotly_chart")) >= 5
+    assert {d.label for d in at.get("download_button")} >= {"Annotations (.parquet)", "Annotations (.csv)",
+                                                            "Annotations (.jsonl)", "HTML report (these filters)"}
+
+    # filters: one annotator
+    at.multiselect(key=k("annotators")).set_value(["bob"]).run()
+    assert not at.exception
+    assert "1 annotators · 1 judgements" in at.caption[0].value
+    at.multiselect(key=k("annotators")).set_value([]).run()
+    at.selectbox(key=k("subset")).set_value(GOLD).run()
+    assert "4 items" in at.caption[0].value
+    at.selectbox(key=k("subset")).set_value(ALL).run()
+
+    # the disagreement view lists the attribution and opens the item on its page
+    dis = next(df for df in frames(at) if "judgements" in df.columns and "object" in df.columns)
+    assert list(dis["object"]) == ["responsible agent", "decisive step"]
+    assert list(dis["judgements"]) == ["alice: Coder; bob: Tester", "alice: 4; bob: 7"]
+    at.selectbox(key=k("disagreement")).set_value(1).run()
+    at.button(key=k("open")).click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Failure attribution"]
+    assert at.query_params["item"] in ([CODE], CODE)
+
+
+def test_summary_page_without_annotations(tmp_path):
+    cfg, _save = demo(tmp_path)
+    at = open_page(make_app(cfg), "summary")
+    assert any("No annotations yet" in i.value for i in at.info)
+    assert any("No disagreement" in c.value for c in at.caption)
