@@ -7,7 +7,7 @@ import streamlit as st
 
 from ..registry import TYPES
 from ..workspace import Workspace
-from . import shell
+from . import shell, state
 from .state import widget_key
 from .text import excerpt, md
 
@@ -124,5 +124,7 @@ def sidebar(ws: Workspace, current: str | None = None) -> None:
                      width="stretch", shortcut=SHORTCUTS["next surface"],
                      help=f"Next surface: {after.title}" if after else None):
             st.switch_page(after)
+        st.toggle("Show the trace beside the surface", value=True, key=state.SHOW_TRACE,
+                  help="Hide it to give wide surfaces (graph, timeline) the whole page")
         with st.expander(":material/keyboard: Keyboard shortcuts"):
             st.markdown(KEYS_HELP)

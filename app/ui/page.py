@@ -40,9 +40,12 @@ def annotation_page(type_name: str, render_scheme: Renderer) -> None:
         st.info("The project has no items.")
         st.stop()
     schemes = ws.project.schemes_of(type_name)
-    left, right = st.columns([5, 6], gap="large")
-    with left:
-        trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
+    if st.session_state.get(state.SHOW_TRACE, True):
+        left, right = st.columns([5, 6], gap="large")
+        with left:
+            trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
+    else:
+        right = st.container()
     with right:
         for scheme in schemes:
             with st.container(border=True):

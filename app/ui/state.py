@@ -8,6 +8,7 @@ TICKET = "baton.ticket"  # the session ticket currently in the URL (tokens confi
 ITEM = "baton.item"
 ITEM_OPENED = "baton.item_opened"  # (item id, monotonic time of the last activity on it)
 SAVED = "baton.saved"  # {(item, scheme): "HH:MM:SS"} last save shown to the annotator
+SHOW_TRACE = "baton.show_trace"  # the trace column beside the surfaces (a sidebar toggle)
 STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
 
 DEFAULTS = {

@@ -120,9 +120,13 @@ def render(item: Item, d: Derivation) -> None:
                 st.caption("(no text)")
             else:
                 _long_text(text, "Full text")
+            raw_calls = {str(x.get("id")): x for x in (s.raw.get("tool_calls") or [])
+                         if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
             for tc in calls_by_step.get(s.index, []):
                 args = tc.arguments if isinstance(tc.arguments, str) else json.dumps(
                     tc.arguments, indent=2, ensure_ascii=False, default=str)
-                st.caption(f"Tool call {tc.index}: {md(tc.tool, 80)}")
+                failed = raw_calls.get(str(tc.call_id), {}).get("status") == "error"
+                st.caption(f"Tool call {tc.index}: {md(tc.tool, 80)}" + (
+                    f" · failed: {md(raw_calls[str(tc.call_id)].get('error') or 'error', 160)}" if failed else ""))
                 st.code(args or "", language="json" if not isinstance(tc.arguments, str) else None,
                         wrap_lines=True)
