@@ -70,3 +70,23 @@ def test_token_sign_in_survives_refresh_without_token_in_url(tmp_path):
     at3.query_params["session"] = ticket
     at3.run()
     assert at3.text_input[0].label == "Your access token"
+
+
+def test_summary_is_for_admins_only(tmp_path):
+    cfg = secure_project(tmp_path)
+    at = make_app(cfg, annotator=None)
+    at.run()
+    at.text_input[0].input(TOKENS["alice"])
+    at.button[0].click().run()
+    at.switch_page("pages/summary.py")
+    at.run()
+    assert not at.exception
+    assert "admins only" in at.info[0].value
+    at = make_app(cfg, annotator=None)
+    at.run()
+    at.text_input[0].input(TOKENS["root"])
+    at.button[0].click().run()
+    at.switch_page("pages/summary.py")
+    at.run()
+    assert not at.exception
+    assert not [i for i in at.info if "admins only" in i.value]

@@ -110,7 +110,7 @@ def test_agent_names_are_escaped_in_labels(tmp_path):
         {"agent": name, "content": "a"}, {"agent": "b->c", "content": "b"}, {"agent": name, "content": "c"}]}) + "\n")
     cfg = write_project(tmp_path, data_files=[str(data)])
     at = open_page(make_app(cfg), PAGE)
-    labels = [t.label for t in at.toggle]
+    labels = [t.label for t in at.main.toggle]
     assert all("\\*\\*bold\\*\\*" in lab or "b\\-\\>c" in lab for lab in labels)
     key = widget_key("graph", "graph", "r1", "edge", graph.edge_key("b->c", name))
     at.selectbox(key=key).set_value("critical").run()

@@ -37,6 +37,11 @@ def _frame(config: str, _ws: Workspace, generation: int) -> pd.DataFrame:
     return core.load(_ws)
 
 
+@st.cache_data(ttl=TTL, show_spinner="Computing the summary…", max_entries=16)
+def _summary(config: str, generation: int, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
+    return core.summarize(_ws, _df, **_f)
+
+
 def _table(records, **kw) -> None:
     if records:
         st.dataframe(pd.DataFrame(records), hide_index=True, width="stretch", **kw)
@@ -44,8 +49,14 @@ def _table(records, **kw) -> None:
         st.caption("Nothing yet.")
 
 
-def _chart(fig, key: str) -> None:
-    st.plotly_chart(fig, key=_k("chart", key), width="stretch")
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _figure(builder: str, args: tuple, kwargs: tuple):
+    """A figure of app/summary_charts, built once per distinct input (Plotly figures are slow to build)."""
+    return getattr(charts, builder)(*args, **dict(kwargs))
+
+
+def _chart(key: str, builder: str, *args, **kwargs) -> None:
+    st.plotly_chart(_figure(builder, args, tuple(sorted(kwargs.items()))), key=_k("chart", key), width="stretch")
 
 
 def _filters(ws: Workspace, df: pd.DataFrame) -> dict:
@@ -77,6 +88,10 @@ def render() -> None:
     shell.require_annotator()
     nav.sidebar(ws)
     st.title("Summary")
+    if not shell.is_admin():
+        # With tokens configured, annotators see only their own work; the summary shows everyone's.
+        st.info("The summary shows every annotator's work: it is open to admins only.")
+        st.stop()
     gen_key = _k("generation")
     st.session_state.setdefault(gen_key, 0)
     df = _frame(shell.config_path(), ws, st.session_state[gen_key])
@@ -85,14 +100,14 @@ def render() -> None:
         st.session_state[gen_key] += 1
         st.rerun()
     f = _filters(ws, df)
-    s = core.summarize(ws, df, **f)
+    s = _summary(shell.config_path(), st.session_state[gen_key], repr(sorted(f.items())), ws, df, f)
     c = s["counts"]
     top[0].caption(f"{c['items']} items · {c['annotators']} annotators · {c['judgements']} judgements · "
                    f"{c['items_with_gold']} items with gold")
     if not c["judgements"]:
         st.info("No annotations yet (for these filters).")
     tabs = st.tabs(["Progress", "Failures", "Scorecards", "Handoffs", "Contention & tools", "Behaviours & MAST",
-                    "Choices", "Agreement", "Gold", "Export & report"])
+                    "Orchestration & choices", "Agreement", "Gold", "Export & report"])
     with tabs[0]:
         _progress(s)
     with tabs[1]:
@@ -119,7 +134,7 @@ def _progress(s: dict) -> None:
     p = s["progress"]
     st.subheader("Per annotator")
     recs = [{**r, "minutes": r["seconds"] / 60} for r in p["by_annotator"]]
-    _chart(charts.bar(recs, "annotator", "items_done", "Items done per annotator"), "progress")
+    _chart("progress", "bar", recs, "annotator", "items_done", "Items done per annotator")
     _table(recs)
     st.subheader("Per scheme")
     _table(p["by_scheme"])
@@ -138,10 +153,10 @@ def _failures(s: dict) -> None:
         st.caption(f"{att['attributions']} attributions · {att['no_failure']} without a responsible agent")
         c1, c2 = st.columns(2)
         with c1:
-            _chart(charts.blame(att), f"blame-{name}")
+            _chart(f"blame-{name}", "blame", att)
             _table(att["blame"])
         with c2:
-            _chart(charts.position_histogram(att), f"pos-{name}")
+            _chart(f"pos-{name}", "position_histogram", att)
             _table(att["position_histogram"])
         with st.expander("Every decisive step"):
             _table(att["positions"])
@@ -152,7 +167,7 @@ def _scorecards(ws: Workspace, s: dict) -> None:
         st.caption("The project has no scorecard scheme.")
     for name, sc in s["scorecards"].items():
         st.subheader(md(name))
-        _chart(charts.scorecard_heatmap(sc["agents"], ws.project.scheme(name).get("scale")), f"heat-{name}")
+        _chart(f"heat-{name}", "scorecard_heatmap", sc["agents"], ws.project.scheme(name).get("scale"))
         st.caption("Mean and 95% interval (t) over every score given, across runs and annotators.")
         _table(sc["agents"])
         c1, c2 = st.columns(2)
@@ -167,14 +182,14 @@ def _scorecards(ws: Workspace, s: dict) -> None:
 def _handoffs(s: dict) -> None:
     inter = s["interaction"]
     st.subheader("Interaction graph across runs")
-    _chart(charts.interaction_graph(inter), "graph")
+    _chart("graph", "interaction_graph", inter)
     st.caption("Arrow width: handoffs across runs. Red: marked critical, orange: marked problematic on an "
                "interaction graph; each label says how often.")
     _table(inter["edges"])
     for name, h in s["handoffs"].items():
         st.subheader(f"Handoff review: {md(name)}")
         recs = [{"pair": f"{p['src']} → {p['dst']}", **p} for p in h["pairs"]]
-        _chart(charts.bar(recs, "pair", "flag_rate", "Flag rate per ordered pair", percent=True), f"ho-{name}")
+        _chart(f"ho-{name}", "bar", recs, "pair", "flag_rate", "Flag rate per ordered pair", percent=True)
         _table(recs)
         with st.expander("Per flag"):
             _table(h["flags"])
@@ -185,11 +200,11 @@ def _handoffs(s: dict) -> None:
 def _contention_tools(s: dict) -> None:
     for name, ct in s["contention"].items():
         st.subheader(f"Contention: {md(name)}")
-        _chart(charts.bar(ct["labels"], "resource", "count", "Labels per resource", color="label"), f"ct-{name}")
+        _chart(f"ct-{name}", "bar", ct["labels"], "resource", "count", "Labels per resource", color="label")
         _table(ct["labels"])
     for name, tv in s["tool_verdicts"].items():
         st.subheader(f"Tool calls: {md(name)}")
-        _chart(charts.bar(tv, "tool", "count", "Verdicts per tool", color="verdict"), f"tv-{name}")
+        _chart(f"tv-{name}", "bar", tv, "tool", "count", "Verdicts per tool", color="verdict")
         _table(tv)
     if not s["contention"] and not s["tool_verdicts"]:
         st.caption("The project has no contention or tool-call scheme.")
@@ -198,7 +213,7 @@ def _contention_tools(s: dict) -> None:
 def _behaviours_mast(s: dict) -> None:
     for name, em in s["emergent"].items():
         st.subheader(f"Emergent behaviours: {md(name)}")
-        _chart(charts.bar(em["totals"], "behavior", "runs", "Runs showing each behaviour"), f"em-{name}")
+        _chart(f"em-{name}", "bar", em["totals"], "behavior", "runs", "Runs showing each behaviour")
         _table(em["totals"])
         with st.expander("Per run"):
             _table(em["per_run"])
@@ -206,11 +221,10 @@ def _behaviours_mast(s: dict) -> None:
         st.subheader(f"MAST failure modes: {md(name)}")
         c1, c2 = st.columns(2)
         with c1:
-            _chart(charts.bar(m["by_category"], "category", "tags", "Tags per category"), f"mc-{name}")
+            _chart(f"mc-{name}", "bar", m["by_category"], "category", "tags", "Tags per category")
             _table(m["by_category"])
         with c2:
-            _chart(charts.bar(m["by_agent"], "agent", "tags", "Tags per acting agent", color="category"),
-                   f"ma-{name}")
+            _chart(f"ma-{name}", "bar", m["by_agent"], "agent", "tags", "Tags per acting agent", color="category")
             _table(m["by_agent"])
         with st.expander("Per mode"):
             _table(m["by_mode"])
@@ -219,7 +233,7 @@ def _behaviours_mast(s: dict) -> None:
 def _choices(s: dict) -> None:
     for name, ch in s["choices"].items():
         st.subheader(md(name))
-        _chart(charts.bar(ch["labels"], "label", "count", f"{name}"), f"ch-{name}")
+        _chart(f"ch-{name}", "bar", ch["labels"], "label", "count", f"{name}")
         _table(ch["labels"])
 
 
@@ -257,11 +271,11 @@ def _gold(s: dict) -> None:
         return
     st.caption(f"{g['items_with_gold']} items carry gold; compared with the attributions of "
                f"{md(g['scheme'] or 'no scheme')}.")
-    _chart(charts.gold_accuracy(s["gold"]), "gold")
+    _chart("gold", "gold_accuracy", s["gold"])
     _table([{"annotator": w, **x} for w, x in s["gold"].items()])
     st.markdown("**Confusion between agents** (gold agent × agent named)")
-    _chart(charts.heatmap(g["confusion"], "annotated_agent", "gold_agent", "count", "Gold × annotated agent",
-                          fmt="{:.0f}"), "confusion")
+    _chart("confusion", "heatmap", g["confusion"], "annotated_agent", "gold_agent", "count", "Gold × annotated agent",
+                          fmt="{:.0f}")
     _table(g["confusion"])
     with st.expander("Per item"):
         _table(g["items"])
