@@ -15,6 +15,7 @@ a screen share stops working as soon as its owner's page moves on.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -25,6 +26,11 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
 
 ROLES = ("annotator", "admin")
 TICKET_TTL = 12 * 3600.0  # seconds a ticket stays valid if not redeemed
@@ -42,7 +48,7 @@ class Account:
 
 
 def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def new_token() -> str:
@@ -97,35 +103,74 @@ def authenticate(accounts: dict[str, Account], token: str) -> Account | None:
     return found
 
 
+_PATH_LOCKS: dict[str, threading.Lock] = {}
+_PATH_LOCKS_GUARD = threading.Lock()
+
+
+def _path_lock(path: Path) -> threading.Lock:
+    """One lock per tickets file for the whole process: the app makes a new `Tickets` for
+    each call, and Streamlit runs every session's script in a thread of its own."""
+    key = os.path.abspath(path)
+    with _PATH_LOCKS_GUARD:
+        return _PATH_LOCKS.setdefault(key, threading.Lock())
+
+
 class Tickets:
     """One-time, expiring session tickets, kept (hashed) in a small JSON file so they
-    survive a server restart. Only hashes are stored: the file grants nothing."""
+    survive a server restart. Only hashes are stored: the file grants nothing.
+
+    Every read-modify-write holds a lock shared by all threads of the process and, where
+    the OS has `flock`, a lock file shared with other processes (two servers on one
+    project), so concurrent sign-ins and refreshes never lose each other's tickets."""
 
     def __init__(self, path: Path, ttl: float = TICKET_TTL):
         self.path = Path(path)
         self.ttl = ttl
-        self._lock = threading.Lock()
+        self._lock = _path_lock(self.path)
 
-    def _read(self) -> dict[str, dict]:
+    @contextlib.contextmanager
+    def _locked(self):
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if fcntl is None:  # pragma: no cover - Windows: one server process per project
+                yield
+                return
+            with open(self.path.with_name(f".{self.path.name}.lock"), "a") as fh:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _read(self, now: float) -> dict[str, dict]:
+        """Unexpired, well-formed entries (a damaged file signs everyone out, nothing worse)."""
         try:
-            return json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
             return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, dict) and isinstance(v.get("annotator"), str)
+                and isinstance(v.get("expires"), (int, float)) and v["expires"] > now}
 
     def _write(self, data: dict) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     def issue(self, annotator: str, now: float | None = None) -> str:
         now = time.time() if now is None else now
         ticket = secrets.token_urlsafe(24)
-        with self._lock:
-            data = {k: v for k, v in self._read().items() if v.get("expires", 0) > now}
+        with self._locked():
+            data = self._read(now)
             data[hash_token(ticket)] = {"annotator": annotator, "expires": now + self.ttl}
             self._write(data)
         return ticket
@@ -133,17 +178,16 @@ class Tickets:
     def redeem(self, ticket: str, now: float | None = None) -> tuple[str, str] | None:
         """(annotator, a fresh ticket) if the ticket is valid; it can never be used again."""
         now = time.time() if now is None else now
-        with self._lock:
-            data = self._read()
+        with self._locked():
+            data = self._read(now)
             entry = data.pop(hash_token(ticket or ""), None)
-            if entry is None or entry.get("expires", 0) <= now:
-                self._write({k: v for k, v in data.items() if v.get("expires", 0) > now})
+            if entry is None:  # unknown, used or expired: nothing to change on disk
                 return None
             fresh = secrets.token_urlsafe(24)
             data[hash_token(fresh)] = {"annotator": entry["annotator"], "expires": now + self.ttl}
-            self._write({k: v for k, v in data.items() if v.get("expires", 0) > now})
+            self._write(data)
         return entry["annotator"], fresh
 
     def revoke_all(self, annotator: str) -> None:
-        with self._lock:
-            self._write({k: v for k, v in self._read().items() if v.get("annotator") != annotator})
+        with self._locked():
+            self._write({k: v for k, v in self._read(time.time()).items() if v.get("annotator") != annotator})

@@ -182,13 +182,24 @@ def jaccard(a: Iterable[Hashable], b: Iterable[Hashable]) -> float:
 
 
 def mean_pairwise_jaccard(sets_by_unit: dict[Hashable, dict[Hashable, Iterable]]) -> dict:
-    """Mean over units (with two or more raters) of the mean Jaccard over rater pairs."""
+    """Mean over units (with two or more raters) of the mean Jaccard over rater pairs.
+
+    Identical sets are grouped first (pairs within a group agree completely), so the cost grows
+    with the number of distinct sets per unit, not with the square of the raters."""
     per_unit = []
     for by_rater in sets_by_unit.values():
-        sets = [set(s) for s in by_rater.values()]
-        if len(sets) < 2:
+        counts: dict[frozenset, int] = {}
+        for x in by_rater.values():
+            f = frozenset(x)
+            counts[f] = counts.get(f, 0) + 1
+        m = sum(counts.values())
+        if m < 2:
             continue
-        per_unit.append(float(np.mean([jaccard(a, b) for a, b in combinations(sets, 2)])))
+        distinct = list(counts.items())
+        total = sum(c * (c - 1) / 2 for _, c in distinct)
+        for (a, ca), (b, cb) in combinations(distinct, 2):
+            total += jaccard(a, b) * ca * cb
+        per_unit.append(total / (m * (m - 1) / 2))
     if not per_unit:
         return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
     return {"jaccard": float(np.mean(per_unit)), "n_units": len(per_unit)}
@@ -264,18 +275,23 @@ def ordinal(units: Sequence, raters: Sequence, values: Sequence, level: str = "o
 
 
 def within(units: Sequence, raters: Sequence, values: Sequence, k: int) -> dict:
-    """Share of rater pairs whose numbers are equal, and within ±k, averaged over units."""
+    """Share of rater pairs whose numbers are equal, and within ±k, averaged over units
+    (counted from sorted values per unit: no loop over pairs)."""
     units, raters, values = _dedupe(units, raters, values)
     by_unit: dict = {}
     for u, v in zip(units, values):
         by_unit.setdefault(u, []).append(float(v))
     exact, near = [], []
     for vals in by_unit.values():
-        if len(vals) < 2:
+        m = len(vals)
+        if m < 2:
             continue
-        pairs = list(combinations(vals, 2))
-        exact.append(np.mean([a == b for a, b in pairs]))
-        near.append(np.mean([abs(a - b) <= k for a, b in pairs]))
+        x = np.sort(np.asarray(vals))
+        pairs = m * (m - 1)
+        same = np.searchsorted(x, x, side="right") - np.searchsorted(x, x, side="left") - 1
+        close = np.searchsorted(x, x + k, side="right") - np.searchsorted(x, x - k, side="left") - 1
+        exact.append(same.sum() / pairs)
+        near.append(close.sum() / pairs)
     if not exact:
         return {"exact": None, "within_k": None, "k": k, "n_units": 0, "note": NO_PAIRS}
     return {"exact": float(np.mean(exact)), "within_k": float(np.mean(near)), "k": k,

@@ -36,6 +36,7 @@ ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
 KNOWN_TOP_KEYS = {"annotation_task_name", "data_files", "item_properties", "output_annotation_dir",
                   "task_dir", "annotation_schemes"}
+MAX_CONFIG_BYTES = 1_000_000  # a project file is a few KB; YAML this big is a mistake or an attack
 DATA_FORMATS = ("auto", *READER_FORMATS)  # every reader module can be named by data_files[].data_format
 
 
@@ -91,8 +92,8 @@ class Project:
         return list(dict.fromkeys(s.type for s in self.schemes))
 
 
-def _suggest(key: str, known) -> str:
-    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+def _suggest(key: Any, known) -> str:
+    close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
     return f'; did you mean "{close[0]}"?' if close else ""
 
 
@@ -176,7 +177,7 @@ def _data_files(raw: Any, base: Path, out: list[Problem], file: str) -> list[Dat
         if isinstance(entry, dict):
             extra = set(entry) - {"path", "data_format"}
             if extra:
-                out.append(Problem(file, where, f"unknown key(s) {sorted(extra)}; expected path, data_format"))
+                out.append(Problem(file, where, f"unknown key(s) {v.keys(extra)}; expected path, data_format"))
             fmt = entry.get("data_format", "auto")
             if fmt not in DATA_FORMATS:
                 out.append(Problem(file, f"{where}.data_format",
@@ -186,12 +187,30 @@ def _data_files(raw: Any, base: Path, out: list[Problem], file: str) -> list[Dat
         if not isinstance(entry, str) or not entry.strip():
             out.append(Problem(file, where, f"expected a file or folder path, got {v.show(entry)}"))
             continue
-        path = (base / entry).resolve()
-        if not path.exists():
+        path = _path(base, entry)
+        if isinstance(path, str):
+            out.append(Problem(file, where, path))
+            continue
+        try:
+            found = path.exists()
+        except (OSError, ValueError) as e:  # a name too long for the filesystem, ...
+            out.append(Problem(file, where, f"data file cannot be opened: {v.show(entry)}: {e}"))
+            continue
+        if not found:
             out.append(Problem(file, where, f"data file not found: {path}"))
             continue
         files.append(DataFile(path, fmt, where))
     return files
+
+
+def _path(base: Path, entry: str) -> Path | str:
+    """`base / entry` resolved, or what is wrong with it (a NUL byte, a loop of links)."""
+    if "\x00" in entry:
+        return f"expected a folder or file path, got one with a NUL byte: {v.show(entry)}"
+    try:
+        return (base / entry).resolve()
+    except (OSError, ValueError, RuntimeError) as e:
+        return f"cannot resolve the path {v.show(entry)}: {e}"
 
 
 def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
@@ -200,8 +219,12 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
     file = str(path)
     out: list[Problem] = []
     try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            return None, [Problem(file, "", f"the config is {size:,} bytes; a project file is a few KB "
+                                            f"(at most {MAX_CONFIG_BYTES:,} bytes are read)")]
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, ValueError) as e:
         return None, [Problem(file, "", f"cannot read the config: {e}")]
     try:
         raw = yaml.safe_load(text)
@@ -211,6 +234,11 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
         return None, [Problem(file, where, f"YAML syntax error: {e.problem or e}")]
     except yaml.YAMLError as e:
         return None, [Problem(file, "", f"YAML error: {e}")]
+    except RecursionError:
+        return None, [Problem(file, "", "YAML nested too deeply to read (thousands of levels); "
+                                       "a project file is a few levels deep")]
+    except Exception as e:  # PyYAML's constructors raise plain errors for bad tagged values (`!!int x`)
+        return None, [Problem(file, "", f"YAML error: a value cannot be read ({type(e).__name__}: {e})")]
     if not isinstance(raw, dict):
         return None, [Problem(file, "", f"expected a mapping of project keys, got {v.show(raw)}")]
 
@@ -222,7 +250,7 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
             out.append(Problem(file, str(key), "Potato key, ignored by Baton", "ignored"))
             ignored.append(str(key))
         else:
-            out.append(Problem(file, str(key), "unknown project key" + (
+            out.append(Problem(file, str(key) or v.show(key), "unknown project key" + (
                 _suggest(str(key), KNOWN_TOP_KEYS) or "; known keys: " + ", ".join(sorted(KNOWN_TOP_KEYS)))))
 
     name = raw.get("annotation_task_name")
@@ -234,7 +262,11 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
         if not isinstance(task_dir, str):
             out.append(Problem(file, "task_dir", f"expected a folder path, got {v.show(task_dir)}"))
         else:
-            base = (base / task_dir).resolve()
+            got = _path(base, task_dir)
+            if isinstance(got, str):
+                out.append(Problem(file, "task_dir", got))
+            else:
+                base = got
 
     props = raw.get("item_properties") or {}
     keys = dict(ITEM_PROPERTY_KEYS)
@@ -259,6 +291,9 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
     if not isinstance(out_dir, str) or not out_dir.strip():
         out.append(Problem(file, "output_annotation_dir", f"expected a folder path, got {v.show(out_dir)}"))
         out_dir = "annotation_output/"
+    output_dir = _path(base, out_dir)
+    if isinstance(output_dir, str):
+        out.append(Problem(file, "output_annotation_dir", output_dir))
 
     schemes_raw = raw.get("annotation_schemes")
     schemes: list[Scheme] = []
@@ -275,4 +310,4 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
     if any(p.level == "error" for p in out):
         return None, out
     return Project(path.resolve(), name, base, data_files, keys["id_key"], keys["text_key"],
-                   (base / out_dir).resolve(), schemes, ignored), out
+                   output_dir, schemes, ignored), out

@@ -9,6 +9,7 @@ two calls, so a chain A-B-C where only neighbours overlap is one region.
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -70,7 +71,23 @@ def normalize_calls(
     """
     calls: list[Call] = []
     problems: list[str] = []
+    isfinite = math.isfinite
     for i, raw in enumerate(raw_calls):
+        # Fast path, the common case: a dict with numeric times and text (or no) names.
+        if type(raw) is dict:
+            start, end = raw.get("start"), raw.get("end")
+            ts, te = type(start), type(end)
+            if (ts is float or ts is int) and (te is float or te is int) and isfinite(start) \
+                    and isfinite(end) and end >= start:
+                tool, resource, agent = raw.get("tool"), raw.get(resource_key), raw.get(agent_key)
+                if (tool is None or type(tool) is str) and (resource is None or type(resource) is str) \
+                        and (agent is None or type(agent) is str):
+                    tool = tool if tool and tool.strip() else None
+                    resource = (resource if resource and resource.strip() else None) or tool
+                    if resource is not None:
+                        calls.append(Call(i, agent if agent and agent.strip() else UNKNOWN, tool or UNKNOWN,
+                                          resource, float(start), float(end), None))
+                        continue
         if not isinstance(raw, dict):
             msg = f"calls[{i}]: expected a dict, got {type(raw).__name__}"
             problems.append(msg)
@@ -270,20 +287,50 @@ def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
     Time O(n log n) for n calls, independent of the number k of contending
     pairs, so within O(n log n + k); space O(n).
     """
-    uf = _UnionFind(len(calls))
-    by_resource: dict[str, list[int]] = {}
+    by_resource: dict[str, list[tuple]] = {}
     for pos, c in enumerate(calls):
         if _usable(c):
-            by_resource.setdefault(c.resource, []).append(pos)
-    for positions in by_resource.values():
-        positions.sort(key=lambda p: (calls[p].start, calls[p].index))
-        _sweep(calls, positions, uf, same_agent)
+            by_resource.setdefault(c.resource, []).append((c.start, c.index, pos))
+    uf: _UnionFind | None = None
+    components: list[list[int]] = []
 
-    components: dict[int, list[int]] = {}
-    for positions in by_resource.values():
-        for p in positions:
-            components.setdefault(uf.find(p), []).append(p)
-    return _build_regions(calls, components.values())
+    def settle(cluster: list[int]) -> None:
+        """A cluster of transitively overlapping calls (any agents): its regions."""
+        nonlocal uf
+        if len(cluster) < 2:
+            return
+        if not same_agent:
+            first = calls[cluster[0]].agent
+            if all(calls[p].agent == first for p in cluster):
+                return  # one agent only: nothing contends
+        if len(cluster) == 2:  # two overlapping calls (of two agents, or same_agent)
+            components.append(cluster)
+            return
+        if uf is None:
+            uf = _UnionFind(len(calls))
+        _sweep(calls, cluster, uf, same_agent)
+        parts: dict[int, list[int]] = {}
+        for p in cluster:
+            parts.setdefault(uf.find(p), []).append(p)
+        components.extend(parts.values())
+
+    # Every region lies inside one cluster of calls whose intervals overlap transitively,
+    # whatever their agents; most clusters are single calls or one agent's, and are skipped
+    # without the sweep's bookkeeping.
+    for entries in by_resource.values():
+        entries.sort()  # by (start, index), then position
+        cluster: list[int] = []
+        reach = -math.inf
+        for start, _index, p in entries:
+            if start >= reach:  # half-open: a call starting at the reach does not overlap
+                settle(cluster)
+                cluster = []
+            cluster.append(p)
+            end = calls[p].end
+            if end > reach:
+                reach = end
+        settle(cluster)
+    return _build_regions(calls, components)
 
 
 def find_regions_quadratic(calls: list[Call], same_agent: bool = False) -> list[Region]:

@@ -109,6 +109,9 @@ SCHEMA = pa.schema(
     metadata={"baton.schema_version": SCHEMA_VERSION},
 )
 
+# Annotation values nest a few levels; a value nested thousands deep would be written but
+# could not be read back where the stack is already deep (json's recursion limit).
+MAX_VALUE_DEPTH = 64
 SUFFIX = ".parquet"
 TEMP_PREFIX = ".tmp-"
 HASH_LEN = 20
@@ -133,9 +136,26 @@ def value_to_json(value: Any) -> str:
     would break DuckDB/pandas JSON readers; non-serialisable objects raise
     TypeError.
     """
+    if _too_deep(value, MAX_VALUE_DEPTH):
+        raise ValueError(f"value nests lists/objects more than {MAX_VALUE_DEPTH} levels deep")
     text = json.dumps(value, ensure_ascii=False, sort_keys=False, allow_nan=False)
     _check_utf8(text, "value")
     return text
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Iteratively (a recursive check would itself overflow on hostile input)."""
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = v.values()
+        elif not isinstance(v, (list, tuple)):
+            continue
+        if d > limit:
+            return True
+        stack.extend((x, d + 1) for x in v if isinstance(x, (dict, list, tuple)))
+    return False
 
 
 def value_from_json(text: str) -> Any:

@@ -161,13 +161,13 @@ def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None = None,
 def progress(lab: Labels, n_items: int) -> dict:
     rows, time, done = lab.rows, lab.time, lab.done
     who = sorted(set(time["annotator"]) | set(rows["annotator"]))
-    by_annotator = []
     secs = time.groupby("annotator")["seconds_spent"].sum()
-    for a in who:
-        mine = rows[rows["annotator"] == a]
-        by_annotator.append({"annotator": a, "items_done": int((done["annotator"] == a).sum()),
-                             "items_total": n_items, "items_touched": int(mine["item_id"].nunique()),
-                             "judgements": int(len(mine)), "seconds": float(secs.get(a, 0.0))})
+    n_done = done.groupby("annotator").size()
+    touched = rows.groupby("annotator")["item_id"].nunique()
+    judged = rows.groupby("annotator").size()
+    by_annotator = [{"annotator": a, "items_done": int(n_done.get(a, 0)), "items_total": n_items,
+                     "items_touched": int(touched.get(a, 0)), "judgements": int(judged.get(a, 0)),
+                     "seconds": float(secs.get(a, 0.0))} for a in who]
     by_scheme = []
     tsecs = time[time["scheme"] != DONE].groupby("scheme")["seconds_spent"].sum()
     for s, part in rows.groupby("scheme", sort=False):
@@ -311,9 +311,7 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
         for src, dst, fl in zip(j.get("src", []), j.get("dst", []), j.get("flags", [])):
             flagged_ho[(src, dst)] += bool(fl)
     edges = []
-    for (a, b) in list(counts) + [k[:2] for k in marks.index if k[:2] not in counts]:
-        if any(e["src"] == a and e["dst"] == b for e in edges):
-            continue
+    for (a, b) in dict.fromkeys(list(counts) + [k[:2] for k in marks.index]):
         c = counts.get((a, b), {"handoffs": 0, "runs": 0})
         crit = int(marks.get((a, b, "critical"), 0))
         prob = int(marks.get((a, b, "problematic"), 0))
@@ -474,13 +472,12 @@ def agreement_for(lab: Labels, s, der: Derived, k: int) -> tuple[dict, list[dict
     t = s.type
 
     if t == "failure_attribution":
-        at = _part(lab.attribution, s.name).set_index(["item_id", "annotator"])
+        at = _part(lab.attribution, s.name)
+        given = {(i, w): (a, st_) for i, w, a, st_ in zip(at["item_id"], at["annotator"], at["agent"], at["step"])}
         agent, step = Units(), Units()
         for it, who in pairs:
-            row = at.loc[(it, who)] if (it, who) in at.index else None
-            a = row["agent"] if row is not None and isinstance(row["agent"], str) else NO_FAILURE
-            agent.add(it, it, "responsible agent", who, a)
-            st_ = row["step"] if row is not None else None
+            a, st_ = given.get((it, who), (None, None))
+            agent.add(it, it, "responsible agent", who, a if isinstance(a, str) else NO_FAILURE)
             if st_ is not None and not (isinstance(st_, float) and math.isnan(st_)):
                 step.add(it, it, "decisive step", who, int(st_))
         base["agent"] = agent.nominal()

@@ -125,6 +125,22 @@ def time_bounds(calls: Iterable[Call]) -> tuple[float, float] | None:
     return min(s for s, _ in ts), max(e for _, e in ts)
 
 
+FIRST_VIEW_CALLS = 300  # a longer run opens on the time window of its first this-many calls
+
+
+def first_window(calls: Iterable[Call], bounds: tuple[float, float] | None,
+                 limit: int = FIRST_VIEW_CALLS) -> tuple[float, float] | None:
+    """The time window a run's timeline opens on: the whole run when it has at most `limit`
+    drawable calls, else from its start to the start of call number `limit` (in start order),
+    so that a long run opens legible and fast to draw; zoom and "Show the whole run" widen it."""
+    if bounds is None:
+        return None
+    starts = sorted(c.start for c in calls if timed(c))
+    if len(starts) <= limit:
+        return bounds
+    return bounds[0], max(starts[limit], bounds[0])
+
+
 def call_regions(regions: Iterable[Region]) -> dict[int, int]:
     """Call index -> index of the region holding it."""
     return {c: r.index for r in regions for c in r.calls}

@@ -38,6 +38,10 @@ def _show(v: object) -> str:
 def _real(v: object) -> float | None:
     """Return v as a finite float if it is a real number (not bool), else None."""
     # bool is an int subclass, but True as a timestamp is always a mistake.
+    t = type(v)
+    if t is float or t is int:  # the common case, without the slow ABC check below
+        f = float(v)
+        return f if math.isfinite(f) else None
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         return None
     f = float(v)

@@ -65,7 +65,7 @@ def _parse_json_args(v: Any) -> Any:
     if isinstance(v, str):
         try:
             return json.loads(v)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
             return v
     return v
 
@@ -164,6 +164,11 @@ def _step_results(step: dict) -> list[tuple[str, Any]]:
     return out
 
 
+# Keys any call shape (or a tool result) needs; a step without them (and without content
+# blocks) makes and answers no call.
+_NO_CALL_KEYS = frozenset({"tool_calls", "tool_call", "function_call", "tool", "action", "role"})
+
+
 def extract_tool_calls(steps: list, agent_of: Callable[[int], str]) -> list[ToolCall]:
     """Return every tool call in the trace, in step order then in-step order.
 
@@ -179,6 +184,8 @@ def extract_tool_calls(steps: list, agent_of: Callable[[int], str]) -> list[Tool
     for s, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
+        if _NO_CALL_KEYS.isdisjoint(step) and type(step.get("content")) is not list:
+            continue  # the common step without any call shape: skipped without the checks below
         # A role="tool" message answers a call; it never makes one.
         drafts = [] if step.get("role") == "tool" else _step_drafts(step)
         if drafts:

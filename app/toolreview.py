@@ -106,7 +106,7 @@ def pretty(data: Any) -> tuple[str, str | None]:
         if s[:1] in ("{", "["):
             try:
                 return json.dumps(json.loads(s), indent=2, ensure_ascii=False), "json"
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
         return data, None
     if isinstance(data, (dict, list, tuple, int, float, bool)):

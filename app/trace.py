@@ -89,12 +89,22 @@ def read_steps(data: dict, steps_key: str = "steps", agent_key: str = "agent",
                text_key: str | None = None) -> list[Step]:
     """Every entry of the item's step list, in order, as a Step (none dropped)."""
     out = []
+    append = out.append
     for i, raw in enumerate(raw_steps(data, steps_key)):
-        if isinstance(raw, dict):
+        if type(raw) is dict:
+            a = raw.get(agent_key)
+            # the common cases inline (agent_name, step_text), the rest through them
+            agent = (a.strip() or UNKNOWN_AGENT) if type(a) is str else agent_name(a)
+            sid = raw["id"] if "id" in raw else raw.get("step_id")
+            sid = str(i) if sid is None else str(sid)
+            c = raw.get("content") if text_key is None else None
+            text = c if type(c) is str and c else step_text(raw, text_key)
+            append(Step(i, sid, agent, text, raw))
+        elif isinstance(raw, dict):
             agent = agent_name(raw.get(agent_key))
             sid = raw.get("id", raw.get("step_id"))
             sid = str(i) if sid is None else str(sid)
+            append(Step(i, sid, agent, step_text(raw, text_key), raw))
         else:
-            agent, sid = UNKNOWN_AGENT, str(i)
-        out.append(Step(i, sid, agent, step_text(raw, text_key), raw))
+            append(Step(i, str(i), UNKNOWN_AGENT, step_text(raw, text_key), raw))
     return out

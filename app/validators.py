@@ -6,6 +6,7 @@ a nested structure point below the key it was given (`[1].subtypes`).
 """
 from __future__ import annotations
 
+import reprlib
 from typing import Any, Callable
 
 Validator = Callable[[Any], Any]
@@ -18,10 +19,26 @@ class Invalid(ValueError):
         self.subpath = subpath
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 4, 4, 60, 60, 40
+
+
 def show(value: Any) -> str:
-    """A short, quoted rendering of a bad value for an error message."""
-    text = repr(value) if not isinstance(value, str) else f'"{value}"'
+    """A short, quoted rendering of a bad value for an error message. Bounded: YAML aliases
+    can make a value that is huge (an alias bomb) or contains itself."""
+    if isinstance(value, str):
+        text = f'"{value[:60]}"'
+    else:
+        try:
+            text = _REPR.repr(value)
+        except Exception:  # a value whose repr fails: say what it is
+            text = f"a {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def keys(d: dict) -> list[str]:
+    """A mapping's keys as sorted text (YAML keys may be numbers, booleans or null)."""
+    return sorted(str(k) for k in d)
 
 
 def integer(lo: int, hi: int) -> Validator:
@@ -92,7 +109,7 @@ def labels(v: Any) -> list[dict]:
         elif isinstance(x, dict) and isinstance(x.get("name"), str) and x["name"].strip():
             extra = set(x) - {"name", "tooltip", "key_value", "description"}
             if extra:
-                raise Invalid(f"unknown label key(s) {sorted(extra)}; expected name, tooltip, key_value",
+                raise Invalid(f"unknown label key(s) {keys(extra)}; expected name, tooltip, key_value",
                               f"[{i}]")
             out.append({"name": x["name"], "tooltip": str(x.get("tooltip") or x.get("description") or ""),
                         "key_value": x.get("key_value")})
@@ -124,7 +141,7 @@ def error_types(v: Any) -> list[dict]:
             raise Invalid(f"expected {{name, subtypes}}, got {show(x)}", f"[{i}]")
         extra = set(x) - {"name", "subtypes", "description"}
         if extra:
-            raise Invalid(f"unknown key(s) {sorted(extra)}; expected name, subtypes", f"[{i}]")
+            raise Invalid(f"unknown key(s) {keys(extra)}; expected name, subtypes", f"[{i}]")
         subs = x.get("subtypes") or []
         try:
             subs = string_list(1)(subs) if subs else []
@@ -161,7 +178,7 @@ def show_if(v: Any) -> dict:
         raise Invalid(f"expected {{scheme: NAME, any_of: [label, ...]}}, got {show(v)}")
     extra = set(v) - {"scheme", "any_of"}
     if extra:
-        raise Invalid(f"unknown key(s) {sorted(extra)}; expected scheme, any_of")
+        raise Invalid(f"unknown key(s) {keys(extra)}; expected scheme, any_of")
     try:
         any_of = string_list(1)(v.get("any_of"))
     except Invalid as e:

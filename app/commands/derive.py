@@ -16,6 +16,10 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    import gc
+    # A short batch run that builds only acyclic data (the parsed trace, its derivations, the
+    # output): the cyclic collector would walk every live object again and again for nothing.
+    gc.disable()
     from ..derive import derive, scheme_keys, to_json
     ws = open_or_exit(args.config)
     scheme = trace_scheme(ws.project)

@@ -38,6 +38,11 @@ from . import agentrx, chat, langfuse, mast, otlp, potato, trail, trail_gold, wh
 # Detection order matters: the most specific shape first, Potato's generic dict last.
 FORMATS = {m.NAME: m for m in (trail, trail_gold, otlp, langfuse, mast, agentrx, whowhen, chat, potato)}
 SUFFIXES = (".json", ".jsonl")
+# Real traces nest a few dozen levels (TRAIL span trees: 19). Far deeper data is an attack or
+# a bug, and Python code walking it, or json.dumps in the app, would hit the recursion limit.
+MAX_DEPTH = 200
+TOO_DEEP = (f"nested more than {MAX_DEPTH} levels deep (lists and objects inside each other; "
+            "real traces nest a few dozen); skipped")
 
 
 @dataclass
@@ -75,7 +80,9 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|"')
 
 def _salvage(text: str, stop: int):
     """The JSON value made of the complete elements before position `stop`, or None."""
-    stack: list[str] = []
+    # The open containers as a linked list (outer, opener): a cut keeps a reference in O(1),
+    # where copying the stack at every comma would cost O(depth) each on deeply nested input.
+    stack: tuple | None = None
     cuts: deque = deque(maxlen=16)  # (position, open containers) where a cut leaves valid JSON
     for m in _TOKEN.finditer(text, 0, stop):
         t = m.group()
@@ -84,22 +91,40 @@ def _salvage(text: str, stop: int):
                 break
             continue
         if t in "[{":
-            stack.append(t)
+            stack = (stack, t)
         elif t in "]}":
-            if not stack:
+            if stack is None:
                 break
-            stack.pop()
-            if stack:
-                cuts.append((m.end(), tuple(stack)))
-        elif stack:  # a comma
-            cuts.append((m.start(), tuple(stack)))
+            stack = stack[0]
+            if stack is not None:
+                cuts.append((m.end(), stack))
+        elif stack is not None:  # a comma
+            cuts.append((m.start(), stack))
     for pos, opened in reversed(cuts):
-        closing = "".join("}" if c == "{" else "]" for c in reversed(opened))
+        closing = []
+        while opened is not None:  # innermost first
+            opened, c = opened
+            closing.append("}" if c == "{" else "]")
         try:
-            return json.loads(text[:pos] + closing), pos
-        except ValueError:
+            return json.loads(text[:pos] + "".join(closing)), pos
+        except (ValueError, RecursionError):
             continue
     return None
+
+
+def too_deep(value, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists/objects nest more than `limit` levels (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = v.values()
+        elif not isinstance(v, list):
+            continue
+        if d > limit:
+            return True
+        stack.extend((x, d + 1) for x in v if isinstance(x, (dict, list)))
+    return False
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -118,6 +143,9 @@ def _records(path: Path) -> tuple[list[tuple[object, str, bool]], list[Problem],
     if path.suffix != ".jsonl":
         try:
             obj = json.loads(text)
+        except RecursionError:
+            return [], [Problem(str(path), "", f"cannot read: the JSON is {TOO_DEEP.replace('; skipped', '')}; "
+                                "file skipped")], False
         except json.JSONDecodeError as e:
             if "Extra data" not in e.msg:
                 got = _salvage(text, e.pos)
@@ -144,6 +172,8 @@ def _records(path: Path) -> tuple[list[tuple[object, str, bool]], list[Problem],
             continue
         try:
             out.append((json.loads(line), f"line {n}", False))
+        except RecursionError:
+            problems.append(Problem(str(path), f"line {n}", f"invalid JSON Lines record: {TOO_DEEP}"))
         except json.JSONDecodeError as e:
             problems.append(Problem(str(path), f"line {n}", f"invalid JSON Lines record: {e.msg} "
                                     f"at column {e.colno}; line skipped"))
@@ -168,6 +198,15 @@ def _shape(record) -> str:
     return f"a {type(record).__name__}"
 
 
+def wrong_shape(ctx: Context, where: str, module, record) -> Problem:
+    """The error for a record that is not the shape its format (named or detected) expects."""
+    other = _detect(record)
+    hint = (f" (it looks like {other.NAME})" if other is not None and other.NAME not in ("potato", module.NAME)
+            else "")
+    return ctx.problem(where or "record", f"data_format is {module.NAME}: expected {module.SHAPE}, "
+                       f"got {_shape(record)}{hint}; skipped")
+
+
 def read_path(path: Path, id_key: str = "id", text_key: str = "text",
               data_format: str = "auto") -> tuple[list[Item], list[Problem], list[SidecarGold]]:
     """Items, problems and not-yet-attached gold records of one file."""
@@ -177,6 +216,9 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
     plan: list = []  # ("one", module, record, where, single) or ("file", module)
     groups: dict[str, list] = {}
     for record, where, single in records:
+        if too_deep(record):
+            problems.append(ctx.problem(where or "record", TOO_DEEP))
+            continue
         fmt = forced or _detect(record)
         if fmt is None:
             problems.append(ctx.problem(where or "record",
@@ -189,10 +231,7 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
             groups[fmt.NAME].append((record, where))
             continue
         if forced and not fmt.detect(record):
-            other = _detect(record)
-            hint = f" (it looks like {other.NAME})" if other is not None and other.NAME != "potato" else ""
-            problems.append(ctx.problem(where or "record", f"data_format is {fmt.NAME}: expected "
-                                        f"{fmt.SHAPE}, got {_shape(record)}{hint}; skipped"))
+            problems.append(wrong_shape(ctx, where, fmt, record))
             continue
         plan.append(("one", fmt, record, where, single))
     del records
@@ -200,7 +239,11 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
     for step in plan:
         if step[0] == "file":
             fmt = step[1]
-            got, probs = fmt.read(groups.pop(fmt.NAME), ctx)
+            try:
+                got, probs = fmt.read(groups.pop(fmt.NAME), ctx)
+            except RecursionError:  # JSON text inside a field, parsed by the reader
+                problems.append(ctx.problem("", f"{fmt.NAME} records: {TOO_DEEP}"))
+                continue
             items.extend(got)
             problems.extend(probs)
             continue
@@ -210,7 +253,11 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
                                      file=path, single=single))
         except (ValueError, KeyError, TypeError) as e:
             problems.append(ctx.problem(where or "record", f"{e}; skipped"))
-    return items, problems, ctx.golds
+        except RecursionError:
+            problems.append(ctx.problem(where or "record", TOO_DEEP))
+    deep = [it for it in items if too_deep(it.data)]  # JSON text inside a field, parsed into the item
+    problems.extend(ctx.problem(f"item {it.id!r}", TOO_DEEP) for it in deep)
+    return [it for it in items if it not in deep] if deep else items, problems, ctx.golds
 
 
 def attach_golds(items: list[Item], golds: list[SidecarGold], scope: str) -> list[Problem]:

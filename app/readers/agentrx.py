@@ -23,6 +23,7 @@ with `mistake_*` from the root cause (a Who&When run's own `mistake_*` are kept 
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ..trace import Item, agent_name
@@ -146,7 +147,8 @@ def read(records, ctx):
         src = source_of(ctx.path, where)
         prefix = f"{where}, " if where else ""
         if not detect(record):
-            problems.append(ctx.problem(where or "record", f"expected {SHAPE}; skipped"))
+            from . import wrong_shape
+            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
         try:
             if isinstance(record.get("history"), list):

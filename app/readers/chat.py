@@ -13,6 +13,8 @@ one step, in order:
 """
 from __future__ import annotations
 
+import sys
+
 from ..trace import Item, agent_name, content_text
 
 NAME = "chat"
@@ -98,7 +100,8 @@ def read(records, ctx):
             loose.append(record)
             continue
         if not detect(record):
-            problems.append(ctx.problem(where or "record", f"expected {SHAPE}; skipped"))
+            from . import wrong_shape
+            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
         item_id = record.get(ctx.id_key, record.get("id"))
         if item_id in (None, ""):

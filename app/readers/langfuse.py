@@ -12,6 +12,7 @@ marks the observation as failed.
 from __future__ import annotations
 
 import json
+import sys
 
 from ..trace import Item
 from . import spantree as st
@@ -130,7 +131,8 @@ def read(records, ctx):
         elif _is_observation(record):
             loose.setdefault(str(record["traceId"]), []).append(record)
         else:
-            problems.append(ctx.problem(where or "record", f"expected {SHAPE}; skipped"))
+            from . import wrong_shape
+            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
     for tid, obs in loose.items():
         item, probs = _item(tid, obs, "", ctx)
         items.append(item)

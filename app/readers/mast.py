@@ -152,7 +152,7 @@ def to_item(record: dict, source: str, id_key: str, text_key: str, **_) -> Item:
     if isinstance(trace, str):
         try:
             trace = json.loads(trace)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
             pass
     text, other = "", ""
     if isinstance(trace, dict) and isinstance(trace.get("trajectory"), list):

@@ -15,6 +15,7 @@ import base64
 import binascii
 import json
 import re
+import sys
 
 from ..trace import Item
 from . import spantree as st
@@ -106,7 +107,8 @@ def read(records, ctx):
     traces: dict[str, list] = {}  # trace id -> [(raw span, where, service, scope)]
     for record, rwhere in records:
         if not detect(record):
-            problems.append(ctx.problem(rwhere or "record", f"expected {SHAPE}; skipped"))
+            from . import wrong_shape
+            problems.append(wrong_shape(ctx, rwhere, sys.modules[__name__], record))
             continue
         base = f"{rwhere}, " if rwhere else ""
         rs_list = record.get("resourceSpans", record.get("resource_spans"))

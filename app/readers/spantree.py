@@ -154,7 +154,7 @@ def maybe_json(value):
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
             return value
     return value
 
@@ -405,8 +405,7 @@ def build_item(roots: list[Span], trace_id: str, fmt: str, default_agent: str = 
         agent = agent_of[id(s)]
         step: dict[str, Any] = {"agent": agent, "id": s.id, "name": s.name, "kind": s.kind or ""}
         if s.kind == LLM:
-            step["content"] = s.output if s.output is not None else (
-                _requested_text(s.output_calls) if s.output_calls else "")
+            step["content"] = s.output if s.output or not s.output_calls else _requested_text(s.output_calls)
             if s.messages is not None:
                 step["input"] = s.messages
             if s.model:
@@ -431,6 +430,8 @@ def build_item(roots: list[Span], trace_id: str, fmt: str, default_agent: str = 
                     tc["result"] = t.result
                 if t.status:
                     tc["status"] = t.status
+                    if t.status_message:
+                        tc["error"] = t.status_message
                 step["tool_calls"].append(tc)
                 if t.start is not None and t.end is not None:
                     res = next((str(t.attrs[k]) for k in RESOURCE_KEYS if t.attrs.get(k)), None)

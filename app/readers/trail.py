@@ -10,6 +10,7 @@ or its parent (TRAIL's layout) and attached by `trail_gold`.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from ..trace import Item
@@ -111,7 +112,7 @@ def trace_item(record: dict, path: Path, where: str = "") -> tuple[Item | None, 
     if gold_path is not None:
         try:
             raw_gold = json.loads(gold_path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
             problems.add("gold", f"cannot read the gold file {gold_path}: {e}")
         else:
             gold, gp = trail_gold.normalise(raw_gold, data, str(gold_path.resolve()))
@@ -132,10 +133,8 @@ def read(records, ctx):
             problems.extend(trail_gold.read([(record, where)], ctx)[1])
             continue
         if not detect(record):
-            from . import _detect, _shape
-            other = _detect(record)
-            hint = f" (it looks like {other.NAME})" if other is not None and other.NAME not in ("potato", NAME) else ""
-            problems.append(ctx.problem(where or "record", f"expected {SHAPE}, got {_shape(record)}{hint}; skipped"))
+            from . import wrong_shape
+            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
         item, probs = trace_item(record, ctx.path, where)
         prefix = f"{where}, " if where else ""
@@ -145,7 +144,8 @@ def read(records, ctx):
             last = item.data["trace"]["spans"][-1]["id"] if item.data["trace"]["spans"] else None
             problems.append(ctx.problem(f"{prefix}span {last}" if last else prefix.rstrip(", "),
                                         f"the file is cut short: {len(item.data['trace']['spans'])} spans read, "
-                                        f"the last complete one is {last}; later spans are missing", "warning"))
+                                        f"the last one read is {last} (it may lack the fields after the cut); "
+                                        "later spans are missing", "warning"))
         if item is not None:
             items.append(item)
     return items, problems

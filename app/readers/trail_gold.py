@@ -16,6 +16,8 @@ folder of traces and gold) is joined to its trace by id.
 """
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 
 from . import spantree as st
@@ -29,12 +31,23 @@ def detect(record) -> bool:
             and "trace_id" in record and "spans" not in record)
 
 
+# A trace id names a gold file only when it is a plain file name: an id such as
+# "../../x" (or one with a NUL byte, or too long for the filesystem) must not make the
+# reader open files outside the gold folder.
+_FILE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
 def find(trace_path: Path, trace_id: str) -> Path | None:
     """TRAIL's layout: gold/<trace_id>.json beside the trace or one folder up."""
+    if not isinstance(trace_id, str) or not _FILE_ID.fullmatch(trace_id):
+        return None
     for folder in (trace_path.parent, trace_path.parent.parent):
         p = folder / "gold" / f"{trace_id}.json"
-        if p.is_file() and p.resolve() != trace_path.resolve():
-            return p
+        try:
+            if p.is_file() and p.resolve() != trace_path.resolve():
+                return p
+        except (OSError, ValueError):
+            continue
     return None
 
 
@@ -83,7 +96,8 @@ def read(records, ctx):
     problems = []
     for record, where in records:
         if not detect(record):
-            problems.append(ctx.problem(where or "record", f"expected {SHAPE}; skipped"))
+            from . import wrong_shape
+            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
         source = str(Path(ctx.path).resolve())
         ctx.golds.append(SidecarGold(str(record["trace_id"]), record, source, attach))

@@ -52,13 +52,36 @@ def annotation_page(type_name: str, render_scheme: Renderer) -> None:
                 st.subheader(md(scheme.name))
                 if scheme.description:
                     st.caption(md(scheme.description))
-                why_not = condition_unmet(ws, item, scheme)
-                if why_not:
-                    st.info(why_not)
-                    continue
-                render_scheme(ws, item, scheme)
-                shell.saved_note(ws, item, scheme.name)
+                scheme_block(ws, item, scheme, render_scheme, _asked_about(ws, scheme))
         done_button(ws, item)
+
+
+def _asked_about(ws: Workspace, scheme: Scheme) -> bool:
+    """Whether another scheme of the project is asked only for some answers to this one."""
+    return any((s.get("show_if") or {}).get("scheme") == scheme.name for s in ws.project.schemes)
+
+
+@st.fragment
+def scheme_block(ws: Workspace, item: Item, scheme: Scheme, render_scheme: Renderer, asked_about: bool) -> None:
+    """One scheme's surface and its saved note, as a fragment: a click on the surface re-runs
+    only this (the surface, then the note saying what is now on disk), not the whole page with
+    its trace and sidebar. A change that something outside needs (the trace view's page, a
+    `show_if` answer) asks for a whole-page rerun through `state.FULL_RERUN`."""
+    why_not = condition_unmet(ws, item, scheme)
+    if why_not:
+        st.info(why_not)
+        return
+    render_scheme(ws, item, scheme)
+    shell.saved_note(ws, item, scheme.name)
+    if asked_about:  # another scheme's show_if reads this answer: redraw the page when it changed
+        ann = shell.load(ws, item, scheme.name)
+        now = radio_choice(ann.value) if ann else None
+        k = state.widget_key("page", "answer", scheme.name, item.id)
+        if k in st.session_state and st.session_state[k] != now:
+            st.session_state[state.FULL_RERUN] = True
+        st.session_state[k] = now
+    if st.session_state.pop(state.FULL_RERUN, False):
+        st.rerun()
 
 
 def done_button(ws: Workspace, item: Item) -> None:

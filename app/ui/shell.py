@@ -5,6 +5,8 @@ annotator and the item so a refresh or a shared link lands in the same place.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import time
 from datetime import datetime, timezone
@@ -248,16 +250,45 @@ def _spent(item_id: str) -> float:
     return min(now - last[1], IDLE_CAP)
 
 
+# path -> ((mtime_ns, size, inode), the annotation, its value as JSON text). Every rerun asks for
+# the annotation of each scheme on the page (and surfaces ask again in callbacks); a stat tells
+# whether the file changed since it was read, so the Parquet file is read again only then. A save
+# replaces the file (a new inode), so another tab, session or process is never served stale data.
+_READ: dict[str, tuple[tuple, Annotation | None, str]] = {}
+_READ_MAX = 4096
+
+
+def _load_key(db: AnnotationStore, item_id: str, who: str, scheme_name: str) -> Annotation | None:
+    try:
+        path = str(db.path_for(item_id, who, scheme_name))
+        st_ = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return db.load(item_id, who, scheme_name)
+    sig = (st_.st_mtime_ns, st_.st_size, st_.st_ino)
+    hit = _READ.get(path)
+    if hit is None or hit[0] != sig:
+        ann = db.load(item_id, who, scheme_name)
+        if ann is None:
+            return None
+        if len(_READ) >= _READ_MAX:
+            _READ.clear()
+        hit = _READ[path] = (sig, ann, json.dumps(ann.value))
+    # a fresh copy of the value: callers may change what they are given
+    return dataclasses.replace(hit[1], value=json.loads(hit[2]))
+
+
 def load(ws: Workspace, item: Item, scheme_name: str) -> Annotation | None:
     who = annotator()
-    return store(ws).load(item.id, who, scheme_name) if who else None
+    return _load_key(store(ws), item.id, who, scheme_name) if who else None
 
 
 def save(ws: Workspace, item: Item, scheme_name: str, annotation_type: str, value, status: str = ANNOTATED):
     """Write one annotation durably, then record the time for the page to show."""
     who = require_annotator()
     db = store(ws)
-    prev = db.load(item.id, who, scheme_name)
+    prev = _load_key(db, item.id, who, scheme_name)
     spent = (prev.seconds_spent if prev else 0.0) + _spent(item.id)
     saved = db.save(Annotation(item.id, who, scheme_name, annotation_type, value, status,
                                item.trace_hash, None, spent))

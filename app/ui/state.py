@@ -10,6 +10,7 @@ ITEM_OPENED = "baton.item_opened"  # (item id, monotonic time of the last activi
 SAVED = "baton.saved"  # {(item, scheme): "HH:MM:SS"} last save shown to the annotator
 SHOW_TRACE = "baton.show_trace"  # the trace column beside the surfaces (a sidebar toggle)
 STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
+FULL_RERUN = "baton.full_rerun"  # set by a callback in a fragment that changed something outside it
 
 DEFAULTS = {
     ANNOTATOR: None,

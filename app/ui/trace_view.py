@@ -26,8 +26,12 @@ def _page_of(item_id: str, n_pages: int) -> int:
 
 
 def show_step_page(item_id: str, step_index: int) -> None:
-    """Turn the trace view to the page holding this step (e.g. after picking it elsewhere)."""
-    st.session_state[state.STEP_PAGE][item_id] = step_index // PAGE_SIZE
+    """Turn the trace view to the page holding this step (e.g. after picking it elsewhere).
+    The trace view is outside the surfaces' fragments: a turn asks for a whole-page rerun."""
+    pages = st.session_state[state.STEP_PAGE]
+    if pages.get(item_id, 0) != step_index // PAGE_SIZE:
+        st.session_state[state.FULL_RERUN] = True
+    pages[item_id] = step_index // PAGE_SIZE
 
 
 def _long_text(text: str, label: str) -> None:
@@ -72,6 +76,12 @@ def _input(item_id: str, s, sv: conversation.StepView) -> None:
     st.caption("Output")
 
 
+@st.cache_resource(max_entries=64)
+def _conversation(item_id: str, trace_hash: str, derivation_id: int, _steps) -> conversation.ConversationView:
+    """The prefix-tree view of the item's conversations, built once per item (not per rerun)."""
+    return conversation.build(_steps)
+
+
 def render(item: Item, d: Derivation) -> None:
     state.init()
     st.markdown(f"**Item** {md(item.id, 80)}")
@@ -83,7 +93,7 @@ def render(item: Item, d: Derivation) -> None:
     if d.tool_calls:
         summary += f" · {len(d.tool_calls)} tool calls"
     st.caption(summary)
-    view = conversation.build(d.steps)
+    view = _conversation(item.id, item.trace_hash, id(d), d.steps)
     if view.has_inputs:
         st.caption(f"Conversations shown once per agent: {view.shown_chars:,} of {view.raw_chars:,} "
                    f"characters in the raw steps ({view.saved:.0%} not repeated)")
@@ -97,12 +107,15 @@ def render(item: Item, d: Derivation) -> None:
     page = _page_of(item.id, n_pages)
     if n_pages > 1:
         c1, c2, c3 = st.columns([1, 2, 1])
-        if c1.button("◀ Earlier", key=state.widget_key("trace", item.id, "prev"), disabled=page == 0,
-                     width="stretch"):
-            page -= 1
-        if c3.button("Later ▶", key=state.widget_key("trace", item.id, "next"), disabled=page >= n_pages - 1,
-                     width="stretch"):
-            page += 1
+
+        def turn(delta: int) -> None:  # a callback: the buttons below are drawn for the new page
+            pages = st.session_state[state.STEP_PAGE]
+            pages[item.id] = min(max(_page_of(item.id, n_pages) + delta, 0), n_pages - 1)
+
+        c1.button("◀ Earlier", key=state.widget_key("trace", item.id, "prev"), disabled=page == 0,
+                  width="stretch", on_click=turn, args=(-1,))
+        c3.button("Later ▶", key=state.widget_key("trace", item.id, "next"), disabled=page >= n_pages - 1,
+                  width="stretch", on_click=turn, args=(1,))
         st.session_state[state.STEP_PAGE][item.id] = page
         c2.caption(f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
                    f"(page {page + 1}/{n_pages})")

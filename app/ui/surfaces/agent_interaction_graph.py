@@ -4,7 +4,8 @@ The graph (streamlit-agraph) is drawn from `app.graph`: fixed positions, physics
 node ids and empty titles. A click on an agent toggles it; a click on a handoff's count box
 (its handle) cycles normal → critical → problematic. Each handled click is remembered with
 the graph's mount number and remounts the graph, so a stale return value is never applied
-again and the same node can be clicked again. Below it, a toggle per agent, a choice per
+again and the same node can be clicked again. The click is applied and the graph redrawn in the same
+script run, which re-runs only the scheme's fragment. Below it, a toggle per agent, a choice per
 handoff and a text summary do the same without a mouse.
 """
 from __future__ import annotations
@@ -93,14 +94,22 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         k_mount, k_last = key("mount"), key("last")
         mount = st.session_state.setdefault(k_mount, 0)
         nodes, edges = _nodes_and_edges(lay, value)
-        clicked = agraph(nodes, edges, _Options(graph.vis_options(mount)))
+        slot = st.empty()
+        with slot:
+            clicked = agraph(nodes, edges, _Options(graph.vis_options(mount)))
         if graph.fresh_click(clicked, mount, st.session_state.get(k_last)):
             st.session_state[k_last] = (mount, clicked)
-            st.session_state[k_mount] = mount + 1  # a fresh graph: the same node can be clicked again
+            mount += 1  # a fresh graph: the same node can be clicked again
+            st.session_state[k_mount] = mount
             new = graph.apply_click(value, lay, clicked)
             if new is not None:
                 commit(new)
-            st.rerun()
+                value = current()
+            # Redrawn in the same place in this same run (one script run per click, not two);
+            # only this scheme's fragment runs (app/ui/page.scheme_block).
+            nodes, edges = _nodes_and_edges(lay, value)
+            with slot:
+                agraph(nodes, edges, _Options(graph.vis_options(mount)))
         st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
                    "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
                    "The controls below do the same with the keyboard.")

@@ -31,7 +31,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     _scorecard(ws, item, scheme)
 
 
-@st.fragment
 def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
     d = shell.derivation(item, scheme)
     scale: int = scheme["scale"]
@@ -40,8 +39,7 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
     milestones: list[str] = scheme["milestones"] or []
     prefix = ("scorecard", scheme.name, item.id)
     k_full = widget_key(*prefix, "status-changed")
-    if st.session_state.pop(k_full, False):
-        st.rerun()  # saved / cleared: redraw the whole page so its "Saved" line is right
+    st.session_state.pop(k_full, None)  # (the saved note is redrawn with this surface: see page.scheme_block)
     ann = shell.load(ws, item, scheme.name)
     stored = ann.value if ann else None
     card = scorecard.parse(stored, scale)

@@ -1,7 +1,7 @@
 """Emergent behaviour: for each configured behaviour, the turns of the run that show it
 (a checkbox per turn, paged; a from/to range to add or remove at once) and a note.
 
-Paging reruns only this fragment; a save reruns the app so the saved note is current.
+Paging and saves re-run only this scheme's fragment (app/ui/page.scheme_block), with its saved note.
 """
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     _surface(ws, item, scheme)
 
 
-@st.fragment
 def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
     d = shell.derivation(item, scheme)
     behaviors: list[str] = list(scheme["behaviors"])
@@ -43,7 +42,6 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
             shell.clear(ws, item, scheme.name)
         else:
             shell.save(ws, item, scheme.name, scheme.type, value, status=status)
-        st.rerun()  # from a callback: rerun the app, so the saved note below is current
 
     stored = load()
     entries = bh.parse(stored)

@@ -51,10 +51,11 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                    "not by the agent chosen above.")
     st.text_area("Reason", value=stored.get("reason", ""), key=k_reason, on_change=on_change,
                  placeholder="Why did this agent, at this step, cause the failure?")
-    if st.button("No failure to attribute", key=widget_key("fa", scheme.name, item.id, "clean"),
-                 help="Record that you reviewed this run and found nothing to attribute"):
+    def no_failure():  # a callback: the rerun that follows (this scheme's fragment) shows it
         shell.save(ws, item, scheme.name, scheme.type, values.attribution(None, None, ""),
                    status=values.REVIEWED_CLEAN)
         for k in (k_agent, k_step, k_reason):
             st.session_state.pop(k, None)
-        st.rerun()
+
+    st.button("No failure to attribute", key=widget_key("fa", scheme.name, item.id, "clean"), on_click=no_failure,
+              help="Record that you reviewed this run and found nothing to attribute")

@@ -1,6 +1,6 @@
 """Tool-call review: a card per tool call with its arguments and result, a verdict and notes.
 
-Cards are paged; clicks re-run only this surface (a fragment). Each change saves at once
+Cards are paged; clicks re-run only this scheme's fragment (app/ui/page.scheme_block). Each change saves at once
 (value format in app/toolreview.py).
 """
 from __future__ import annotations
@@ -42,14 +42,12 @@ def _show_data(label: str, data, expanded: bool) -> None:
             st.code(text, language=lang, wrap_lines=True)
 
 
-@st.fragment
 def _review(ws: Workspace, item: Item, scheme: Scheme) -> None:
     d = shell.derivation(item, scheme)
     verdicts: list[str] = scheme["verdict_options"]
     prefix = ("toolreview", scheme.name, item.id)
     k_full = widget_key(*prefix, "status-changed")
-    if st.session_state.pop(k_full, False):
-        st.rerun()  # saved / cleared: redraw the whole page so its "Saved" line is right
+    st.session_state.pop(k_full, None)  # (the saved note is redrawn with this surface: see page.scheme_block)
     ann = shell.load(ws, item, scheme.name)
     stored = ann.value if ann else None
     matched, orphans = toolreview.reconcile(stored, d.tool_calls)

@@ -4,8 +4,8 @@ lanes they involve, and the regions listed under it with a label each.
 Clicking a bar selects the region holding its call, clicking a region's "#N" marker selects
 that region; either way the list turns to the region's page and marks it "▶ Selected".
 Every action also has a focusable control in the list (labels, "Show on chart", paging,
-zoom). Filters, paging and chart clicks rerun only this fragment; a save reruns the app so
-the saved note under the surface is current.
+zoom). Filters, paging, chart clicks and saves re-run only this scheme's fragment
+(app/ui/page.scheme_block), with the saved note under it.
 """
 from __future__ import annotations
 
@@ -65,7 +65,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     _surface(ws, item, scheme)
 
 
-@st.fragment
 def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
     d = shell.derivation(item, scheme)
     kind = tl.time_kind(item.data.get(scheme["calls_key"]))
@@ -78,7 +77,6 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
             shell.clear(ws, item, scheme.name)
         else:
             shell.save(ws, item, scheme.name, scheme.type, value, status=status)
-        st.rerun()  # from a callback: rerun the app, so the saved note below is current
 
     if not d.calls:
         st.info(f'This run has no timed tool calls (no "{md(scheme["calls_key"])}" list), '
@@ -113,7 +111,9 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         step = tl.window_step(*bounds)
         digits = max(0, -math.floor(math.log10(step)))
         if win_key not in st.session_state:
-            st.session_state[win_key] = (0.0, float(span))
+            lo, hi = tl.first_window(d.calls, bounds)  # a long run opens on its first calls
+            hi = min(float(span), math.ceil((hi - bounds[0]) / step) * step)
+            st.session_state[win_key] = (0.0, hi if hi > 0 else float(span))
         st.slider("Time window (seconds from the first call)", 0.0, float(span), step=float(step),
                   key=win_key, format=f"%.{digits}f")
         z1, z2 = st.columns(2)
@@ -128,6 +128,11 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         z2.button("Show the whole run", key=_k(scheme, item, "unzoom"), width="stretch",
                   on_click=lambda: zoom(bounds))
     window = _window(scheme, item, bounds)
+    drawable = sum(1 for c in d.calls if tl.timed(c))
+    if window and bounds and window != bounds and drawable > tl.FIRST_VIEW_CALLS:
+        shown = sum(1 for c in d.calls if tl.timed(c) and c.start < window[1] and c.end > window[0])
+        st.caption(f"{shown:,} of {drawable:,} calls in this time window (a long run opens on its first "
+                   f"{tl.FIRST_VIEW_CALLS}); move the window, or show the whole run.")
     t = tl.build(d.calls, d.contentions, d.agents, kind, st.session_state.get(res_key) or (), window, selected)
     if kind == tl.DATETIME and window:
         st.caption(f"Window: {md(tl.fmt_span(window[0], window[1], kind))}")

@@ -1,7 +1,7 @@
 """Step review (MAST at step granularity): a card per step with correctness, failure
 modes (several per step), severity and rationale, and a live score.
 
-Paged with a step jump; the card list is a fragment, so a click re-runs only it. Each
+Paged with a step jump; the scheme is a fragment (app/ui/page.scheme_block), so a click re-runs only it. Each
 change saves at once (value format in app/stepreview.py). Marking a step correct clears
 its modes and severity, in the stored value and in the widgets.
 """
@@ -36,7 +36,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     _steps(ws, item, scheme)
 
 
-@st.fragment
 def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
     d = shell.derivation(item, scheme)
     options: list[str] = scheme["correctness_options"]
@@ -51,8 +50,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     prefix = ("traj", scheme.name, item.id)
     k_full = widget_key(*prefix, "status-changed")
-    if st.session_state.pop(k_full, False):
-        st.rerun()  # saved / cleared: redraw the whole page so its "Saved" line is right
+    st.session_state.pop(k_full, None)  # (the saved note is redrawn with this surface: see page.scheme_block)
     ann = shell.load(ws, item, scheme.name)
     stored = ann.value if ann else None
     agent_of = {s.index: s.agent for s in d.steps}

@@ -1,0 +1,398 @@
+"""In headless Chromium: page ready, click → screen updated on each surface, save + next item
+ready, and the tab's memory, for runs of 50, 500, 2,000 and 5,000 steps (as many timed calls).
+
+    .venv/bin/python -m benchmarks.browser [--sizes 50,500,2000,5000] [--clicks 3] [--trivial 20]
+                                           [--surfaces radio,handoff_review] [--seed 0]
+
+Debian's /usr/bin/chromium through Playwright (never a downloaded browser), launched with the
+browser tests' arguments. One Baton server on a generated project (three runs of each size;
+every annotation type, `show_if` removed so every surface is asked), and in the same run a
+trivial Streamlit page (a button and a counter) whose button round trip is the yardstick.
+
+How things are timed, all inside the page with `performance.now()`:
+
+- *click → screen updated*: a capture listener stamps the click; a MutationObserver stamps
+  every DOM change; once nothing has changed for 600 ms, the time of the last change minus
+  the click is the latency (the DOM then shows the result: the check that the expected text is
+  there, e.g. "Saved" or "flagged: info_loss", is made and reported). Clicks are dispatched
+  with `element.click()` so no mouse hover adds tooltips. The trivial page is timed the same
+  way: its button, until the counter text changed.
+- *page ready*: from navigation start to the last DOM change before 600 ms of quiet.
+- *save + next item ready*: "Done with this item → next" until the next run is shown and the
+  page is quiet.
+- *tab memory*: after a forced garbage collection, CDP `Performance.getMetrics`
+  JSHeapUsedSize (the page and its same-origin component iframes), with the DOM node count.
+- the interaction graph: a real click on an agent on the vis-network canvas (its position read
+  from the network object), until the page is quiet again with the summary line changed and
+  the new drawing on screen.
+
+Targets: click → updated within 2x the trivial round trip at every size; next item ready
+under 300 ms at 2,000 steps and under 1 s at 5,000; tab memory under 150 MB at 2,000 steps.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+from benchmarks.gen import ROOT, table, verdict, write_project
+
+from tests.browser.conftest import ARGS, CHROMIUM, Server, _free_port  # noqa: E402
+
+QUIET_MS = 600
+PER_SIZE = 3
+
+INIT_JS = """
+(() => {
+  if (window.top !== window) return;
+  const b = window.__bench = {last: 0, t0: null, armed: false, changes: 0};
+  new MutationObserver(() => { b.last = performance.now(); b.changes++; })
+    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  const stamp = () => { if (b.armed) { b.t0 = performance.now(); b.armed = false; } };
+  document.addEventListener('click', stamp, true);
+  document.addEventListener('pointerdown', stamp, true);
+})();
+"""
+
+# Streamlit shows this while a script runs (after a short delay): never "quiet" while it is there
+RUNNING = "!!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def settle(pg, timeout: float = 60.0) -> dict:
+    """Wait until the page had no DOM change for QUIET_MS; the last change and click times."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        s = pg.evaluate(f"() => ({{now: performance.now(), last: window.__bench.last, t0: window.__bench.t0,"
+                        f" running: {RUNNING}}})")
+        if not s["running"] and s["now"] - s["last"] >= QUIET_MS and (s["t0"] is None or s["last"] > s["t0"]):
+            return s
+        pg.wait_for_timeout(50)
+    raise TimeoutError("the page did not settle")
+
+
+def arm(pg) -> None:
+    pg.evaluate("() => { window.__bench.t0 = null; window.__bench.armed = true; }")
+
+
+def timed_click(pg, locator, expect: str | None = None, real: bool = False) -> tuple[float, bool]:
+    """(ms from click to the last DOM change, whether `expect` is on the page afterwards)."""
+    locator.wait_for(state="attached", timeout=30000)
+    settle(pg)
+    arm(pg)
+    if real:
+        locator.click()
+    else:
+        locator.evaluate("el => el.click()")
+    s = settle(pg)
+    if s["t0"] is None:
+        raise RuntimeError("the click was not seen")
+    ok = True
+    if expect is not None:
+        ok = pg.evaluate("(t) => document.body.textContent.includes(t)", expect)
+    return s["last"] - s["t0"], ok
+
+
+def heap_mb(pg) -> tuple[float, int]:
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("HeapProfiler.enable")
+    cdp.send("HeapProfiler.collectGarbage")
+    cdp.send("Performance.enable")
+    m = {x["name"]: x["value"] for x in cdp.send("Performance.getMetrics")["metrics"]}
+    cdp.detach()
+    return m["JSHeapUsedSize"] / 1e6, int(m["Nodes"])
+
+
+def goto_ready(pg, url: str, ready) -> float:
+    pg.goto(url)
+    ready(pg).first.wait_for(state="attached", timeout=120000)
+    s = settle(pg, 120)
+    return s["last"]
+
+
+# --- the trivial page -----------------------------------------------------------------------------
+
+TRIVIAL = """
+import streamlit as st
+st.session_state.setdefault("n", 0)
+if st.button("Click me"):
+    st.session_state.n += 1
+st.write(f"Clicked {st.session_state.n} times")
+"""
+
+
+def trivial_round_trip(browser, clicks: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        app = Path(tmp) / "trivial.py"
+        app.write_text(textwrap.dedent(TRIVIAL))
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
+                                 "--server.address", "127.0.0.1", "--server.headless", "true",
+                                 "--browser.gatherUsageStats", "false"], cwd=tmp,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+            ctx.add_init_script(INIT_JS)
+            pg = ctx.new_page()
+            for _ in range(100):
+                try:
+                    pg.goto(f"http://127.0.0.1:{port}/")
+                    break
+                except Exception:
+                    time.sleep(0.2)
+            pg.get_by_text("Clicked 0 times").wait_for(timeout=60000)
+            button = pg.get_by_role("button", name="Click me")
+            for _ in range(3):  # warm-up
+                timed_click(pg, button)
+            out = []
+            for k in range(clicks):
+                ms, ok = timed_click(pg, button, expect=f"Clicked {k + 4} times")
+                assert ok, "the trivial page did not count the click"
+                out.append(ms)
+            ctx.close()
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    return out
+
+
+# --- Baton's surfaces ------------------------------------------------------------------------------
+
+def done_button(pg):
+    return pg.get_by_role("button", name=re.compile("^Done with this item"))
+
+
+def _container_of(pg, heading: str):
+    """The bordered box of a scheme (its subheader is the scheme name)."""
+    return pg.locator('[data-testid="stVerticalBlockBorderWrapper"]').filter(
+        has=pg.get_by_role("heading", name=heading, exact=True)).last
+
+
+def _label(pg, text: str, scope=None):
+    scope = scope or pg
+    return scope.locator("label").filter(has_text=re.compile(f"^{re.escape(text)}$")).first
+
+
+def _box(pg, name):
+    return pg.get_by_role("checkbox", name=name).first
+
+
+# Each surface: its page and a list of (what, locator factory, expected text after the click);
+# the clicks of a surface alternate through the list, so a toggle goes on and off again.
+def surfaces(n: int) -> dict:
+    first_turn = re.compile(r"^Step 0 · ")
+    return {
+        "radio": ("radio", [
+            ("choose a label (save, whole page)", lambda pg: _label(pg, "failure"),
+             "Saved"),
+            ("choose another (save, whole page)", lambda pg: _label(pg, "success"),
+             "Saved")]),
+        "multiselect": ("multiselect", [
+            ("tick a label (save)", lambda pg: _box(pg, "loop"), "Saved"),
+            ("untick it (clear)", lambda pg: _box(pg, "loop"), "Not annotated yet")]),
+        "likert": ("likert", [
+            ("rate 4 (save)", lambda pg: _label(pg, "4"), "Saved"),
+            ("rate 2 (save)", lambda pg: _label(pg, "2"), "Saved")]),
+        "failure_attribution": ("failure_attribution", [
+            ("no failure to attribute (save)",
+             lambda pg: pg.get_by_role("button", name="No failure to attribute"), "Reviewed, nothing to flag")]),
+        "agent_interaction_graph": ("agent_interaction_graph", [
+            ("toggle an agent on (keyboard control, save)",
+             lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: Planner"),
+            ("toggle it off (clear)",
+             lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: none marked")]),
+        "handoff_review": ("handoff_review", [
+            ("flag a handoff (save)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "flagged: info_loss"),
+            ("unflag it (clear)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "not judged yet")]),
+        "agent_scorecard": ("agent_scorecard", [
+            ("tick a milestone (save)", lambda pg: _box(pg, "plan produced"), "Saved"),
+            ("untick it", lambda pg: _box(pg, "plan produced"), "Not annotated yet")]),
+        "tool_contention": ("tool_contention", [
+            ("select a region from the list (fragment: chart and list)",
+             lambda pg: pg.get_by_role("button", name="Show on chart").first, "selected from the list"),
+            ("select another", lambda pg: pg.get_by_role("button", name="Show on chart").first,
+             "selected from the list")]),
+        "emergent_behavior": ("emergent_behavior", [
+            ("mark a turn (save)", lambda pg: _box(pg, first_turn), "Marked: 1 turn"),
+            ("unmark it (clear)", lambda pg: _box(pg, first_turn), "No turns marked")]),
+        "tool_call_review": ("tool_call_review", [
+            ("later calls (fragment)", lambda pg: pg.get_by_role("button", name="Later ▶").last, "Calls 10–19"),
+            ("earlier calls (fragment)", lambda pg: pg.get_by_role("button", name="◀ Earlier").last, "Calls 0–9")]),
+        "trajectory_eval": ("trajectory_eval", [
+            ("judge a step (fragment, save)", lambda pg: _label(pg, "incorrect"), "incorrect, "),
+            ("judge it again (fragment, save)", lambda pg: _label(pg, "correct"), "Step 0")]),
+        "trace": ("radio", [
+            ("later steps of the trace", lambda pg: pg.get_by_role("button", name="Later ▶").first, "Steps 20–39"),
+            ("earlier steps", lambda pg: pg.get_by_role("button", name="◀ Earlier").first, "Steps 0–19")]),
+    }
+
+
+# POSITIONS_JS of tests/browser/test_graph.py: node positions in canvas pixels
+from tests.browser.test_graph import FRAME, POSITIONS_JS  # noqa: E402
+
+
+def graph_click(pg, node: str) -> tuple[float, float, bool]:
+    """A real click on an agent of the canvas: (ms until the page is quiet with the summary line
+    changed, ms until the new graph is drawn, whether the click was applied)."""
+    canvas = pg.frame_locator(FRAME).locator("canvas")
+    pos = None
+    for _ in range(600):
+        if pg.locator(FRAME).count() == 1:
+            pos = canvas.evaluate(POSITIONS_JS)
+            if pos and node in pos:
+                break
+        pg.wait_for_timeout(50)
+    assert pos and node in pos, f"node {node} not drawn"
+    marked = "() => document.body.textContent.includes('Critical path: none marked')"
+    before = pg.evaluate(marked)
+    settle(pg)
+    arm(pg)
+    canvas.evaluate("""c => c.ownerDocument.addEventListener('pointerdown', () => {
+        const b = window.top.__bench; if (b.armed) { b.t0 = window.top.performance.now(); b.armed = false; }
+    }, {capture: true, once: true})""")
+    canvas.click(position={"x": pos[node]["x"], "y": pos[node]["y"]})
+    s = settle(pg)
+    if s["t0"] is None:
+        raise RuntimeError("the canvas click was not seen")
+    t_drawn = None
+    for _ in range(1200):  # until the graph on screen is a drawn network again
+        if pg.locator(FRAME).count() == 1:
+            p = canvas.evaluate(POSITIONS_JS)
+            if p and node in p:
+                t_drawn = pg.evaluate("() => performance.now()")
+                break
+        pg.wait_for_timeout(25)
+    return s["last"] - s["t0"], (t_drawn - s["t0"]) if t_drawn else float("nan"), pg.evaluate(marked) != before
+
+
+def measure_graph(pg, clicks: int) -> list[tuple]:
+    return [graph_click(pg, "g2-n0") for _ in range(clicks)]
+
+
+def run_size(browser, base: str, n: int, clicks: int, names: list[str], graph: bool) -> tuple[list[dict], dict]:
+    rows = []
+    info = {}
+    table_ = surfaces(n)
+    for name in names:
+        page_name, actions = table_[name]
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        ctx.add_init_script(INIT_JS)
+        pg = ctx.new_page()
+        url = f"{base}/{page_name}?annotator=bench&item=run-{n}-0"
+        ready = goto_ready(pg, url, done_button)
+        mem, nodes = heap_mb(pg)
+        lat, all_ok = [], True
+        for k in range(-2, clicks):  # two first clicks (on, off) warm the server up: not timed
+            what, loc, expect = actions[k % len(actions)]
+            try:
+                ms, ok = timed_click(pg, loc(pg), expect)
+            except Exception:
+                shot = Path(tempfile.gettempdir()) / f"baton-bench-{name}-{n}.png"
+                pg.screenshot(path=str(shot), full_page=True)
+                print(f"{name} at {n} steps: '{what}' failed; the page is in {shot}", file=sys.stderr)
+                raise
+            if k >= 0:
+                lat.append(ms)
+                all_ok &= ok
+        rows.append({"size": n, "surface": name, "page ready ms": ready, "click ms (median)": statistics.median(lat),
+                     "click ms (max)": max(lat), "result shown": "yes" if all_ok else "NO",
+                     "JS heap MB": mem, "DOM nodes": nodes})
+        ctx.close()
+    # save + next item ready, on the heaviest surfaces and the plainest
+    for page_name in ("radio", "tool_contention", "trajectory_eval"):
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        ctx.add_init_script(INIT_JS)
+        pg = ctx.new_page()
+        goto_ready(pg, f"{base}/{page_name}?annotator=bench&item=run-{n}-0", done_button)
+        times = []
+        for k in range(1, PER_SIZE):
+            ms, ok = timed_click(pg, done_button(pg), expect=f"run-{n}-{k}")
+            assert ok, f"done → next did not show run-{n}-{k}"
+            times.append(ms)
+        info[f"next item ms ({page_name})"] = max(times)
+        ctx.close()
+    if graph:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        ctx.add_init_script(INIT_JS)
+        pg = ctx.new_page()
+        goto_ready(pg, f"{base}/agent_interaction_graph?annotator=bench&item=run-{n}-0", done_button)
+        g = measure_graph(pg, clicks)
+        info["graph canvas click → page updated ms"] = statistics.median(x[0] for x in g)
+        info["graph canvas click → new drawing ms"] = statistics.median(x[1] for x in g)
+        info["graph clicks applied"] = "yes" if all(x[2] for x in g) else "NO"
+        ctx.close()
+    return rows, info
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.browser", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="50,500,2000,5000")
+    ap.add_argument("--clicks", type=int, default=4, help="timed clicks per surface and size")
+    ap.add_argument("--trivial", type=int, default=20, help="timed clicks on the trivial page")
+    ap.add_argument("--surfaces", help="comma-separated (default: all)")
+    ap.add_argument("--no-graph", action="store_true", help="skip the canvas clicks on the graph")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if not os.path.exists(CHROMIUM):
+        print(f"Debian's Chromium not found at {CHROMIUM} (apt-get install chromium): browser benchmark skipped")
+        return 0
+    sizes = [int(x) for x in args.sizes.split(",")]
+    names = args.surfaces.split(",") if args.surfaces else list(surfaces(0))
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)", flush=True)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        trivial = trivial_round_trip(browser, args.trivial)
+        base_ms = statistics.median(trivial)
+        print(f"trivial Streamlit page, button → counter updated: median {base_ms:.0f} ms, "
+              f"max {max(trivial):.0f} ms over {len(trivial)} clicks", flush=True)
+        config = write_project(Path(tmp), sizes, per_size=PER_SIZE, seed=args.seed)
+        server = Server(config).start()
+        rows, infos = [], []
+        try:
+            for n in sizes:
+                r, info = run_size(browser, server.url, n, args.clicks, names, not args.no_graph)
+                for row in r:
+                    row["click / trivial"] = row["click ms (median)"] / base_ms
+                rows += r
+                infos.append({"size": n, **info})
+                print(table(r, title=f"{n:,} steps"), flush=True)
+                print(table([infos[-1]]), flush=True)
+        finally:
+            server.stop()
+            browser.close()
+    # --- the verdicts ---------------------------------------------------------------------------
+    print(f"\n### Summary (trivial page round trip {base_ms:.0f} ms, same run)\n")
+    summary = []
+    for n in sizes:
+        rs = [r for r in rows if r["size"] == n]
+        info = next(i for i in infos if i["size"] == n)
+        worst = max(rs, key=lambda r: r["click ms (median)"])
+        nxt = max(v for k, v in info.items() if k.startswith("next item"))
+        heap = max(r["JS heap MB"] for r in rs)
+        row = {"steps": n, "page ready ms (max)": max(r["page ready ms"] for r in rs),
+               "slowest click ms": worst["click ms (median)"], "on": worst["surface"],
+               "click / trivial": worst["click ms (median)"] / base_ms,
+               "click target (≤ 2x)": verdict(worst["click ms (median)"] <= 2 * base_ms),
+               "next item ms (max)": nxt, "JS heap MB (max)": heap}
+        if n == 2000:
+            row["next item target"] = verdict(nxt < 300) + " (< 300 ms)"
+            row["memory target"] = verdict(heap < 150) + " (< 150 MB)"
+        elif n == 5000:
+            row["next item target"] = verdict(nxt < 1000) + " (< 1 s)"
+        if "graph canvas click → page updated ms" in info:
+            row["graph canvas click ms"] = info["graph canvas click → page updated ms"]
+            row["graph / trivial"] = info["graph canvas click → page updated ms"] / base_ms
+        summary.append(row)
+    print(table(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

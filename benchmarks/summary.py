@@ -1,0 +1,169 @@
+"""Summary: the summary's numbers over 1,000,000 generated annotation rows, against pyarrow
+just reading the same rows.
+
+    .venv/bin/python -m benchmarks.summary [--rows 1000000] [--annotators 7] [--repeat 2] [--seed 0]
+
+A generated project of small runs (12 steps, 6 timed calls) and a Parquet file with the
+store's schema holding `--rows` rows: every item judged by `--annotators` annotators (of a
+pool of 30) on every scheme of the demo configuration, plus the per-item done marks. Values
+are valid for their type and refer to the run's real handoffs, steps, calls and regions, with
+annotators disagreeing now and then. Derivations of the runs are computed before the timing
+(the app caches them), so what is timed is the summary core: `app.labels.frame` of the read
+table and `app.summary.summarize` (progress, rollups, agreement, gold, disagreements).
+Targets: under 2 s, and within 5x of `pyarrow.parquet.read_table` of the same file.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.gen import table, verdict, write_project
+
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from app import summary as summary_core  # noqa: E402
+from app.labels import frame  # noqa: E402
+from app.storage import SCHEMA  # noqa: E402
+from app.workspace import open_project  # noqa: E402
+
+STEPS, CALLS = 12, 6
+
+
+def _variants(d, scheme, rng: random.Random) -> list[str]:
+    """A few valid values of this scheme for this run (annotators pick among them)."""
+    t, o = scheme.type, scheme.options
+    agents = d.agents or ["(unknown)"]
+    out = []
+    for _ in range(3):
+        a = rng.choice(agents)
+        st = rng.randrange(max(len(d.steps), 1))
+        if t == "radio":
+            v = {rng.choice([x["name"] if isinstance(x, dict) else x for x in o["labels"]]): "true"}
+        elif t == "likert":
+            v = {f"scale_{o['size']}": str(rng.randint(1, o["size"]))}
+        elif t == "multiselect":
+            labels = [x["name"] if isinstance(x, dict) else x for x in o["labels"]]
+            v = {x: "true" for x in rng.sample(labels, rng.randint(1, 2))}
+        elif t == "text":
+            v = {"text_box": "looked fine"}
+        elif t == "failure_attribution":
+            v = {"responsible_agent": a, "decisive_step": st, "reason": "it went wrong here"}
+        elif t == "agent_interaction_graph":
+            e = rng.choice(d.edges) if d.edges else None
+            v = {"critical_nodes": [a], "edges": {f"{e[0]}->{e[1]}": rng.choice(["critical", "problematic"])}
+                 if e else {}}
+        elif t == "handoff_review":
+            h = rng.choice(d.handoffs) if d.handoffs else None
+            v = [{"index": h.index, "step": h.step, "from": h.src, "to": h.dst,
+                  "flags": rng.sample(o["flags"], rng.randint(0, 2)), "quality": rng.randint(1, 5)}] if h else []
+        elif t == "agent_scorecard":
+            v = {"agents": {x: {dim: rng.randint(1, o["scale"]) for dim in o["agent_dimensions"]} for x in agents[:3]},
+                 "team": {dim: rng.randint(1, o["scale"]) for dim in o["team_dimensions"]},
+                 "milestones": {m: rng.random() < 0.5 for m in o["milestones"]}}
+        elif t == "tool_contention":
+            v = {"contentions": {str(r.index): rng.choice(o["contention_labels"]) for r in d.contentions[:2]}}
+        elif t == "emergent_behavior":
+            v = {rng.choice(o["behaviors"]): {"turns": sorted(rng.sample(range(len(d.steps)), 2)), "note": ""}}
+        elif t == "tool_call_review":
+            c = rng.choice(d.tool_calls) if d.tool_calls else None
+            v = [{"index": c.index, "step": c.step, "tool": c.tool,
+                  "verdict": rng.choice(["correct", "wrong tool", "wrong arguments"]), "notes": ""}] if c else []
+        elif t == "trajectory_eval":
+            et = rng.choice(o["error_types"])
+            v = {"steps": [{"step_index": st, "agent": d.steps[st].agent if d.steps else a,
+                            "correctness": "incorrect",
+                            "errors": [{"type": et["name"], "subtype": rng.choice(et["subtypes"])}],
+                            "severity": None, "rationale": ""}]}
+        else:
+            v = {}
+        out.append(json.dumps(v))
+    return out
+
+
+def generate(folder: Path, n_rows: int, n_annotators: int, seed: int):
+    """(workspace, warmed Derived, path of the Parquet file)."""
+    rng = random.Random(seed)
+    from benchmarks.gen import schemes as all_schemes
+    per_item = n_annotators * (len(all_schemes()) + 1)
+    n_items = math.ceil(n_rows / per_item)
+    cfg = write_project(folder, [STEPS], per_size=n_items, seed=seed, calls={STEPS: CALLS})
+    ws = open_project(cfg)
+    der = summary_core.Derived(ws)
+    pool = [f"annotator-{k:02d}" for k in range(30)]
+    cols = {name: [] for name in SCHEMA.names}
+    done = json.dumps({"done": True})
+    now = int(time.time() * 1e6)
+    made = 0
+    for it in ws.items:
+        per_scheme = [(s, _variants(der.get(it.id, s), s, rng)) for s in ws.project.schemes]
+        for who in rng.sample(pool, n_annotators):
+            for s, vs in per_scheme + [(None, [done])]:
+                if made >= n_rows:
+                    break
+                cols["item_id"].append(it.id)
+                cols["annotator"].append(who)
+                cols["scheme"].append(s.name if s else "_item")
+                cols["annotation_type"].append(s.type if s else "_item")
+                cols["value"].append(vs[0] if rng.random() < 0.6 else rng.choice(vs))
+                cols["status"].append("annotated")
+                cols["trace_hash"].append("h")
+                cols["updated_at"].append(now)
+                cols["seconds_spent"].append(rng.uniform(2, 90))
+                made += 1
+    cols["updated_at"] = pa.array(cols["updated_at"], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    t = pa.table({k: cols[k] for k in SCHEMA.names}, schema=SCHEMA)
+    path = folder / "annotations.parquet"
+    pq.write_table(t, path)
+    return ws, der, path
+
+
+def _best(fn, repeat: int) -> tuple[float, object]:
+    best, out = math.inf, None
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.summary", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--annotators", type=int, default=7, help="annotators per item (of a pool of 30)")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        ws, der, path = generate(Path(tmp), args.rows, args.annotators, args.seed)
+        for it in ws.items:  # the app caches derivations: warm them for every scheme's keys
+            for s in ws.project.schemes:
+                der.get(it.id, s)
+        der.get(ws.items[0].id, None)
+        print(f"generated {args.rows:,} rows on {len(ws.items):,} items in {time.perf_counter() - t:.1f} s "
+              f"({path.stat().st_size / 1e6:.1f} MB Parquet)", flush=True)
+        t_read, tbl = _best(lambda: pq.read_table(path), args.repeat + 1)
+        t_sum, s = _best(lambda: summary_core.summarize(ws, frame(pq.read_table(path)), derived=der), args.repeat)
+        rows = [{"rows": tbl.num_rows, "items": len(ws.items), "pyarrow read s": t_read,
+                 "summary s (read + frame + summarize)": t_sum, "ratio": t_sum / t_read,
+                 "< 2 s": verdict(t_sum < 2), "≤ 5x read": verdict(t_sum / t_read <= 5)}]
+        print(table(rows, title=f"Summary over {tbl.num_rows:,} rows (best of {args.repeat})"))
+        c = s["counts"]
+        print(f"\nsummary says: {c['judgements']:,} judgements by {c['annotators']} annotators on {c['items']:,} items; "
+              f"{len(s['disagreements']):,} disagreements")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Injection, checked in headless Chromium: one hostile project, visited page by page.
+
+Agent names, step texts, the task, tool names and arguments, resource names, the item id and
+the stored annotations (a reason, free text, notes) carry HTML, script and Markdown. On every
+page (items, each annotation surface, the summary with all its tabs, the HTML report it
+downloads) and in every frame (the graph's component iframe too): no script ran (no
+`window.__pwned`, no dialog, the title unchanged), no injected element exists (`img[src=x]`,
+`a[href^=javascript]`, event-handler attributes, injected bold or links from Markdown), and the
+hostile text is on the page as text. The timeline's hover label is checked too.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.registry import TYPES
+from app.storage import Annotation, AnnotationStore
+from app.workspace import open_project
+from tests.browser.conftest import Server, wait_app
+from tests.conftest import write_project
+
+pytestmark = pytest.mark.browser
+
+A_IMG = '<img src=x onerror="window.__pwned=1">'
+A_MD = "**MDBOLD** [MDLINK](javascript:window.__pwned=2) ![MDIMG](x)"
+A_SCRIPT = "</script><script>window.__pwned=3</script>"
+TEXT = ('<script>window.__pwned=4</script><b>HTMLBOLD</b> <svg onload="window.__pwned=5"></svg> '
+        ':red[RED] $x^2$ <a href="javascript:window.__pwned=6">ALINK</a>')
+TOOL = '<img src=x onerror="alert(7)">'
+ARGS = {"q": '<img src=x onerror="window.__pwned=8">', "md": "[ARGLINK](javascript:alert(9))"}
+RESOURCE = '<iframe src="javascript:window.__pwned=10"></iframe>'
+ITEM = "evil-<b>ITEMBOLD</b>-[ITEMLINK](javascript:x)"
+REASON = "<img src=x onerror=\"window.__pwned=11\"> **REASONBOLD**"
+AGENTS = [A_IMG, A_MD, A_SCRIPT]
+# what must be on each page as text (a prefix, since long texts are cut)
+PAGES = {"": [ITEM[:20]],
+         **{Path(t.page).stem: [A_IMG] for t in TYPES.values() if t.page},
+         "summary": [A_IMG]}
+BAD = ("img[src='x'], a[href^='javascript'], [onerror], [onload], iframe[src^='javascript'], "
+       "strong:text('MDBOLD'), b:text('HTMLBOLD'), b:text('ITEMBOLD'), strong:text('REASONBOLD'), "
+       "a:text('MDLINK'), a:text('ALINK'), a:text('ARGLINK'), a:text('ITEMLINK')")
+
+
+def hostile_project(tmp: Path) -> Path:
+    steps = []
+    for i in range(8):
+        step = {"agent": AGENTS[i % 3], "content": f"{TEXT} step {i}"}
+        if i % 2 == 0:
+            step["tool_calls"] = [{"id": f"c{i}", "type": "function",
+                                   "function": {"name": TOOL, "arguments": json.dumps(ARGS)}}]
+        steps.append(step)
+    calls = [{"agent": AGENTS[i % 3], "tool": TOOL, "resource": RESOURCE, "start": i * 10, "end": i * 10 + 25}
+             for i in range(4)]
+    data = tmp / "runs.jsonl"
+    data.write_text(json.dumps({"id": ITEM, "text": f"Task: {TEXT}", "steps": steps, "calls": calls}) + "\n"
+                    + json.dumps({"id": "plain", "text": "plain", "steps": [{"agent": "A", "content": "x"}]}) + "\n")
+    cfg = write_project(tmp, data_files=[str(data)])
+    ws = open_project(cfg)
+    store = AnnotationStore(ws.project.output_dir)
+    th = ws.by_id[ITEM].trace_hash
+
+    def save(who, scheme, value):
+        store.save(Annotation(ITEM, who, scheme, ws.project.scheme(scheme).type, value, "annotated", th, None, 3))
+
+    for who, step in (("alice", 1), ("bob", 2)):
+        save(who, "outcome", {"failure": "true"})
+        save(who, "attribution", {"responsible_agent": A_IMG, "decisive_step": step, "reason": REASON})
+        save(who, "orchestration", {"group_chat": "true", "free_response": REASON})
+        save(who, "notes", {"text_box": REASON})
+        save(who, "graph", {"critical_nodes": [A_MD], "edges": {}})
+        save(who, "scorecard", {"agents": {A_IMG: {"contribution": 1 if who == "alice" else 5}},
+                                "team": {}, "milestones": {}})
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def evil_server(tmp_path_factory):
+    srv = Server(hostile_project(tmp_path_factory.mktemp("evil"))).start()
+    yield srv
+    srv.stop()
+
+
+def watch(pg) -> list:
+    dialogs: list = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    return dialogs
+
+
+def assert_clean(pg, dialogs, where: str) -> None:
+    assert not dialogs, (where, dialogs)
+    assert "pwned" not in pg.title(), where
+    for frame in pg.frames:
+        assert frame.evaluate("() => window.__pwned === undefined"), (where, frame.url)
+        bad = frame.locator(BAD)
+        assert bad.count() == 0, (where, frame.url, bad.first.evaluate("e => e.outerHTML"))
+
+
+def text_of_all_frames(pg) -> str:
+    return "\n".join(f.evaluate("() => document.body ? document.body.textContent : ''") for f in pg.frames)
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_shows_hostile_text_as_text(evil_server, page, path):
+    from urllib.parse import quote
+    dialogs = watch(page)
+    page.goto(f"{evil_server.url}/{path}?annotator=alice&item={quote(ITEM)}")
+    page.get_by_text("Signed in as").wait_for(timeout=20000)
+    wait_app(page)
+    page.wait_for_timeout(800)  # components (graph iframe, charts) draw after the script ends
+    assert page.locator('[data-testid="stException"]').count() == 0, page.inner_text("body")[:2000]
+    assert_clean(page, dialogs, path)
+    text = text_of_all_frames(page)
+    for expected in PAGES[path]:
+        assert expected in text, (path, expected)
+    if path == "tool_contention":  # the timeline's hover label shows the names as text
+        bar = page.locator(".js-plotly-plot .barlayer .point").first
+        bar.hover()
+        page.locator(".hoverlayer .hovertext").first.wait_for(timeout=5000)
+        hover = page.locator(".hoverlayer").first.text_content()
+        assert "onerror" in hover or "iframe" in hover, hover
+        assert_clean(page, dialogs, "timeline hover")
+    if path == "summary":  # every tab drawn, then the HTML report it downloads
+        for tab in page.get_by_role("tab").all():
+            tab.click()
+            page.wait_for_timeout(150)
+            assert_clean(page, dialogs, f"summary tab {tab.inner_text()}")
+        page.get_by_role("tab", name="Export & report").click()
+        with page.expect_download(timeout=30000) as dl:
+            page.get_by_role("button", name="HTML report").click()
+        report = Path(dl.value.path())
+        html = report.read_text(encoding="utf-8")
+        assert A_IMG not in html and "<script>window.__pwned" not in html
+        page.goto(report.as_uri())
+        page.wait_for_timeout(1500)
+        assert_clean(page, dialogs, "HTML report")
+        assert A_IMG in page.inner_text("body")

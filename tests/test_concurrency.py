@@ -1,0 +1,118 @@
+"""Concurrency: eight annotators saving at once through the app, to the same items.
+
+One launcher process loads the app once (AppTest on the text page), then forks eight
+annotator processes that start together and each save through the app's own save path:
+type into a text scheme, rerun, check the page says "Saved". All of them work on the same
+items and the same four schemes. Afterwards every annotation is there, holds the last
+value its own annotator typed, and none carries another annotator's text. The quick run
+saves 8 times per annotator on one item; `make test-long` saves 300 times each on three
+items (2,400 saves).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pandas as pd
+import pytest
+
+from app.storage import AnnotationStore
+from tests.conftest import ROOT, write_project
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+
+SCHEMES = [{"annotation_type": "text", "name": f"note{i}"} for i in range(4)]
+ITEMS = ["trip-planner-001", "code-team-002", "research-003"]
+ANNOTATORS = ["ann0", "Ann One", "ann/2", "ánn-3", "../../ann4", "ann 5 " + "x" * 50, "ANN6", "ann.7"]
+
+LAUNCHER = textwrap.dedent(r"""
+    import json, os, sys, time, traceback
+    root, cfg, n = sys.argv[1], sys.argv[2], int(sys.argv[3])  # n saves per annotator
+    ITEMS, ANNOTATORS, NS = json.loads(sys.argv[4]), json.loads(sys.argv[5]), int(sys.argv[6])
+    sys.path.insert(0, root)
+    os.environ["BATON_CONFIG"] = cfg
+    from streamlit.testing.v1 import AppTest
+
+    def open_text_page(who, item):
+        at = AppTest.from_file(os.path.join(root, "streamlit_app.py"), default_timeout=120)
+        at.query_params["annotator"] = who
+        at.query_params["item"] = item
+        at.run()
+        at.switch_page("pages/text.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    open_text_page("warm-up", ITEMS[0])
+    go_r, go_w = os.pipe()
+    pids = []
+    for i, who in enumerate(ANNOTATORS):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                pages = [open_text_page(who, item) for item in ITEMS]
+                os.read(go_r, 1)  # everyone starts together
+                last, t0 = {}, time.perf_counter()
+                for j in range(n):
+                    at, k = pages[j % len(ITEMS)], (j // len(ITEMS)) % NS
+                    text = f"{who}|{j}|" + "y" * (j * 31 % 700)
+                    at.text_area[k].input(text).run()
+                    assert not at.exception, [e.value for e in at.exception]
+                    notes = [c.value for c in at.caption if "Saved" in c.value or "Not annotated" in c.value]
+                    assert "Saved" in notes[k], notes
+                    last[f"{ITEMS[j % len(ITEMS)]} note{k}"] = text
+                print(json.dumps({"who": who, "last": last, "seconds": time.perf_counter() - t0}), flush=True)
+                os._exit(0)
+            except BaseException:
+                print(json.dumps({"who": who, "error": traceback.format_exc()}), flush=True)
+                os._exit(3)
+        pids.append(pid)
+    os.write(go_w, b"g" * len(pids))
+    codes = [os.waitpid(pid, 0)[1] for pid in pids]
+    print(json.dumps({"exit": codes}), flush=True)
+""")
+
+
+def run_annotators(tmp_path, saves_each: int, items: list[str]) -> str:
+    cfg = write_project(tmp_path, schemes=SCHEMES, data_files=[str(ROOT / "data" / "demo_runs.jsonl")])
+    out = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, str(ROOT), str(cfg), str(saves_each), json.dumps(items),
+         json.dumps(ANNOTATORS), str(len(SCHEMES))], cwd=ROOT, capture_output=True, text=True,
+        timeout=120 + saves_each * 4, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    results = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    errors = [r["error"] for r in results if "error" in r]
+    assert not errors, errors[0]
+    assert results[-1] == {"exit": [0] * len(ANNOTATORS)}, out.stderr[-3000:]
+    finished = {r["who"]: r for r in results if "last" in r}
+    assert set(finished) == set(ANNOTATORS)
+
+    store = AnnotationStore(tmp_path / "annotations")
+    rows = store.all()
+    assert store.problems == []
+    keys = min(saves_each, len(items) * len(SCHEMES))
+    assert len(rows) == len(ANNOTATORS) * keys == len(pd.read_parquet(tmp_path / "annotations"))
+    for who, r in finished.items():
+        assert len(r["last"]) == keys
+        for key, text in r["last"].items():
+            item, scheme = key.split(" ")
+            got = store.load(item, who, scheme)
+            assert got is not None, (who, key)
+            assert got.value == {"text_box": text}, (who, key)  # its own last value: nobody else's
+    for a in rows:
+        assert a.value["text_box"].startswith(a.annotator + "|")
+    slowest = max(r["seconds"] for r in finished.values())
+    return (f"{len(ANNOTATORS)} annotators x {saves_each} saves through the app at once on {len(items)} shared "
+            f"items: {len(rows)} annotations, all present, each its own annotator's last value "
+            f"(slowest annotator {slowest:.1f} s)")
+
+
+def test_eight_annotators_at_once(tmp_path):
+    print("\n" + run_annotators(tmp_path, saves_each=8, items=ITEMS[:1]))
+
+
+@pytest.mark.long
+def test_eight_annotators_at_once_long(tmp_path):
+    print("\n" + run_annotators(tmp_path, saves_each=300, items=ITEMS))
