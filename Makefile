@@ -24,5 +24,10 @@ test-long: $(BIN)/.installed
 check: $(BIN)/.installed
 	$(BIN)/python -m app check $(CONFIG)
 
+# Benchmarks (on demand, never part of `make test`): all of them, or BENCH=derive,saves;
+# BENCH_ARGS=--quick for a smoke run with small sizes. Each also runs alone, with options for
+# its sizes: `$(BIN)/python -m benchmarks.browser --sizes 50,2000` (see README, Benchmarks).
+BENCH ?=
+BENCH_ARGS ?=
 bench: $(BIN)/.installed
-	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks $(if $(BENCH),--only $(BENCH),) $(BENCH_ARGS)

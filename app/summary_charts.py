@@ -19,7 +19,8 @@ LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), height=340, template="plotly_
 
 def e(text: Any) -> str:
     """Plain text made safe for Plotly labels (and HTML)."""
-    return html.escape("" if text is None else str(text), quote=True)
+    # quotes as numeric references: Plotly decodes those, but shows "&quot;" literally
+    return html.escape("" if text is None else str(text), quote=False).replace('"', "&#34;").replace("'", "&#39;")
 
 
 def _empty(title: str) -> go.Figure:

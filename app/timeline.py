@@ -295,7 +295,8 @@ def esc(text: Any, limit: int | None = None) -> str:
     s = " ".join(("" if text is None else str(text)).split())
     if limit is not None and len(s) > limit:
         s = s[: limit - 1] + "…"
-    return html.escape(s, quote=True)
+    # quotes as numeric references: Plotly decodes those, but shows "&quot;" literally
+    return html.escape(s, quote=False).replace('"', "&#34;").replace("'", "&#39;")
 
 
 def bar_hover(b: Bar, kind: str) -> str:

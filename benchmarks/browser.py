@@ -16,7 +16,8 @@ How things are timed, all inside the page with `performance.now()`:
   the click is the latency (the DOM then shows the result: the check that the expected text is
   there, e.g. "Saved" or "flagged: info_loss", is made and reported). Clicks are dispatched
   with `element.click()` so no mouse hover adds tooltips. The trivial page is timed the same
-  way: its button, until the counter text changed.
+  way: its button, until the counter text changed, measured again around each size (the
+  machine's load drifts during a long run) and the ratios use the figure taken with that size.
 - *page ready*: from navigation start to the last DOM change before 600 ms of quiet.
 - *save + next item ready*: "Done with this item → next" until the next run is shown and the
   page is quiet.
@@ -127,39 +128,47 @@ st.write(f"Clicked {st.session_state.n} times")
 """
 
 
-def trivial_round_trip(browser, clicks: int) -> list[float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        app = Path(tmp) / "trivial.py"
+class Trivial:
+    """The trivial page, served for the whole run, so that its round trip can be measured again
+    beside each size (the machine's load drifts; a ratio compares figures taken together)."""
+
+    def __init__(self, browser):
+        self.tmp = tempfile.TemporaryDirectory()
+        app = Path(self.tmp.name) / "trivial.py"
         app.write_text(textwrap.dedent(TRIVIAL))
         port = _free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
-                                 "--server.address", "127.0.0.1", "--server.headless", "true",
-                                 "--browser.gatherUsageStats", "false"], cwd=tmp,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-            ctx.add_init_script(INIT_JS)
-            pg = ctx.new_page()
-            for _ in range(100):
-                try:
-                    pg.goto(f"http://127.0.0.1:{port}/")
-                    break
-                except Exception:
-                    time.sleep(0.2)
-            pg.get_by_text("Clicked 0 times").wait_for(timeout=60000)
-            button = pg.get_by_role("button", name="Click me")
-            for _ in range(3):  # warm-up
-                timed_click(pg, button)
-            out = []
-            for k in range(clicks):
-                ms, ok = timed_click(pg, button, expect=f"Clicked {k + 4} times")
-                assert ok, "the trivial page did not count the click"
-                out.append(ms)
-            ctx.close()
-        finally:
-            proc.terminate()
-            proc.wait(10)
-    return out
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=self.tmp.name, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.ctx.add_init_script(INIT_JS)
+        self.pg = self.ctx.new_page()
+        for _ in range(150):
+            try:
+                self.pg.goto(f"http://127.0.0.1:{port}/")
+                break
+            except Exception:
+                time.sleep(0.2)
+        self.pg.get_by_text("Clicked 0 times").wait_for(timeout=60000)
+        self.n = 0
+        self.clicks(3)  # warm-up
+
+    def clicks(self, k: int) -> list[float]:
+        button = self.pg.get_by_role("button", name="Click me")
+        out = []
+        for _ in range(k):
+            self.n += 1
+            ms, ok = timed_click(self.pg, button, expect=f"Clicked {self.n} times")
+            assert ok, "the trivial page did not count the click"
+            out.append(ms)
+        return out
+
+    def close(self):
+        self.ctx.close()
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.tmp.cleanup()
 
 
 # --- Baton's surfaces ------------------------------------------------------------------------------
@@ -222,14 +231,14 @@ def surfaces(n: int) -> dict:
             ("mark a turn (save)", lambda pg: _box(pg, first_turn), "Marked: 1 turn"),
             ("unmark it (clear)", lambda pg: _box(pg, first_turn), "No turns marked")]),
         "tool_call_review": ("tool_call_review", [
-            ("later calls (fragment)", lambda pg: pg.get_by_role("button", name="Later ▶").last, "Calls 10–19"),
-            ("earlier calls (fragment)", lambda pg: pg.get_by_role("button", name="◀ Earlier").last, "Calls 0–9")]),
+            ("later calls (fragment)", lambda pg: pg.get_by_role("button", name="Later ▶").last, "Call 10 · "),
+            ("earlier calls (fragment)", lambda pg: pg.get_by_role("button", name="◀ Earlier").last, "Call 0 · ")]),
         "trajectory_eval": ("trajectory_eval", [
-            ("judge a step (fragment, save)", lambda pg: _label(pg, "incorrect"), "incorrect, "),
-            ("judge it again (fragment, save)", lambda pg: _label(pg, "correct"), "Step 0")]),
+            ("judge a step (save)", lambda pg: _label(pg, "incorrect"), "· incorrect"),
+            ("judge it again (save)", lambda pg: _label(pg, "correct"), "· correct")]),
         "trace": ("radio", [
-            ("later steps of the trace", lambda pg: pg.get_by_role("button", name="Later ▶").first, "Steps 20–39"),
-            ("earlier steps", lambda pg: pg.get_by_role("button", name="◀ Earlier").first, "Steps 0–19")]),
+            ("later steps of the trace", lambda pg: pg.get_by_role("button", name="Later ▶").first, "Steps 10–19"),
+            ("earlier steps", lambda pg: pg.get_by_role("button", name="◀ Earlier").first, "Steps 0–9")]),
     }
 
 
@@ -348,35 +357,40 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        trivial = trivial_round_trip(browser, args.trivial)
-        base_ms = statistics.median(trivial)
-        print(f"trivial Streamlit page, button → counter updated: median {base_ms:.0f} ms, "
-              f"max {max(trivial):.0f} ms over {len(trivial)} clicks", flush=True)
+        trivial = Trivial(browser)
         config = write_project(Path(tmp), sizes, per_size=PER_SIZE, seed=args.seed)
         server = Server(config).start()
-        rows, infos = [], []
+        rows, infos, base = [], [], {}
         try:
             for n in sizes:
+                before = trivial.clicks(args.trivial // 2)
                 r, info = run_size(browser, server.url, n, args.clicks, names, not args.no_graph)
+                after = trivial.clicks(args.trivial - args.trivial // 2)
+                base[n] = statistics.median(before + after)
+                print(f"trivial Streamlit page, button → counter updated, around the {n:,}-step runs: median "
+                      f"{base[n]:.0f} ms (before {statistics.median(before):.0f}, after "
+                      f"{statistics.median(after):.0f}), max {max(before + after):.0f} ms", flush=True)
                 for row in r:
-                    row["click / trivial"] = row["click ms (median)"] / base_ms
+                    row["click / trivial"] = row["click ms (median)"] / base[n]
                 rows += r
                 infos.append({"size": n, **info})
                 print(table(r, title=f"{n:,} steps"), flush=True)
                 print(table([infos[-1]]), flush=True)
         finally:
             server.stop()
+            trivial.close()
             browser.close()
     # --- the verdicts ---------------------------------------------------------------------------
-    print(f"\n### Summary (trivial page round trip {base_ms:.0f} ms, same run)\n")
+    print("\n### Summary (click ratios against the trivial page's round trip measured around each size)\n")
     summary = []
     for n in sizes:
         rs = [r for r in rows if r["size"] == n]
         info = next(i for i in infos if i["size"] == n)
         worst = max(rs, key=lambda r: r["click ms (median)"])
+        base_ms = base[n]
         nxt = max(v for k, v in info.items() if k.startswith("next item"))
         heap = max(r["JS heap MB"] for r in rs)
-        row = {"steps": n, "page ready ms (max)": max(r["page ready ms"] for r in rs),
+        row = {"steps": n, "trivial ms": base_ms, "page ready ms (max)": max(r["page ready ms"] for r in rs),
                "slowest click ms": worst["click ms (median)"], "on": worst["surface"],
                "click / trivial": worst["click ms (median)"] / base_ms,
                "click target (≤ 2x)": verdict(worst["click ms (median)"] <= 2 * base_ms),

@@ -23,9 +23,11 @@ def _summary(at) -> list[str]:
 
 
 def _click(at, node_id: str):
-    """What a click in the graph does: the component returns the node id."""
+    """What a click in the graph does: the component returns the node id (it is keyed by
+    its mount number, so its value is set through that key)."""
     (el,) = at.get("component_instance")
-    at.session_state[el.proto.id] = node_id
+    assert el.proto.component_name.endswith("agraph")
+    at.session_state[_key("canvas", at.session_state[_key("mount")])] = node_id
     at.run()
     assert not at.exception, [e.value for e in at.exception]
 

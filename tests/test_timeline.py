@@ -195,7 +195,7 @@ def test_trace_text_is_html_escaped():
     for raw in (evil, "<b>r</b>", "<a href"):
         assert raw not in spec
     assert fig.layout.yaxis.ticktext[0].startswith("&lt;img src=x")
-    assert "&lt;a href=&#x27;javascript:x&#x27;&gt;t&lt;/a&gt;" in fig.data[0].text[0]
+    assert "&lt;a href=&#39;javascript:x&#39;&gt;t&lt;/a&gt;" in fig.data[0].text[0]
     assert "resource: &lt;b&gt;r&lt;/b&gt;" in fig.data[0].hovertext[0]
 
 

@@ -26,8 +26,13 @@ def run(args) -> int:
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli as stcli
     PagesManager.uses_pages_directory = False
+    # Served, not developed: no polling of every source file for edits (without watchdog it
+    # polls on a timer, costing CPU on every core-starved click), and no full garbage
+    # collection after every script run (it walks every live object, the parsed traces
+    # included, on each click; Python's own collector still runs, see shell.py's gc.freeze).
     argv = ["streamlit", "run", str(ROOT / "streamlit_app.py"), "--server.port", str(args.port),
-            "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none", "--runner.postScriptGC", "false"]
     if args.address:
         argv += ["--server.address", args.address]
     print(f"Baton on http://localhost:{args.port}  (project {args.config})", flush=True)

@@ -106,14 +106,11 @@ def sidebar(ws: Workspace, current: str | None = None) -> None:
                      format_func=lambda i: ("✓ " if i in done else "• ") + excerpt(i, 60))
         c1, c2 = st.columns(2)
         prev, nxt = shell.neighbour(ws, item.id, -1), shell.neighbour(ws, item.id, 1)
-        if c1.button("◀ Item", key=widget_key("nav", "prev"), disabled=prev is None, width="stretch",
-                     shortcut=SHORTCUTS["previous item"], help="Previous item"):
-            shell.go_to(prev)
-            st.rerun()
-        if c2.button("Item ▶", key=widget_key("nav", "next"), disabled=nxt is None, width="stretch",
-                     shortcut=SHORTCUTS["next item"], help="Next item"):
-            shell.go_to(nxt)
-            st.rerun()
+        # callbacks: the run that follows draws the other item (no run of this one first)
+        c1.button("◀ Item", key=widget_key("nav", "prev"), disabled=prev is None, width="stretch",
+                  shortcut=SHORTCUTS["previous item"], help="Previous item", on_click=shell.go_to, args=(prev,))
+        c2.button("Item ▶", key=widget_key("nav", "next"), disabled=nxt is None, width="stretch",
+                  shortcut=SHORTCUTS["next item"], help="Next item", on_click=shell.go_to, args=(nxt,))
         before, after = surface_neighbours(ws, current)
         c3, c4 = st.columns(2)
         if c3.button("◀ Page", key=widget_key("nav", "surface-prev"), disabled=before is None,

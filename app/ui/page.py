@@ -88,9 +88,11 @@ def done_button(ws: Workspace, item: Item) -> None:
     """Mark the item done for this annotator and move on to the next one."""
     nxt = shell.neighbour(ws, item.id, 1)
     label = "Done with this item → next" if nxt else "Done with this item"
-    if st.button(label, key=state.widget_key("done", item.id), type="primary", width="stretch",
-                 shortcut=nav.SHORTCUTS["done with this item"]):
+
+    def done():  # a callback: the one run that follows draws the next item (not this one, then it)
         shell.save(ws, item, shell.DONE, "_item", {"done": True})
         if nxt:
             shell.go_to(nxt)
-        st.rerun()
+
+    st.button(label, key=state.widget_key("done", item.id), type="primary", width="stretch",
+              shortcut=nav.SHORTCUTS["done with this item"], on_click=done)

@@ -6,6 +6,7 @@ annotator and the item so a refresh or a shared link lands in the same place.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import time
@@ -48,9 +49,18 @@ def _mtimes(path: str) -> tuple:
 @st.cache_resource(show_spinner="Reading the project…", max_entries=4)
 def _load(path: str, _stamp: tuple) -> Workspace | ProjectError:
     try:
-        return open_project(path)
+        ws = open_project(path)
     except ProjectError as e:
         return e
+    _settle_heap()
+    return ws
+
+
+def _settle_heap() -> None:
+    """Move everything alive now (the parsed items, their derivations) out of the cyclic garbage
+    collector's sight: they live as long as the cache does, and each full collection would
+    otherwise walk all of them again. Reference counting still frees them when dropped."""
+    gc.freeze()
 
 
 def workspace() -> Workspace:
@@ -68,7 +78,18 @@ def workspace() -> Workspace:
 
 @st.cache_resource(max_entries=64)
 def _derive(item_id: str, trace_hash: str, keys: tuple, _data: dict) -> Derivation:
-    return derive(_data, **dict(keys))
+    d = derive(_data, **dict(keys))
+    _settle_heap()
+    return d
+
+
+def per_derivation(d: Derivation, name: str, build):
+    """What a surface computes from a derivation alone (e.g. its rows of step excerpts), kept
+    with the cached derivation so a rerun does not redo it for every step of the run."""
+    memo = d.__dict__.setdefault("_memo", {})
+    if name not in memo:
+        memo[name] = build()
+    return memo[name]
 
 
 def derivation(item: Item, scheme=None) -> Derivation:
@@ -167,14 +188,18 @@ def sign_out() -> None:
     st.query_params.clear()
 
 
-def keep_url() -> None:
-    """Put the sign-in and the item back in the URL (page switches drop query params)."""
+def keep_url(**params: str) -> None:
+    """Put the sign-in and `params` (the item) back in the URL (page switches drop query
+    params), in one update: every change of the URL is an entry in the browser's history,
+    and Back should go back one step, not through a change per parameter."""
+    want = dict(params)
     if accounts():
-        ticket = st.session_state.get(state.TICKET)
-        if ticket and st.query_params.get("session") != ticket:
-            st.query_params["session"] = ticket
-    elif annotator() and st.query_params.get("annotator") != annotator():
-        st.query_params["annotator"] = annotator()
+        if st.session_state.get(state.TICKET):
+            want["session"] = st.session_state[state.TICKET]
+    elif annotator():
+        want["annotator"] = annotator()
+    if any(st.query_params.get(k) != v for k, v in want.items()):
+        st.query_params.update(want)
 
 
 def require_annotator() -> str:
@@ -192,13 +217,14 @@ def current_item(ws: Workspace) -> Item | None:
     state.init()
     if not ws.items:
         return None
-    cur = st.session_state[state.ITEM] or st.query_params.get("item")
+    # A valid item in the URL wins: the browser's back and forward buttons (and an edited or
+    # shared link) change the URL within the session; otherwise the session's item.
+    url = st.query_params.get("item")
+    cur = url if url in ws.by_id else st.session_state[state.ITEM]
     if cur not in ws.by_id:
         cur = ws.items[0].id
     st.session_state[state.ITEM] = cur
-    if st.query_params.get("item") != cur:
-        st.query_params["item"] = cur
-    keep_url()
+    keep_url(item=cur)
     return ws.by_id[cur]
 
 

@@ -16,7 +16,7 @@ from ..trace import UNKNOWN_AGENT, Item
 from . import state
 from .text import agent_badge, md
 
-PAGE_SIZE = 20
+PAGE_SIZE = 10  # steps per page: a page turn or a new item draws this many cards
 COLLAPSE_AT = 600  # characters: longer step contents start collapsed
 
 
@@ -82,7 +82,10 @@ def _conversation(item_id: str, trace_hash: str, derivation_id: int, _steps) -> 
     return conversation.build(_steps)
 
 
+@st.fragment
 def render(item: Item, d: Derivation) -> None:
+    """The trace column, as a fragment: its paging and "Full input" toggles re-run only it.
+    (Another surface turning it to a step asks for a whole-page rerun: see show_step_page.)"""
     state.init()
     st.markdown(f"**Item** {md(item.id, 80)}")
     if item.text:

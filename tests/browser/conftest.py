@@ -91,8 +91,8 @@ def page(browser):
     ctx.close()
 
 
-def wait_app(pg, timeout=20000):
-    """Wait until Streamlit finished running the script."""
+def wait_app(pg, timeout=60000):
+    """Wait until Streamlit finished running the script (generous: CI machines may be busy)."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     pg.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)

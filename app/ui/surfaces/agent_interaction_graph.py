@@ -10,8 +10,10 @@ handoff and a text summary do the same without a mouse.
 """
 from __future__ import annotations
 
+import json
+
 import streamlit as st
-from streamlit_agraph import Edge, Node, agraph
+from streamlit_agraph import Edge, Node, _agraph
 
 from ... import graph, values
 from ...config import Scheme
@@ -47,6 +49,13 @@ def _nodes_and_edges(lay: graph.Layout, value: dict) -> tuple[list[Node], list[E
         spec = dict(spec)
         edges.append(Edge(source=spec.pop("source"), target=spec.pop("to"), **spec))
     return nodes, edges
+
+
+def _draw(nodes: list[Node], edges: list[Edge], options: _Options, key: str):
+    """streamlit-agraph's agraph() (the same arguments to the same component), with a key:
+    agraph() takes none, and an unkeyed component is a new iframe whenever its drawing changes."""
+    data = {"nodes": [n.to_dict() for n in nodes], "edges": [e.to_dict() for e in edges]}
+    return _agraph(data=json.dumps(data), config=json.dumps(options.__dict__), key=key, default=None)
 
 
 def _plural(n: int, word: str) -> str:
@@ -93,23 +102,21 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         lay = graph.layout(agents, d.step_counts, d.edges, prefix=f"g{scheme.index}-")
         k_mount, k_last = key("mount"), key("last")
         mount = st.session_state.setdefault(k_mount, 0)
-        nodes, edges = _nodes_and_edges(lay, value)
-        slot = st.empty()
-        with slot:
-            clicked = agraph(nodes, edges, _Options(graph.vis_options(mount)))
+        # The click the graph reported, read before the graph is drawn: it is applied and the
+        # graph drawn once, in this run. The component is keyed by its mount number, so the
+        # keyboard controls below change the drawing in place (no new iframe); only a handled
+        # click mounts a fresh graph, whose empty selection lets the same node be clicked again.
+        clicked = st.session_state.get(key("canvas", mount))
         if graph.fresh_click(clicked, mount, st.session_state.get(k_last)):
             st.session_state[k_last] = (mount, clicked)
-            mount += 1  # a fresh graph: the same node can be clicked again
+            mount += 1
             st.session_state[k_mount] = mount
             new = graph.apply_click(value, lay, clicked)
             if new is not None:
                 commit(new)
                 value = current()
-            # Redrawn in the same place in this same run (one script run per click, not two);
-            # only this scheme's fragment runs (app/ui/page.scheme_block).
-            nodes, edges = _nodes_and_edges(lay, value)
-            with slot:
-                agraph(nodes, edges, _Options(graph.vis_options(mount)))
+        nodes, edges = _nodes_and_edges(lay, value)
+        _draw(nodes, edges, _Options(graph.vis_options(mount)), key("canvas", mount))
         st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
                    "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
                    "The controls below do the same with the keyboard.")

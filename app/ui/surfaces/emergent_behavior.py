@@ -23,6 +23,11 @@ def _k(scheme: Scheme, item: Item, *parts) -> str:
     return widget_key("emergent_behavior", scheme.name, item.id, *parts)
 
 
+def _rows(d) -> tuple[list, list[int]]:
+    rows = bh.turns(d.steps)
+    return rows, [t.index for t in rows]
+
+
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     _surface(ws, item, scheme)
 
@@ -30,8 +35,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
     d = shell.derivation(item, scheme)
     behaviors: list[str] = list(scheme["behaviors"])
-    rows = bh.turns(d.steps)
-    valid = [t.index for t in rows]
+    rows, valid = shell.per_derivation(d, "emergent.turns", lambda: _rows(d))
 
     def load() -> dict:
         ann = shell.load(ws, item, scheme.name)
@@ -69,14 +73,15 @@ def _behavior(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
     n = len(marked)
     st.caption(f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
                else "No turns marked for this behaviour yet.")
-    box = {t: _k(scheme, item, b, "turn", t) for t in valid}
+    def box(t: int) -> str:
+        return _k(scheme, item, b, "turn", t)
 
     def forget_boxes():
-        for key in box.values():
-            st.session_state.pop(key, None)
+        for t in valid:
+            st.session_state.pop(box(t), None)
 
     def toggle(t):
-        save(bh.set_turn(load(), b, t, bool(st.session_state.get(box[t])), behaviors))
+        save(bh.set_turn(load(), b, t, bool(st.session_state.get(box(t))), behaviors))
 
     k_from, k_to = _k(scheme, item, b, "from"), _k(scheme, item, b, "to")
 
@@ -112,7 +117,7 @@ def _behavior(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
         shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
         p2.caption(f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
     for t in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
-        st.checkbox(md(t.label), value=t.index in marked, key=box[t.index], on_change=toggle, args=(t.index,))
+        st.checkbox(md(t.label), value=t.index in marked, key=box(t.index), on_change=toggle, args=(t.index,))
     if scheme.get("allow_note", True):
         k_note = _k(scheme, item, b, "note")
 
