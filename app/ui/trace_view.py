@@ -34,11 +34,17 @@ def show_step_page(item_id: str, step_index: int) -> None:
     pages[item_id] = step_index // PAGE_SIZE
 
 
+SHOW_AT_MOST = 200_000  # characters sent to the browser for one text; a 50 MB field would stall the tab
+
+
 def _long_text(text: str, label: str) -> None:
     if len(text) > COLLAPSE_AT:
         st.text(text[:240].rstrip() + " …")
         with st.expander(f"{label} ({len(text):,} characters)"):
-            st.text(text)
+            st.text(text[:SHOW_AT_MOST])
+            if len(text) > SHOW_AT_MOST:
+                st.caption(f"First {SHOW_AT_MOST:,} of {len(text):,} characters shown; "
+                           "`python -m app derive` or the data file has the rest.")
     else:
         st.text(text)
 
