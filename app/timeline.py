@@ -125,7 +125,7 @@ def time_bounds(calls: Iterable[Call]) -> tuple[float, float] | None:
     return min(s for s, _ in ts), max(e for _, e in ts)
 
 
-FIRST_VIEW_CALLS = 300  # a longer run opens on the time window of its first this-many calls
+FIRST_VIEW_CALLS = 120  # a longer run opens on the time window of its first this-many calls
 
 
 def first_window(calls: Iterable[Call], bounds: tuple[float, float] | None,

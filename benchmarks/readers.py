@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
 import sys
 import tempfile
@@ -176,7 +177,8 @@ def measure(path: Path, repeat: int) -> dict:
     return {"file": path.name, "MB": mb, "json.load s": t_json, "read s": t_read,
             "json MB/s": mb / t_json, "read MB/s": mb / t_read, "read/json": t_read / t_json,
             "peak json MB": p_json, "peak read MB": p_read, "held json MB": h_json, "held items MB": h_read,
-            "steps": len(d["steps"]), "calls": len(d["calls"])}
+            "steps": len(d["steps"]), "calls": len(d["calls"]),
+            "≤ 3x json": "met" if t_read / t_json <= 3 else "MISSED"}
 
 
 def main(argv=None) -> int:
@@ -187,6 +189,7 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", help="write the generated trace under this folder and keep it")
     ap.add_argument("--no-samples", action="store_true", help="only the generated trace")
     args = ap.parse_args(argv)
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)", flush=True)
     paths = [] if args.no_samples else sorted(p for d in ("gaia", "swe-bench") for p in (SAMPLES / d).glob("*.json"))
     tmp = None
     if args.keep:
@@ -199,7 +202,7 @@ def main(argv=None) -> int:
     print(f"generated {gen} ({gen.stat().st_size / 1e6:.1f} MB, seed {args.seed}) in "
           f"{time.perf_counter() - t:.1f} s")
     cols = ["file", "MB", "json.load s", "read s", "json MB/s", "read MB/s", "read/json", "peak json MB",
-            "peak read MB", "held json MB", "held items MB", "steps", "calls"]
+            "peak read MB", "held json MB", "held items MB", "steps", "calls", "≤ 3x json"]
     print("  ".join(f"{c:>13}" for c in cols))
     for p in paths + [gen]:
         row = measure(p, args.repeat if p is not gen else max(1, args.repeat - 1))
