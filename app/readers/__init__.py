@@ -113,17 +113,20 @@ def _salvage(text: str, stop: int):
 
 
 def too_deep(value, limit: int = MAX_DEPTH) -> bool:
-    """Whether lists/objects nest more than `limit` levels (iterative: no recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict):
-            v = v.values()
-        elif not isinstance(v, list):
-            continue
-        if d > limit:
+    """Whether lists/objects nest more than `limit` levels (iterative: no recursion).
+
+    Level by level: each container is visited once and a leaf costs one type test, so a big
+    flat trace is checked at a fraction of the cost of parsing it."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 1
+    while level:
+        if depth > limit:
             return True
-        stack.extend((x, d + 1) for x in v if isinstance(x, (dict, list)))
+        deeper = []
+        for v in level:
+            deeper.extend(x for x in (v.values() if isinstance(v, dict) else v) if isinstance(x, (dict, list)))
+        level = deeper
+        depth += 1
     return False
 
 
