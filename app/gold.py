@@ -30,19 +30,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .values import as_int as _int
+
 NO_AGENT = "(none)"
-
-
-def _int(x: Any) -> int | None:
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, int):
-        return x
-    if isinstance(x, float) and x.is_integer():
-        return int(x)
-    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
-        return int(x.strip())
-    return None
 
 
 def _name(x: Any) -> str | None:

@@ -22,6 +22,7 @@ import pandas as pd
 
 from . import behavior, graph, handoff, scorecard, stepreview, toolreview, values
 from .storage import SCHEMA, STATUS_CLEARED
+from .values import as_int as _int
 
 DONE = "_item"
 KEY = ["item_id", "annotator", "scheme"]
@@ -122,18 +123,6 @@ def _loads(text: Any) -> Any:
         return json.loads(text)
     except ValueError:
         return None
-
-
-def _int(x: Any) -> int | None:
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, int):
-        return x
-    if isinstance(x, float) and x.is_integer():
-        return int(x)
-    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
-        return int(x.strip())
-    return None
 
 
 def _spread(t: str, opts: dict, key: tuple, v: Any, status: str, out: dict[str, list]) -> None:

@@ -75,3 +75,17 @@ def text(t: str) -> dict:
 
 def text_of(value: dict | None) -> str:
     return str((value or {}).get("text_box", ""))
+
+
+def as_int(x: Any) -> int | None:
+    """A step index or score as stored or imported: ints, whole floats and digit strings;
+    anything else (bool, "3.5", "x") is None rather than a guess."""
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
+        return int(x.strip())
+    return None

@@ -20,7 +20,7 @@ from ..derive import Derivation, derive, scheme_keys
 from ..registry import TYPES
 from ..storage import SUFFIX, Annotation, AnnotationStore, encode_component
 from ..trace import Item
-from ..values import ANNOTATED
+from ..values import ANNOTATED, REVIEWED_CLEAN
 from ..workspace import ProjectError, Workspace, open_project
 from . import state
 from .text import md
@@ -321,6 +321,33 @@ def save(ws: Workspace, item: Item, scheme_name: str, annotation_type: str, valu
     stamp = saved.updated_at or datetime.now(timezone.utc)
     st.session_state[state.SAVED][(item.id, scheme_name)] = stamp.astimezone().strftime("%H:%M:%S")
     return saved
+
+
+def stored_value(ws: Workspace, item: Item, scheme_name: str, default=None):
+    """This annotator's saved value for the scheme on the item, or `default`."""
+    ann = load(ws, item, scheme_name)
+    return ann.value if ann is not None and ann.value is not None else default
+
+
+def commit(ws: Workspace, item: Item, scheme, value, empty: bool | None = None,
+           status: str = ANNOTATED) -> None:
+    """Save what a surface built from its controls, or remove the row when the annotator
+    emptied it: an emptied value is "not annotated", never "reviewed, nothing to flag"
+    (that is an explicit status). `empty` defaults to `not value`."""
+    if status == ANNOTATED and ((not value) if empty is None else empty):
+        clear(ws, item, scheme.name)
+    else:
+        save(ws, item, scheme.name, scheme.type, value, status)
+
+
+def reviewed_clean(ws: Workspace, item: Item, scheme, value, forget: tuple = ()) -> None:
+    """Record "reviewed, nothing to flag" (the type's empty value with its own status) and
+    forget the widgets under the key prefix `forget`, so they show the cleared state."""
+    save(ws, item, scheme.name, scheme.type, value, REVIEWED_CLEAN)
+    if forget:
+        start = state.widget_key(*forget, "")
+        for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(start)]:
+            del st.session_state[k]
 
 
 def clear(ws: Workspace, item: Item, scheme_name: str) -> None:

@@ -90,10 +90,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return graph.normalize(ann.value if ann else None, agents)
 
     def commit(value: dict) -> None:
-        if graph.is_empty(value):
-            shell.clear(ws, item, scheme.name)
-        else:
-            shell.save(ws, item, scheme.name, scheme.type, graph.normalize(value, agents))
+        shell.commit(ws, item, scheme, graph.normalize(value, agents), empty=graph.is_empty(value))
 
     value = current()
     if not agents:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import scorecard, values
+from ... import scorecard
 from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
@@ -17,10 +17,6 @@ from ..text import agent_badge, md
 
 PAGE_SIZE = 15  # agent rows per page
 
-
-def _status(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
-    ann = shell.load(ws, item, scheme.name)
-    return ann.status if ann else None
 
 
 def _steps(n: int) -> str:
@@ -38,8 +34,6 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
     team_dims: list[str] = scheme["team_dimensions"] or []
     milestones: list[str] = scheme["milestones"] or []
     prefix = ("scorecard", scheme.name, item.id)
-    k_full = widget_key(*prefix, "status-changed")
-    st.session_state.pop(k_full, None)  # (the saved note is redrawn with this surface: see page.scheme_block)
     ann = shell.load(ws, item, scheme.name)
     stored = ann.value if ann else None
     card = scorecard.parse(stored, scale)
@@ -50,17 +44,10 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return "–" if o is None else str(o)
 
     def current():
-        a = shell.load(ws, item, scheme.name)
-        return a.value if a else None
+        return shell.stored_value(ws, item, scheme.name)
 
     def commit(value) -> None:
-        before = _status(ws, item, scheme)
-        if scorecard.is_empty(value):
-            shell.clear(ws, item, scheme.name)
-        else:
-            shell.save(ws, item, scheme.name, scheme.type, value)
-        if _status(ws, item, scheme) != before:
-            st.session_state[k_full] = True
+        shell.commit(ws, item, scheme, value, empty=scorecard.is_empty(value))
 
     def on_agent(agent: str, dim: str, key: str):
         return lambda: commit(scorecard.with_agent_score(current(), agent, dim, st.session_state[key],
@@ -128,11 +115,7 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
             st.checkbox(md(name), key=key, on_change=on_milestone(name, key))
 
     def clean():
-        shell.save(ws, item, scheme.name, scheme.type, scorecard.empty(), status=values.REVIEWED_CLEAN)
-        start = widget_key(*prefix, "")
-        for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(start)]:
-            del st.session_state[k]
-        st.session_state[k_full] = True
+        shell.reviewed_clean(ws, item, scheme, scorecard.empty(), forget=prefix)
 
     st.button("Reviewed, nothing to flag", key=widget_key(*prefix, "clean"), on_click=clean,
               help="Record that you looked at this run and have no scores to give "

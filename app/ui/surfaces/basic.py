@@ -15,11 +15,7 @@ from ..text import md
 def _saver(ws: Workspace, item: Item, scheme: Scheme, build):
     """An on_change callback: build the value from the widgets, save it, or clear it if empty."""
     def cb():
-        value = build()
-        if value:
-            shell.save(ws, item, scheme.name, scheme.type, value)
-        else:
-            shell.clear(ws, item, scheme.name)
+        shell.commit(ws, item, scheme, build())
     return cb
 
 

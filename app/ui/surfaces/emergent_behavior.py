@@ -42,10 +42,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return ann.value if ann and isinstance(ann.value, dict) else {}
 
     def save(value: dict, status: str = values.ANNOTATED) -> None:
-        if status == values.ANNOTATED and not value:
-            shell.clear(ws, item, scheme.name)
-        else:
-            shell.save(ws, item, scheme.name, scheme.type, value, status=status)
+        shell.commit(ws, item, scheme, value, status=status)
 
     stored = load()
     entries = bh.parse(stored)

@@ -30,10 +30,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     def on_change():
         value = build()
-        if values.attribution_is_empty(value):
-            shell.clear(ws, item, scheme.name)
-        else:
-            shell.save(ws, item, scheme.name, scheme.type, value)
+        shell.commit(ws, item, scheme, value, empty=values.attribution_is_empty(value))
         if value["decisive_step"] is not None:
             trace_view.show_step_page(item.id, value["decisive_step"])
 

@@ -29,10 +29,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return handoff.parse(ann.value if ann else None)
 
     def commit(value: list[dict]) -> None:
-        if value:
-            shell.save(ws, item, scheme.name, scheme.type, value)
-        else:
-            shell.clear(ws, item, scheme.name)
+        shell.commit(ws, item, scheme, value)
 
     value = current()
     judged, flagged = handoff.counts(value, d.handoffs)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import toolreview, values
+from ... import toolreview
 from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
@@ -19,10 +19,6 @@ PAGE_SIZE = 10
 LONG = 1500  # characters: longer arguments/results start collapsed
 SHORT = 400  # characters: a result this short is shown open
 
-
-def _status(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
-    ann = shell.load(ws, item, scheme.name)
-    return ann.status if ann else None
 
 
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -46,8 +42,6 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> None:
     d = shell.derivation(item, scheme)
     verdicts: list[str] = scheme["verdict_options"]
     prefix = ("toolreview", scheme.name, item.id)
-    k_full = widget_key(*prefix, "status-changed")
-    st.session_state.pop(k_full, None)  # (the saved note is redrawn with this surface: see page.scheme_block)
     ann = shell.load(ws, item, scheme.name)
     stored = ann.value if ann else None
     matched, orphans = toolreview.reconcile(stored, d.tool_calls)
@@ -55,17 +49,10 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> None:
     options = [None] + list(verdicts)
 
     def current():
-        a = shell.load(ws, item, scheme.name)
-        return a.value if a else None
+        return shell.stored_value(ws, item, scheme.name)
 
     def commit(value) -> None:
-        before = _status(ws, item, scheme)
-        if value:
-            shell.save(ws, item, scheme.name, scheme.type, value)
-        else:
-            shell.clear(ws, item, scheme.name)
-        if _status(ws, item, scheme) != before:
-            st.session_state[k_full] = True
+        shell.commit(ws, item, scheme, value)
 
     def on_change(call, k_verdict: str, k_notes: str):
         def cb():
@@ -137,11 +124,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> None:
                 c2.button("Discard", key=widget_key(*prefix, "orphan", o["index"]), on_click=discard(o["index"]))
 
     def clean():
-        shell.save(ws, item, scheme.name, scheme.type, [], status=values.REVIEWED_CLEAN)
-        start = widget_key(*prefix, "")
-        for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(start)]:
-            del st.session_state[k]
-        st.session_state[k_full] = True
+        shell.reviewed_clean(ws, item, scheme, [], forget=prefix)
 
     st.button("Reviewed, nothing to flag", key=widget_key(*prefix, "clean"), on_click=clean,
               help="Record that you checked every call and found nothing wrong "

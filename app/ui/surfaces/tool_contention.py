@@ -73,10 +73,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
     labels = tl.labels_of(stored)
 
     def save(value: dict, status: str = values.ANNOTATED) -> None:
-        if status == values.ANNOTATED and tl.is_empty(value):
-            shell.clear(ws, item, scheme.name)
-        else:
-            shell.save(ws, item, scheme.name, scheme.type, value, status=status)
+        shell.commit(ws, item, scheme, value, empty=tl.is_empty(value), status=status)
 
     if not d.calls:
         st.info(f'This run has no timed tool calls (no "{md(scheme["calls_key"])}" list), '

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import stepreview, values
+from ... import stepreview
 from ...config import Scheme
 from ...trace import Item, step_text
 from ...workspace import Workspace
@@ -20,10 +20,6 @@ from ..text import agent_badge, md
 PAGE_SIZE = 10
 COLLAPSE_AT = 500  # characters: longer step texts show an excerpt and a "Full text" expander
 
-
-def _status(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
-    ann = shell.load(ws, item, scheme.name)
-    return ann.status if ann else None
 
 
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -49,8 +45,6 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
     kw = dict(show_score=show_score, severities=severities, max_score=max_score, options=options)
 
     prefix = ("traj", scheme.name, item.id)
-    k_full = widget_key(*prefix, "status-changed")
-    st.session_state.pop(k_full, None)  # (the saved note is redrawn with this surface: see page.scheme_block)
     ann = shell.load(ws, item, scheme.name)
     stored = ann.value if ann else None
     agent_of = {s.index: s.agent for s in d.steps}
@@ -65,17 +59,10 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
     mode_index = {m: i for i, m in enumerate(modes)}
 
     def current():
-        a = shell.load(ws, item, scheme.name)
-        return a.value if a else None
+        return shell.stored_value(ws, item, scheme.name)
 
     def commit(value) -> None:
-        before = _status(ws, item, scheme)
-        if stepreview.is_empty(value):
-            shell.clear(ws, item, scheme.name)
-        else:
-            shell.save(ws, item, scheme.name, scheme.type, value)
-        if _status(ws, item, scheme) != before:
-            st.session_state[k_full] = True
+        shell.commit(ws, item, scheme, value, empty=stepreview.is_empty(value))
 
     def keys(i: int) -> dict[str, str]:
         return {f: widget_key(*prefix, i, f) for f in ("corr", "modes", "sev", "why")}
@@ -161,11 +148,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
                           on_click=lambda i=o["step_index"]: commit(stepreview.drop(current(), i, **kw)))
 
     def clean():
-        shell.save(ws, item, scheme.name, scheme.type, stepreview.build([], **kw), status=values.REVIEWED_CLEAN)
-        start = widget_key(*prefix, "")
-        for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(start)]:
-            del st.session_state[k]
-        st.session_state[k_full] = True
+        shell.reviewed_clean(ws, item, scheme, stepreview.build([], **kw), forget=prefix)
 
     st.button("Reviewed, nothing to flag", key=widget_key(*prefix, "clean"), on_click=clean,
               help="Record that you went through the steps and found no failure "
