@@ -7,11 +7,11 @@ only the behaviours that have turns or a non-blank note.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .trace import Step
+from .paging import page_count  # noqa: F401  (re-exported: callers use <module>.page_count)
 
 EXCERPT = 90  # characters of a step's text shown beside its number
 
@@ -143,5 +143,3 @@ def summary(value: Any, behaviors: Iterable[str]) -> list[str]:
     return out
 
 
-def page_count(n: int, size: int) -> int:
-    return max(1, math.ceil(n / size))

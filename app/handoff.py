@@ -20,6 +20,7 @@ from typing import Any, Iterable
 
 from .derive import Derivation, Handoff
 from .trace import Step
+from .paging import page_count  # noqa: F401  (re-exported: callers use <module>.page_count)
 
 EXCERPT = 280
 
@@ -145,8 +146,6 @@ def counts(value: Any, handoffs: Iterable[Handoff]) -> tuple[int, int]:
     return judged, flagged
 
 
-def page_count(n: int, size: int) -> int:
-    return max(1, (n + size - 1) // size)
 
 
 def page_slice(n: int, page: int, size: int) -> tuple[int, int]:

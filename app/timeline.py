@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 from .contention import Call, Region
+from .paging import page_count  # noqa: F401  (re-exported: callers use <module>.page_count)
 
 SECONDS = "seconds"
 DATETIME = "datetime"
@@ -428,8 +429,6 @@ def clicked_region(points: Iterable[Any], regions: Iterable[Region]) -> tuple[in
 
 # --- paging --------------------------------------------------------------------------------------
 
-def page_count(n: int, size: int) -> int:
-    return max(1, math.ceil(n / size))
 
 
 def page_of(region: int, listed: list[Region], size: int) -> int | None:

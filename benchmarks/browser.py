@@ -43,7 +43,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from benchmarks.gen import ROOT, table, verdict, write_project
+from benchmarks.gen import table, verdict, write_project
 
 from tests.browser.conftest import ARGS, CHROMIUM, Server, _free_port  # noqa: E402
 

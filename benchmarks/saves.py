@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.gen import ROOT, make_item, pct, table, verdict
+from benchmarks.gen import make_item, pct, table, verdict
 
 import pyarrow.parquet as pq  # noqa: E402
 

@@ -12,6 +12,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
+from ..pager import pager
 from ..state import widget_key
 from ..text import agent_badge, md
 
@@ -67,27 +68,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if not calls:
         st.info("No tool calls were found in this trace.")
     else:
-        n_pages = (len(calls) + PAGE_SIZE - 1) // PAGE_SIZE
-        k_page = widget_key(*prefix, "page")
-        if n_pages > 1:
-            st.session_state.setdefault(k_page, 0)
-            if st.session_state[k_page] >= n_pages:
-                st.session_state[k_page] = 0
-
-            def move(step: int):
-                def cb():
-                    st.session_state[k_page] = min(max(st.session_state[k_page] + step, 0), n_pages - 1)
-                return cb
-
-            c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
-            c1.button("◀ Earlier", key=widget_key(*prefix, "prev"), on_click=move(-1),
-                      disabled=st.session_state[k_page] == 0, width="stretch")
-            c2.selectbox("Calls page", list(range(n_pages)), key=k_page,
-                         format_func=lambda p: f"Calls {p * PAGE_SIZE}–{min(len(calls), (p + 1) * PAGE_SIZE) - 1}"
-                         f" of {len(calls)} (page {p + 1}/{n_pages})")
-            c3.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1),
-                      disabled=st.session_state[k_page] >= n_pages - 1, width="stretch")
-        page = st.session_state.get(k_page, 0) if n_pages > 1 else 0
+        page = pager(prefix, len(calls), PAGE_SIZE, "Calls")
         for call in calls[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
             e = matched.get(call.index)
             k_verdict = widget_key(*prefix, call.index, "verdict")

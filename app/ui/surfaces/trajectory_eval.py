@@ -14,6 +14,7 @@ from ...config import Scheme
 from ...trace import Item, step_text
 from ...workspace import Workspace
 from .. import shell
+from ..pager import pager
 from ..state import widget_key
 from ..text import agent_badge, md
 
@@ -102,35 +103,18 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.info("This trace has no steps.")
     else:
         n = len(d.steps)
-        n_pages = (n + PAGE_SIZE - 1) // PAGE_SIZE
         k_page, k_jump = widget_key(*prefix, "page"), widget_key(*prefix, "jump")
-        st.session_state.setdefault(k_page, 0)
-        if st.session_state[k_page] >= n_pages:
-            st.session_state[k_page] = 0
-
-        def move(delta: int):
-            def cb():
-                st.session_state[k_page] = min(max(st.session_state[k_page] + delta, 0), n_pages - 1)
-            return cb
 
         def jump():
             target = st.session_state.get(k_jump)
             if target is not None:
-                st.session_state[k_page] = min(int(target) // PAGE_SIZE, n_pages - 1)
+                st.session_state[k_page] = min(int(target), n - 1) // PAGE_SIZE
 
-        if n_pages > 1:
-            c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
-            c1.button("◀ Earlier", key=widget_key(*prefix, "prev"), on_click=move(-1),
-                      disabled=st.session_state[k_page] == 0, width="stretch")
-            c2.selectbox("Steps page", list(range(n_pages)), key=k_page,
-                         format_func=lambda p: f"Steps {p * PAGE_SIZE}–{min(n, (p + 1) * PAGE_SIZE) - 1} "
-                         f"of {n} (page {p + 1}/{n_pages})")
-            c3.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1),
-                      disabled=st.session_state[k_page] >= n_pages - 1, width="stretch")
+        page = pager(prefix, n, PAGE_SIZE, "Steps")
+        if n > PAGE_SIZE:
             c1, _ = st.columns([2, 5])
             c1.number_input("Go to step", min_value=0, max_value=n - 1, value=None, step=1, key=k_jump,
                             on_change=jump, placeholder=f"0–{n - 1}")
-        page = st.session_state[k_page] if n_pages > 1 else 0
         for step in d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
             _card(step, matched.get(step.index), keys(step.index), text_key, options, sev_names, weight,
                   modes, mode_index, on_change, reset, n_configured)
