@@ -34,17 +34,16 @@ LAUNCHER = textwrap.dedent(r"""
     ITEMS, ANNOTATORS, NS = json.loads(sys.argv[4]), json.loads(sys.argv[5]), int(sys.argv[6])
     sys.path.insert(0, root)
     os.environ["BATON_CONFIG"] = cfg
-    from streamlit.testing.v1 import AppTest
+    from tests.apptest_writer import open_text_page as _open
+    results = sys.argv[7]  # one file per annotator: eight children sharing one pipe would
+                           # interleave result lines longer than the pipe's atomic write size
 
     def open_text_page(who, item):
-        at = AppTest.from_file(os.path.join(root, "streamlit_app.py"), default_timeout=120)
-        at.query_params["annotator"] = who
-        at.query_params["item"] = item
-        at.run()
-        at.switch_page("pages/text.py")
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        return at
+        return _open(root, who, item, timeout=120)
+
+    def report(i, obj):
+        with open(os.path.join(results, f"{i}.json"), "w") as fh:
+            json.dump(obj, fh)
 
     open_text_page("warm-up", ITEMS[0])
     go_r, go_w = os.pipe()
@@ -64,25 +63,28 @@ LAUNCHER = textwrap.dedent(r"""
                     notes = [c.value for c in at.caption if "Saved" in c.value or "Not annotated" in c.value]
                     assert "Saved" in notes[k], notes
                     last[f"{ITEMS[j % len(ITEMS)]} note{k}"] = text
-                print(json.dumps({"who": who, "last": last, "seconds": time.perf_counter() - t0}), flush=True)
+                report(i, {"who": who, "last": last, "seconds": time.perf_counter() - t0})
                 os._exit(0)
             except BaseException:
-                print(json.dumps({"who": who, "error": traceback.format_exc()}), flush=True)
+                report(i, {"who": who, "error": traceback.format_exc()})
                 os._exit(3)
         pids.append(pid)
     os.write(go_w, b"g" * len(pids))
     codes = [os.waitpid(pid, 0)[1] for pid in pids]
-    print(json.dumps({"exit": codes}), flush=True)
+    report("exit", {"exit": codes})
 """)
 
 
 def run_annotators(tmp_path, saves_each: int, items: list[str]) -> str:
     cfg = write_project(tmp_path, schemes=SCHEMES, data_files=[str(ROOT / "data" / "demo_runs.jsonl")])
+    results_dir = tmp_path / "results"
+    results_dir.mkdir()
     out = subprocess.run(
         [sys.executable, "-c", LAUNCHER, str(ROOT), str(cfg), str(saves_each), json.dumps(items),
-         json.dumps(ANNOTATORS), str(len(SCHEMES))], cwd=ROOT, capture_output=True, text=True,
-        timeout=120 + saves_each * 4, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    results = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+         json.dumps(ANNOTATORS), str(len(SCHEMES)), str(results_dir)], cwd=ROOT, capture_output=True,
+        text=True, timeout=120 + saves_each * 4, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    names = [f"{i}.json" for i in range(len(ANNOTATORS))] + ["exit.json"]
+    results = [json.loads((results_dir / n).read_text()) for n in names if (results_dir / n).exists()]
     errors = [r["error"] for r in results if "error" in r]
     assert not errors, errors[0]
     assert results[-1] == {"exit": [0] * len(ANNOTATORS)}, out.stderr[-3000:]

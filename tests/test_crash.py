@@ -65,17 +65,10 @@ LAUNCHER = textwrap.dedent(r"""
         os.write(1, (line + "\n").encode())
 
     if mode == "app":
-        from streamlit.testing.v1 import AppTest
+        from tests.apptest_writer import open_text_page as _open
 
         def open_text_page(who, item):
-            at = AppTest.from_file(os.path.join(root, "streamlit_app.py"), default_timeout=60)
-            at.query_params["annotator"] = who
-            at.query_params["item"] = item
-            at.run()
-            at.switch_page("pages/text.py")
-            at.run()
-            assert not at.exception, [e.value for e in at.exception]
-            return at
+            return _open(root, who, item, timeout=60)
 
         open_text_page("warm-up", ITEMS[0])  # imports, project and caches loaded once
 
