@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .paging import (
+    page_count,  # noqa: F401  (re-exported: callers use <module>.page_count)
+)
 from .trace import Step
-from .paging import page_count  # noqa: F401  (re-exported: callers use <module>.page_count)
 
 EXCERPT = 90  # characters of a step's text shown beside its number
 

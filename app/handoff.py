@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .derive import Derivation, Handoff
+from .paging import (
+    page_count,  # noqa: F401  (re-exported: callers use <module>.page_count)
+)
 from .trace import Step
-from .paging import page_count  # noqa: F401  (re-exported: callers use <module>.page_count)
 
 EXCERPT = 280
 

@@ -20,7 +20,9 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 from .contention import Call, Region
-from .paging import page_count  # noqa: F401  (re-exported: callers use <module>.page_count)
+from .paging import (
+    page_count,  # noqa: F401  (re-exported: callers use <module>.page_count)
+)
 
 SECONDS = "seconds"
 DATETIME = "datetime"

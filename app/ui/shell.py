@@ -16,7 +16,9 @@ from pathlib import Path
 import streamlit as st
 
 from .. import access
+from ..config import load_config
 from ..derive import Derivation, derive, scheme_keys
+from ..readers import data_paths
 from ..registry import TYPES
 from ..storage import SUFFIX, Annotation, AnnotationStore, encode_component
 from ..trace import Item
@@ -35,15 +37,31 @@ def config_path() -> str:
     return os.environ.get("BATON_CONFIG") or str(DEFAULT_CONFIG)
 
 
-def _mtimes(path: str) -> tuple:
-    """Modification times of the config and its data, so edited files are re-read."""
+RECHECK = 3.0  # seconds between looks at whether the project's files changed
+_stamps: dict[str, tuple[float, tuple]] = {}  # config path -> (when looked, stamp)
+
+
+def _stamp(path: str) -> tuple:
+    """Modification times of the config and of the data files it names, so an edited project
+    is re-read. Looked at most every RECHECK seconds: a rerun (a click) must not stat a
+    folder of thousands of traces."""
+    now = time.monotonic()
+    seen = _stamps.get(path)
+    if seen and now - seen[0] < RECHECK:
+        return seen[1]
+    files = [Path(path)]
+    project, _ = load_config(path)  # the config alone: cheap, and names the data files
+    if project is not None:
+        files += [f for df in project.data_files for f in data_paths(df.path)]
     out = []
-    for p in [Path(path)] + [p for p in Path(path).parent.rglob("*") if p.suffix in (".json", ".jsonl")][:500]:
+    for f in files:
         try:
-            out.append((str(p), p.stat().st_mtime_ns))
+            out.append((str(f), f.stat().st_mtime_ns))
         except OSError:
-            pass
-    return tuple(out)
+            out.append((str(f), None))
+    stamp = tuple(out)
+    _stamps[path] = (now, stamp)
+    return stamp
 
 
 @st.cache_resource(show_spinner="Reading the project…", max_entries=4)
@@ -66,7 +84,7 @@ def _settle_heap() -> None:
 def workspace() -> Workspace:
     """The open project; on a broken config, every problem is shown and the page stops."""
     path = config_path()
-    ws = _load(path, _mtimes(path))
+    ws = _load(path, _stamp(path))
     if isinstance(ws, ProjectError):
         st.error(f"The project {md(path)} could not be loaded:")
         for p in ws.problems:
