@@ -28,7 +28,6 @@ No Streamlit, no pandas: plain sequences in, plain dicts out.
 """
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any, Hashable, Iterable, Sequence
 
 import numpy as np
@@ -47,18 +46,6 @@ def _codes(xs: Sequence[Hashable], order: Sequence[Hashable] | None = None) -> t
         return np.asarray(codes, dtype=np.int64), list(index)
     index = {x: i for i, x in enumerate(order)}
     return np.asarray([index[x] for x in xs], dtype=np.int64), list(order)
-
-
-def _dedupe(units, raters, values) -> tuple[list, list, list]:
-    """One judgement per (unit, rater): the last one wins; missing values (None/NaN) dropped."""
-    last: dict = {}
-    for u, r, v in zip(units, raters, values):
-        if v is None or (isinstance(v, float) and v != v):
-            continue
-        last[(u, r)] = v
-    us = [k[0] for k in last]
-    rs = [k[1] for k in last]
-    return us, rs, list(last.values())
 
 
 def count_matrix(units: Sequence, values: Sequence, categories: Sequence | None = None
@@ -181,118 +168,324 @@ def jaccard(a: Iterable[Hashable], b: Iterable[Hashable]) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
-def mean_pairwise_jaccard(sets_by_unit: dict[Hashable, dict[Hashable, Iterable]]) -> dict:
-    """Mean over units (with two or more raters) of the mean Jaccard over rater pairs.
+def _pairs_within(first: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All (i, j), i < j, of positions inside each run [first, first + size) of a sorted array."""
+    pos = np.repeat(first, size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
+    after = np.repeat(first + size, size) - pos - 1  # entries following each position in its run
+    i = np.repeat(pos, after)
+    j = i + 1 + (np.arange(after.sum()) - np.repeat(np.cumsum(after) - after, after))
+    return i, j
 
-    Identical sets are grouped first (pairs within a group agree completely), so the cost grows
-    with the number of distinct sets per unit, not with the square of the raters."""
-    per_unit = []
-    for by_rater in sets_by_unit.values():
-        counts: dict[frozenset, int] = {}
-        for x in by_rater.values():
-            f = frozenset(x)
-            counts[f] = counts.get(f, 0) + 1
-        m = sum(counts.values())
-        if m < 2:
-            continue
-        distinct = list(counts.items())
-        total = sum(c * (c - 1) / 2 for _, c in distinct)
-        for (a, ca), (b, cb) in combinations(distinct, 2):
-            total += jaccard(a, b) * ca * cb
-        per_unit.append(total / (m * (m - 1) / 2))
-    if not per_unit:
+
+def set_agreement(unit: np.ndarray, set_code: np.ndarray, sets: Sequence[frozenset]) -> dict:
+    """Mean over units (two or more raters) of the mean Jaccard over rater pairs.
+
+    One entry per (unit, rater): the unit and the code of the rater's set in `sets`. Identical
+    sets are counted together (pairs within a group agree completely); the Jaccard index is
+    computed once per pair of distinct sets that meet in some unit."""
+    unit = np.asarray(unit, dtype=np.int64)
+    set_code = np.asarray(set_code, dtype=np.int64)
+    if not len(unit):
         return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
-    return {"jaccard": float(np.mean(per_unit)), "n_units": len(per_unit)}
+    n_sets = max(len(sets), 1)
+    key, count = np.unique(unit * n_sets + set_code, return_counts=True)
+    u, c = key // n_sets, key % n_sets
+    _, first, per = np.unique(u, return_index=True, return_counts=True)
+    m = np.add.reduceat(count, first)
+    total = np.add.reduceat(count * (count - 1) / 2, first).astype(np.float64)
+    i, j = _pairs_within(first, per)  # pairs of distinct sets inside a unit
+    if len(i):
+        pair, inverse = np.unique(c[i] * n_sets + c[j], return_inverse=True)
+        jac = np.asarray([jaccard(sets[x // n_sets], sets[x % n_sets]) for x in pair.tolist()])
+        owner = np.repeat(np.arange(len(first)), per)[i]
+        total += np.bincount(owner, weights=jac[inverse] * count[i] * count[j], minlength=len(first))
+    ok = m >= 2
+    if not ok.any():
+        return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
+    return {"jaccard": float(np.mean(total[ok] / (m[ok] * (m[ok] - 1) / 2))), "n_units": int(ok.sum())}
 
 
-# --- measures with their context --------------------------------------------------------------------
+def mean_pairwise_jaccard(sets_by_unit: dict[Hashable, dict[Hashable, Iterable]]) -> dict:
+    """:func:`set_agreement` of ``{unit: {rater: set}}``."""
+    units, codes = [], []
+    index: dict = {}
+    for i, by_rater in enumerate(sets_by_unit.values()):
+        for x in by_rater.values():
+            units.append(i)
+            codes.append(index.setdefault(frozenset(x), len(index)))
+    return set_agreement(np.asarray(units, dtype=np.int64), np.asarray(codes, dtype=np.int64), list(index))
 
-def _raters_per_unit(units, raters) -> tuple[dict, set]:
-    by_unit: dict = {}
-    for u, r in zip(units, raters):
-        by_unit.setdefault(u, set()).add(r)
-    shared = {u for u, rs in by_unit.items() if len(rs) >= 2}
-    return by_unit, shared
+
+# --- ratings: one kind of judgement, columnar ----------------------------------------------------------
+
+class UnitPanel:
+    """Who judged each unit: the raters of its group (the item it belongs to).
+
+    ``unit_group[u]`` is unit u's group, ``group_raters[g]`` the rater codes of group g. Raters
+    per unit are computed once and shared by every Ratings over the same units."""
+
+    def __init__(self, unit_group: np.ndarray, group_raters: Sequence[np.ndarray]):
+        self.unit_group = np.asarray(unit_group, dtype=np.int64)
+        self.group_raters = list(group_raters)
+        sizes = np.fromiter((len(g) for g in self.group_raters), dtype=np.int64, count=len(self.group_raters))
+        self.m = sizes[self.unit_group] if len(sizes) else np.zeros(len(self.unit_group), dtype=np.int64)
+
+    @classmethod
+    def of_units(cls, raters_per_unit: Sequence[np.ndarray]) -> "UnitPanel":
+        return cls(np.arange(len(raters_per_unit)), raters_per_unit)
+
+    def __len__(self) -> int:
+        return len(self.unit_group)
+
+    def raters(self, units_mask: np.ndarray) -> np.ndarray:
+        """Distinct raters of the units selected by the mask."""
+        groups = np.unique(self.unit_group[units_mask])
+        parts = [self.group_raters[g] for g in groups.tolist()]
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+    def entries(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(unit, rater) for every panel rater of the given units."""
+        units = np.asarray(units, dtype=np.int64)
+        sizes = self.m[units]
+        parts = [self.group_raters[g] for g in self.unit_group[units].tolist()]
+        raters = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        return np.repeat(units, sizes), raters.astype(np.int64)
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+class Ratings:
+    """Who gave which value to which unit, as integer arrays, with the measures computed from it.
+
+    ``unit``, ``rater``, ``value`` are codes (``value`` indexes ``values``); one judgement per
+    (unit, rater) is kept, the last one given. With ``default`` (a value, and ``panel``: for each
+    unit, the rater codes who judged it), every panel rater who gave no value for a unit is
+    counted as having given ``default`` (e.g. "not tagged" for a step nobody tagged), without a
+    row per such judgement. All measures work on sparse units × values counts: the cost grows
+    with the judgements given, not with units × raters × values.
+    """
+
+    def __init__(self, unit, rater, value, values: Sequence, n_units: int | None = None, *,
+                 default: Any = None, panel: "UnitPanel | Sequence[np.ndarray] | None" = None):
+        unit = np.asarray(unit, dtype=np.int64)
+        rater = np.asarray(rater, dtype=np.int64)
+        value = np.asarray(value, dtype=np.int64)
+        self.values = list(values)
+        self.n_units = int(n_units if n_units is not None else (unit.max() + 1 if len(unit) else 0))
+        if len(unit):  # the last judgement per (unit, rater) wins
+            key = unit * (int(rater.max()) + 1) + rater
+            _, last_rev = np.unique(key[::-1], return_index=True)
+            keep = np.sort(len(key) - 1 - last_rev)
+            unit, rater, value = unit[keep], rater[keep], value[keep]
+        self.unit, self.rater, self.value = unit, rater, value
+        if panel is not None and not isinstance(panel, UnitPanel):
+            panel = UnitPanel.of_units(panel)
+        self.panel = panel
+        self.default = None
+        if panel is not None:
+            if default not in self.values:
+                self.values.append(default)
+            self.default = self.values.index(default)
+
+    @classmethod
+    def from_lists(cls, units: Sequence[Hashable], raters: Sequence[Hashable], values: Sequence[Hashable]
+                   ) -> tuple["Ratings", list, list]:
+        """Ratings of plain sequences (missing values dropped), with the unit and rater names."""
+        keep = [i for i, v in enumerate(values) if not _missing(v)]
+        u, unit_names = _codes([units[i] for i in keep])
+        r, rater_names = _codes([raters[i] for i in keep])
+        v, vals = _codes([values[i] for i in keep])
+        return cls(u, r, v, vals, len(unit_names)), unit_names, rater_names
+
+    # counts ---------------------------------------------------------------------------------------
+    def _m(self) -> np.ndarray:
+        """Raters per unit."""
+        if self.panel is not None:
+            return self.panel.m
+        return np.bincount(self.unit, minlength=self.n_units)
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Sparse counts (unit, value, n) over every unit, and raters per unit m."""
+        n_vals = max(len(self.values), 1)
+        key, n = np.unique(self.unit * n_vals + self.value, return_counts=True)
+        u, c = key // n_vals, key % n_vals
+        m = self._m()
+        if self.default is not None:
+            given = np.bincount(self.unit, minlength=self.n_units)
+            m = np.maximum(m, given)  # a judgement from outside the panel still counts once
+            rest = m - given
+            du = np.flatnonzero(rest > 0)
+            u = np.concatenate([u, du])
+            c = np.concatenate([c, np.full(len(du), self.default)])
+            n = np.concatenate([n, rest[du]])
+        return u, c, n.astype(np.float64), m
+
+    def _pairable(self):
+        u, c, n, m = self.counts()
+        ok = m >= 2
+        keep = ok[u]
+        return u[keep], c[keep], n[keep], m, ok
+
+    def _raters_of(self, ok: np.ndarray) -> np.ndarray:
+        if self.panel is not None:
+            return self.panel.raters(ok)
+        return np.unique(self.rater[ok[self.unit]])
+
+    # measures -------------------------------------------------------------------------------------
+    def nominal(self) -> dict:
+        """Agreement on categories: Cohen's kappa for exactly two annotators, Fleiss' otherwise,
+        plus Krippendorff's nominal alpha and the percent agreement."""
+        u, c, n, m, ok = self._pairable()
+        if not ok.any():
+            return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None,
+                    "n_units": 0, "n_raters": int(len(self._raters_of(m >= 1))), "note": NO_PAIRS}
+        mu = m[ok].astype(np.float64)
+        sq = np.bincount(u, weights=n * n, minlength=self.n_units)[ok]
+        p_i = (sq - mu) / (mu * (mu - 1))
+        p_bar = float(p_i.mean())
+        n_c = np.bincount(c, weights=n, minlength=len(self.values))
+        total = n_c.sum()
+        # Krippendorff's nominal alpha: o_cc = sum_u n_uc (n_uc - 1) / (m_u - 1)
+        o_diag = float((n * (n - 1) / (m[u] - 1)).sum())
+        d_o = (total - o_diag) / total
+        d_e = (total * total - float(np.square(n_c).sum())) / (total * (total - 1))
+        alpha = None if np.isclose(d_e, 0.0) else 1.0 - d_o / d_e
+        who = self._raters_of(ok)
+        out: dict[str, Any] = {"n_units": int(ok.sum()), "n_raters": int(len(who)),
+                               "percent_agreement": p_bar, "alpha": alpha}
+        if len(who) == 2:
+            out.update(measure="cohen_kappa", kappa=self._cohen(ok, who, u, n, mu))
+        else:
+            p_e = float(np.square(n_c / total).sum())
+            out.update(measure="fleiss_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1 - p_e))
+        if out["kappa"] is None:
+            out["note"] = NO_VARIATION
+        return out
+
+    def _cohen(self, ok, who, u, n, mu) -> float | None:
+        """Cohen's kappa: both raters judged every pairable unit (two raters in all)."""
+        n_units = len(mu)
+        p_o = float(np.bincount(u[n == 2], minlength=self.n_units)[ok].sum()) / n_units
+        k = len(self.values)
+        margins = []
+        mask = ok[self.unit]
+        for r in who:
+            sel = mask & (self.rater == r)
+            marg = np.bincount(self.value[sel], minlength=k).astype(np.float64)
+            if self.default is not None:
+                marg[self.default] += n_units - sel.sum()
+            margins.append(marg / n_units)
+        pe = float(margins[0] @ margins[1])
+        if np.isclose(pe, 1.0):
+            return None
+        return (p_o - pe) / (1 - pe)
+
+    def _dense(self) -> tuple[np.ndarray, list, np.ndarray]:
+        """Units judged by two or more raters × numeric values (sorted), dense; and which units."""
+        if self.default is not None:
+            raise ValueError("ordinal measures take explicit judgements only")
+        m = self._m()
+        ok = m >= 2
+        sel = ok[self.unit]
+        used = np.unique(self.value[sel])
+        nums = np.asarray([float(self.values[i]) for i in used])
+        order = np.argsort(nums, kind="stable")
+        cats = [float(x) for x in nums[order]]
+        col = np.empty(len(self.values), dtype=np.int64)
+        col[used[order]] = np.arange(len(used))
+        rows = np.cumsum(ok) - 1
+        dense = np.zeros((int(ok.sum()), len(cats)))
+        np.add.at(dense, (rows[self.unit[sel]], col[self.value[sel]]), 1.0)
+        return dense, cats, ok
+
+    def ordinal(self, level: str = "ordinal") -> dict:
+        """Agreement on ordered scores: Krippendorff's alpha (ordinal by default), exact agreement
+        and the mean absolute difference between two annotators' scores of a unit."""
+        n, cats, ok = self._dense()
+        if not len(n):
+            return {"measure": f"krippendorff_alpha_{level}", "alpha": None, "percent_agreement": None,
+                    "mean_abs_diff": None, "n_units": 0, "n_raters": int(len(np.unique(self.rater))),
+                    "note": NO_PAIRS}
+        x = np.asarray(cats)
+        m = n.sum(axis=1)
+        diff = np.abs(x[:, None] - x[None, :])
+        # mean |a - b| over the ordered rater pairs of each unit, then over units
+        pair_sum = np.einsum("uc,cd,ud->u", n, diff, n)
+        alpha = alpha_from_counts(n, cats, level)
+        out = {"measure": f"krippendorff_alpha_{level}", "alpha": alpha,
+               "percent_agreement": percent_agreement(n), "mean_abs_diff": float(np.mean(pair_sum / (m * (m - 1)))),
+               "n_units": int(len(n)), "n_raters": int(len(self._raters_of(ok)))}
+        if alpha is None:
+            out["note"] = NO_VARIATION
+        return out
+
+    def within(self, k: int) -> dict:
+        """Share of rater pairs whose numbers are equal, and within ±k, averaged over units
+        (counted from values sorted per unit: no loop over pairs)."""
+        m = np.bincount(self.unit, minlength=self.n_units)
+        sel = (m >= 2)[self.unit]
+        if not sel.any():
+            return {"exact": None, "within_k": None, "k": k, "n_units": 0, "note": NO_PAIRS}
+        u = self.unit[sel]
+        x = np.asarray([float(v) for v in self.values])[self.value[sel]]
+        span = float(x.max() - x.min()) + 2 * abs(k) + 1
+        key = u * span + (x - x.min())  # values of one unit never reach into the next unit's range
+        s = np.sort(key)
+        same = np.searchsorted(s, key, side="right") - np.searchsorted(s, key, side="left") - 1
+        close = np.searchsorted(s, key + k, side="right") - np.searchsorted(s, key - k, side="left") - 1
+        pairs = (m * (m - 1)).astype(np.float64)
+        ok = m >= 2
+        exact = np.bincount(u, weights=same, minlength=self.n_units)[ok] / pairs[ok]
+        near = np.bincount(u, weights=close, minlength=self.n_units)[ok] / pairs[ok]
+        return {"exact": float(exact.mean()), "within_k": float(near.mean()), "k": k, "n_units": int(ok.sum())}
+
+    # units on which raters differ --------------------------------------------------------------------
+    def differing_units(self, gap: float | None = None) -> np.ndarray:
+        """Units judged by two or more raters who gave different values (numbers: at least `gap`
+        apart)."""
+        u, c, n, m = self.counts()
+        ok = m >= 2
+        if gap is None:
+            distinct = np.bincount(u, minlength=self.n_units)
+            return np.flatnonzero(ok & (distinct > 1))
+        x = np.asarray([float(v) for v in self.values])[c]
+        hi = np.full(self.n_units, -np.inf)
+        lo = np.full(self.n_units, np.inf)
+        np.maximum.at(hi, u, x)
+        np.minimum.at(lo, u, x)
+        return np.flatnonzero(ok & (hi - lo >= gap))
+
+    def judgements_of(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(unit, rater, value code) of every judgement of the given units, panel defaults
+        filled in, sorted by unit and rater."""
+        units = np.asarray(units, dtype=np.int64)
+        want = np.zeros(self.n_units, dtype=bool)
+        want[units] = True
+        sel = want[self.unit]
+        u, r, v = self.unit[sel], self.rater[sel], self.value[sel]
+        if self.default is not None:
+            pu, pr = self.panel.entries(units)
+            span = int(max(pr.max(initial=0), r.max(initial=0))) + 1
+            silent = ~np.isin(pu * span + pr, u * span + r)
+            u = np.concatenate([u, pu[silent]])
+            r = np.concatenate([r, pr[silent]])
+            v = np.concatenate([v, np.full(int(silent.sum()), self.default, dtype=np.int64)])
+        order = np.lexsort((r, u))
+        return u[order], r[order], v[order]
 
 
 def nominal(units: Sequence, raters: Sequence, values: Sequence) -> dict:
-    """Agreement on categories: Cohen's kappa for exactly two annotators, Fleiss' otherwise,
-    plus Krippendorff's nominal alpha and the percent agreement."""
-    units, raters, values = _dedupe(units, raters, values)
-    by_unit, shared = _raters_per_unit(units, raters)
-    keep = [i for i, u in enumerate(units) if u in shared]
-    if not keep:
-        return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None,
-                "n_units": 0, "n_raters": len(set(raters)), "note": NO_PAIRS}
-    us = [units[i] for i in keep]
-    rs = [raters[i] for i in keep]
-    vs = [values[i] for i in keep]
-    who = sorted(set(rs), key=str)
-    n, _, cats = count_matrix(us, vs)
-    out: dict[str, Any] = {"n_units": int(len(shared)), "n_raters": len(who),
-                           "percent_agreement": percent_agreement(n),
-                           "alpha": alpha_from_counts(n, cats, "nominal")}
-    if len(who) == 2:
-        pairs: dict = {}
-        for u, r, v in zip(us, rs, vs):
-            pairs.setdefault(u, {})[r] = v
-        a = [p[who[0]] for p in pairs.values()]
-        b = [p[who[1]] for p in pairs.values()]
-        out.update(measure="cohen_kappa", kappa=cohen_kappa(a, b))
-    else:
-        out.update(measure="fleiss_kappa", kappa=fleiss_kappa(n))
-    if out["kappa"] is None:
-        out["note"] = NO_VARIATION
-    return out
+    """:meth:`Ratings.nominal` of plain sequences (missing values dropped)."""
+    return Ratings.from_lists(units, raters, values)[0].nominal()
 
 
 def ordinal(units: Sequence, raters: Sequence, values: Sequence, level: str = "ordinal") -> dict:
-    """Agreement on ordered scores: Krippendorff's alpha (ordinal by default), exact agreement
-    and the mean absolute difference between two annotators' scores of a unit."""
-    units, raters, values = _dedupe(units, raters, values)
-    _, shared = _raters_per_unit(units, raters)
-    keep = [i for i, u in enumerate(units) if u in shared]
-    if not keep:
-        return {"measure": f"krippendorff_alpha_{level}", "alpha": None, "percent_agreement": None,
-                "mean_abs_diff": None, "n_units": 0, "n_raters": len(set(raters)), "note": NO_PAIRS}
-    us = [units[i] for i in keep]
-    vs = [float(values[i]) for i in keep]
-    cats = sorted(set(vs))
-    n, _, cats = count_matrix(us, vs, cats)
-    x = np.asarray(cats)
-    m = n.sum(axis=1)
-    diff = np.abs(x[:, None] - x[None, :])
-    # mean |a - b| over the ordered rater pairs of each unit, then over units
-    pair_sum = np.einsum("uc,cd,ud->u", n, diff, n)
-    mad = float(np.mean(pair_sum / (m * (m - 1))))
-    alpha = alpha_from_counts(n, cats, level)
-    out = {"measure": f"krippendorff_alpha_{level}", "alpha": alpha,
-           "percent_agreement": percent_agreement(n), "mean_abs_diff": mad,
-           "n_units": int(len(shared)), "n_raters": len(set(raters[i] for i in keep))}
-    if alpha is None:
-        out["note"] = NO_VARIATION
-    return out
+    """:meth:`Ratings.ordinal` of plain sequences (missing values dropped)."""
+    return Ratings.from_lists(units, raters, values)[0].ordinal(level)
 
 
 def within(units: Sequence, raters: Sequence, values: Sequence, k: int) -> dict:
-    """Share of rater pairs whose numbers are equal, and within ±k, averaged over units
-    (counted from sorted values per unit: no loop over pairs)."""
-    units, raters, values = _dedupe(units, raters, values)
-    by_unit: dict = {}
-    for u, v in zip(units, values):
-        by_unit.setdefault(u, []).append(float(v))
-    exact, near = [], []
-    for vals in by_unit.values():
-        m = len(vals)
-        if m < 2:
-            continue
-        x = np.sort(np.asarray(vals))
-        pairs = m * (m - 1)
-        same = np.searchsorted(x, x, side="right") - np.searchsorted(x, x, side="left") - 1
-        close = np.searchsorted(x, x + k, side="right") - np.searchsorted(x, x - k, side="left") - 1
-        exact.append(same.sum() / pairs)
-        near.append(close.sum() / pairs)
-    if not exact:
-        return {"exact": None, "within_k": None, "k": k, "n_units": 0, "note": NO_PAIRS}
-    return {"exact": float(np.mean(exact)), "within_k": float(np.mean(near)), "k": k,
-            "n_units": len(exact)}
+    """:meth:`Ratings.within` of plain sequences (missing values dropped)."""
+    return Ratings.from_lists(units, raters, values)[0].within(k)

@@ -15,10 +15,13 @@ No Streamlit here.
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from . import behavior, graph, handoff, scorecard, stepreview, toolreview, values
 from .storage import SCHEMA, STATUS_CLEARED
@@ -29,18 +32,24 @@ KEY = ["item_id", "annotator", "scheme"]
 
 
 def frame(table) -> pd.DataFrame:
-    """The store's table (pyarrow, :data:`app.storage.SCHEMA`) as a pandas DataFrame."""
+    """The store's table (pyarrow, :data:`app.storage.SCHEMA`) as a pandas DataFrame.
+
+    String columns become categoricals, dictionary-encoded by Arrow: each distinct item id,
+    annotator, scheme and stored value is one Python string however many rows repeat it, and
+    grouping works on integer codes."""
     if table is None or table.num_rows == 0:
         table = SCHEMA.empty_table()
-    df = table.to_pandas()
-    for col in ("item_id", "annotator", "scheme", "annotation_type", "value", "status", "trace_hash"):
-        df[col] = df[col].astype(object)
-    return df
+    cols = [c.dictionary_encode() if pa.types.is_string(c.type) or pa.types.is_large_string(c.type) else c
+            for c in table.columns]
+    return pa.table(cols, names=table.column_names).to_pandas()
 
 
-def _df(rows: list[tuple], cols: list[str]) -> pd.DataFrame:
-    if rows:  # object columns: iterating Arrow-backed strings in Python is several times slower
-        return pd.DataFrame(rows, columns=cols, dtype=object)
+def _objects(xs: list) -> np.ndarray:
+    """A 1-d object array of xs (tuples stay elements, not rows)."""
+    return pd.Series(xs, dtype=object).to_numpy()
+
+
+def _empty(cols: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series([], dtype=object) for c in cols})
 
 
@@ -72,48 +81,99 @@ def _scheme_opts(schemes: dict, name: str) -> dict:
     return s.options if s is not None else {}
 
 
+TABLES = {
+    "attribution": ["agent", "step", "reason", "status"],
+    "graph_nodes": ["agent"],
+    "graph_edges": ["src", "dst", "state"],
+    "handoffs": ["index", "step", "src", "dst", "flags", "quality"],
+    "scores": ["level", "agent", "dimension", "score"],
+    "milestones": ["milestone", "reached"],
+    "contention": ["region", "label"],
+    "behaviours": ["behavior", "turn"],
+    "tool_verdicts": ["index", "step", "tool", "verdict"],
+    "step_tags": ["step", "agent", "correctness", "severity"],
+    "step_modes": ["step", "agent", "category", "mode"],
+    "choices": ["label"],
+    "likert": ["score"],
+}
+
+
 def build(df: pd.DataFrame, schemes: dict | None = None) -> Labels:
-    """Spread `df` (see :func:`frame`) into long tables; `schemes` maps name -> config Scheme."""
+    """Spread `df` (see :func:`frame`) into long tables; `schemes` maps name -> config Scheme.
+
+    Each distinct stored value of a scheme is parsed and spread once; its rows are then repeated
+    for every judgement that holds it (annotators often agree, and simple types have few
+    distinct values), so the cost grows with distinct values, not with judgements."""
     schemes = schemes or {}
-    time = df[["item_id", "annotator", "scheme", "seconds_spent"]].copy()
-    marks = df[df["scheme"] == DONE]
-    done_ids = []
-    for item_id, who, text, status in zip(marks["item_id"], marks["annotator"], marks["value"], marks["status"]):
-        v = _loads(text)
-        if status != STATUS_CLEARED and isinstance(v, dict) and v.get("done"):
-            done_ids.append((item_id, who))
-    done = _df(done_ids, ["item_id", "annotator"])
-    judged = df[(df["scheme"] != DONE) & (df["status"] != STATUS_CLEARED)]
+    time = df[["item_id", "annotator", "scheme", "seconds_spent"]]
+    is_done = (df["scheme"] == DONE).to_numpy(dtype=bool)
+    cleared = (df["status"] == STATUS_CLEARED).to_numpy(dtype=bool)
+    marks = df[is_done & ~cleared]
+    done_flags = _per_value(marks["value"], lambda v: isinstance(v, dict) and bool(v.get("done")))
+    done = marks.loc[np.asarray(done_flags, dtype=bool), ["item_id", "annotator"]].reset_index(drop=True)
+    judged = df[~is_done & ~cleared]
     rows = judged[["item_id", "annotator", "scheme", "annotation_type", "status", "seconds_spent"]] \
         .rename(columns={"annotation_type": "type"}).reset_index(drop=True)
-    out: dict[str, list] = {n: [] for n in ("attribution", "graph_nodes", "graph_edges", "handoffs", "scores",
-                                           "milestones", "contention", "behaviours", "tool_verdicts",
-                                           "step_tags", "step_modes", "choices", "likert")}
-    for scheme_name, part in judged.groupby("scheme", sort=False):
-        opts = _scheme_opts(schemes, scheme_name)
-        cfg_type = schemes[scheme_name].type if scheme_name in schemes else None
-        for item_id, who, t, text, status in zip(part["item_id"], part["annotator"], part["annotation_type"],
-                                                 part["value"], part["status"]):
-            _spread(cfg_type or t, opts, (item_id, who, scheme_name), _loads(text), status, out)
-    cols = {
-        "attribution": ["agent", "step", "reason", "status"],
-        "graph_nodes": ["agent"],
-        "graph_edges": ["src", "dst", "state"],
-        "handoffs": ["index", "step", "src", "dst", "flags", "quality"],
-        "scores": ["level", "agent", "dimension", "score"],
-        "milestones": ["milestone", "reached"],
-        "contention": ["region", "label"],
-        "behaviours": ["behavior", "turn"],
-        "tool_verdicts": ["index", "step", "tool", "verdict"],
-        "step_tags": ["step", "agent", "correctness", "severity"],
-        "step_modes": ["step", "agent", "category", "mode"],
-        "choices": ["label"],
-        "likert": ["score"],
-    }
-    tables = {name: _df(out[name], KEY + c) for name, c in cols.items()}
+    parts: dict[str, list[pd.DataFrame]] = {n: [] for n in TABLES}
+    for (scheme_name, stored_type), part in judged.groupby(["scheme", "annotation_type"], sort=False, observed=True):
+        cfg = schemes.get(scheme_name)
+        _spread_part(part, scheme_name, cfg.type if cfg is not None else stored_type,
+                     cfg.options if cfg is not None else {}, parts)
+    tables = {}
+    for name, c in TABLES.items():
+        t = pd.concat(parts[name], ignore_index=True) if parts[name] else _empty(KEY + c)
+        tables[name] = t
     for name, col in (("handoffs", "quality"), ("scores", "score"), ("likert", "score")):
         tables[name][col] = pd.to_numeric(tables[name][col], errors="coerce").astype("float64")
     return Labels(rows=rows, done=done, time=time, **tables)
+
+
+def _per_value(values: pd.Series, fn) -> list:
+    """fn(parsed value) for each row, parsing each distinct stored text once."""
+    codes = np.asarray(values.cat.codes) if isinstance(values.dtype, pd.CategoricalDtype) else None
+    if codes is None:
+        return [fn(_loads(t)) for t in values]
+    cats = values.cat.categories
+    uniq, inv = np.unique(codes, return_inverse=True)
+    out = [fn(_loads(cats[c] if c >= 0 else None)) for c in uniq.tolist()]
+    return [out[i] for i in inv.tolist()]
+
+
+def _spread_part(part: pd.DataFrame, scheme: str, t: str, opts: dict, parts: dict[str, list]) -> None:
+    """Spread the judgements of one scheme: parse each distinct value once, then repeat its rows."""
+    values = part["value"]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = np.asarray(values.cat.codes, dtype=np.int64)
+        cats = values.cat.categories
+        text_of = lambda c: cats[c] if c >= 0 else None  # noqa: E731
+    else:  # plain object column: code the texts here
+        codes, texts = pd.factorize(values, use_na_sentinel=True)
+        codes = np.asarray(codes, dtype=np.int64)
+        text_of = lambda c: texts[c] if c >= 0 else None  # noqa: E731
+    uniq, inv = np.unique(codes, return_inverse=True)
+    spread = [_spread(t, opts, _loads(text_of(c))) for c in uniq.tolist()]
+    n_rows = len(part)
+    for name, cols in TABLES.items():
+        per_value = [sp.get(name, ()) for sp in spread]
+        counts = np.fromiter((len(x) for x in per_value), dtype=np.int64, count=len(per_value))
+        if not counts.any():
+            continue
+        flat = [row for x in per_value for row in x]
+        offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        per_row = counts[inv]
+        total = int(per_row.sum())
+        row_idx = np.repeat(np.arange(n_rows), per_row)
+        within = np.arange(total) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+        pay_idx = np.repeat(offsets[inv], per_row) + within
+        out = {"item_id": part["item_id"].take(row_idx).reset_index(drop=True),
+               "annotator": part["annotator"].take(row_idx).reset_index(drop=True),
+               "scheme": np.full(total, scheme, dtype=object)}
+        payload = cols[:-1] if name == "attribution" else cols
+        for j, col in enumerate(payload):
+            out[col] = _objects([row[j] for row in flat])[pay_idx]
+        if name == "attribution":
+            out["status"] = part["status"].take(row_idx).astype(object).to_numpy()
+        parts[name].append(pd.DataFrame(out))
 
 
 def _loads(text: Any) -> Any:
@@ -125,54 +185,57 @@ def _loads(text: Any) -> Any:
         return None
 
 
-def _spread(t: str, opts: dict, key: tuple, v: Any, status: str, out: dict[str, list]) -> None:
+def _spread(t: str, opts: dict, v: Any) -> dict[str, list[tuple]]:
+    """The rows one parsed value contributes, per table (without the key columns)."""
+    out: dict[str, list] = defaultdict(list)
     if t == "failure_attribution":
         v = v if isinstance(v, dict) else {}
         agent = v.get("responsible_agent")
         agent = str(agent) if agent not in (None, "") else None
-        out["attribution"].append((*key, agent, _int(v.get("decisive_step")), str(v.get("reason") or ""), status))
+        out["attribution"].append((agent, _int(v.get("decisive_step")), str(v.get("reason") or "")))
     elif t == "agent_interaction_graph":
         g = graph.normalize(v)
-        out["graph_nodes"].extend((*key, a) for a in g["critical_nodes"])
+        out["graph_nodes"].extend((a,) for a in g["critical_nodes"])
         for k, state in g["edges"].items():
             a, b = graph.parse_edge_key(k)
-            out["graph_edges"].append((*key, a, b, state))
+            out["graph_edges"].append((a, b, state))
     elif t == "handoff_review":
         for e in handoff.parse(v):
-            out["handoffs"].append((*key, e["index"], e["step"], e["from"], e["to"], tuple(e["flags"]),
+            out["handoffs"].append((e["index"], e["step"], e["from"], e["to"], tuple(e["flags"]),
                                     e["quality"]))
     elif t == "agent_scorecard":
         sc = scorecard.parse(v, int(opts.get("scale") or 10))
         for agent, dims in sc["agents"].items():
-            out["scores"].extend((*key, "agent", agent, d, s) for d, s in dims.items())
-        out["scores"].extend((*key, "team", "(team)", d, s) for d, s in sc["team"].items())
-        out["milestones"].extend((*key, m, bool(r)) for m, r in sc["milestones"].items())
+            out["scores"].extend(("agent", agent, d, s) for d, s in dims.items())
+        out["scores"].extend(("team", "(team)", d, s) for d, s in sc["team"].items())
+        out["milestones"].extend((m, bool(r)) for m, r in sc["milestones"].items())
     elif t == "tool_contention":
         raw = v.get("contentions") if isinstance(v, dict) else None
         for k, lab in (raw.items() if isinstance(raw, dict) else ()):
             i = _int(k)
             if i is not None and isinstance(lab, str) and lab and lab != "unlabelled":
-                out["contention"].append((*key, i, lab))
+                out["contention"].append((i, lab))
     elif t == "emergent_behavior":
         for name, e in behavior.parse(v).items():
-            out["behaviours"].extend((*key, name, turn) for turn in e["turns"])
+            out["behaviours"].extend((name, turn) for turn in e["turns"])
     elif t == "tool_call_review":
         for e in toolreview.parse(v):
             if e["verdict"]:
-                out["tool_verdicts"].append((*key, e["index"], e["step"], e["tool"], e["verdict"]))
+                out["tool_verdicts"].append((e["index"], e["step"], e["tool"], e["verdict"]))
     elif t == "trajectory_eval":
         for e in stepreview.parse(v, opts.get("correctness_options")):
-            out["step_tags"].append((*key, e["step_index"], e["agent"], e["correctness"], e["severity"]))
+            out["step_tags"].append((e["step_index"], e["agent"], e["correctness"], e["severity"]))
             for m in e["errors"]:
                 label = m["type"] if not m.get("subtype") else f"{m['type']}{stepreview.SEP}{m['subtype']}"
-                out["step_modes"].append((*key, e["step_index"], e["agent"], m["type"], label))
+                out["step_modes"].append((e["step_index"], e["agent"], m["type"], label))
     elif t == "radio":
         choice = values.radio_choice(v if isinstance(v, dict) else None)
         if choice is not None:
-            out["choices"].append((*key, choice))
+            out["choices"].append((choice,))
     elif t == "multiselect":
-        out["choices"].extend((*key, lab) for lab in values.multiselect_choices(v if isinstance(v, dict) else None))
+        out["choices"].extend((lab,) for lab in values.multiselect_choices(v if isinstance(v, dict) else None))
     elif t == "likert":
         n = values.likert_choice(v if isinstance(v, dict) else None)
         if n is not None:
-            out["likert"].append((*key, n))
+            out["likert"].append((n,))
+    return out

@@ -30,15 +30,12 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from . import agreement as ag
 from . import gold as goldmod
 from .derive import Derivation, derive, scheme_keys
 from .labels import DONE, Labels, build, frame
+from .scheme_agreement import agreement_for as _agreement_for
 from .storage import AnnotationStore
 
-NO_FAILURE = "(no failure)"
-UNLABELLED = "unlabelled"
-SCORE_GAP = 2  # scores this far apart are listed as a disagreement
 
 _T975 = [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
          2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
@@ -63,6 +60,18 @@ def t975(df: int) -> float:
 def load(ws) -> pd.DataFrame:
     """Every stored row of the project (app/labels.frame)."""
     return frame(AnnotationStore(ws.project.output_dir).to_table())
+
+
+def _values(col: pd.Series) -> list:
+    """A column as a Python list; categoricals through their categories (iterating pandas'
+    Arrow-backed strings one by one is several times slower)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cats = np.asarray(col.cat.categories, dtype=object)
+        codes = np.asarray(col.cat.codes)
+        vals = cats[codes] if len(cats) else np.full(len(codes), None, dtype=object)
+        vals[codes < 0] = None
+        return vals.tolist()
+    return col.to_numpy(dtype=object).tolist()
 
 
 def _records(df: pd.DataFrame) -> list[dict]:
@@ -103,16 +112,21 @@ class Derived:
     def __init__(self, ws):
         self.ws = ws
         self._cache: dict[tuple, Derivation] = {}
+        self._keys: dict[str | None, tuple] = {}
 
     def get(self, item_id: str, scheme=None) -> Derivation | None:
+        name = scheme.name if scheme is not None else None
+        keys = self._keys.get(name)
+        if keys is None:
+            keys = self._keys[name] = tuple(sorted(scheme_keys(scheme).items()))
+        found = self._cache.get((item_id, keys))
+        if found is not None:
+            return found
         item = self.ws.by_id.get(item_id)
         if item is None:
             return None
-        keys = tuple(sorted(scheme_keys(scheme).items()))
-        key = (item_id, keys)
-        if key not in self._cache:
-            self._cache[key] = derive(item.data, **dict(keys))
-        return self._cache[key]
+        found = self._cache[(item_id, keys)] = derive(item.data, **dict(keys))
+        return found
 
 
 def mean_ci(scores: pd.Series) -> dict:
@@ -212,7 +226,7 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
         b["share"] = b["count"] / b["count"].sum()
         blame = _records(b.sort_values(["count", "agent"], ascending=[False, True]))
     positions = []
-    for item_id, who, agent, step in zip(at["item_id"], at["annotator"], at["agent"], at["step"]):
+    for item_id, who, agent, step in zip(*(_values(at[c]) for c in ("item_id", "annotator", "agent", "step"))):
         if step is None or (isinstance(step, float) and math.isnan(step)):
             continue
         step = int(step)
@@ -300,10 +314,10 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     ge = lab.graph_edges[lab.graph_edges["scheme"].isin([s.name for s in graph_schemes])]
     reviews = lab.rows[lab.rows["scheme"].isin([s.name for s in graph_schemes])]
     reviewed_items: dict[tuple, int] = defaultdict(int)
-    for it, _who in zip(reviews["item_id"], reviews["annotator"]):
+    for it, n_reviews in pd.Series(_values(reviews["item_id"]), dtype=object).value_counts(sort=False).items():
         d = der.get(it, trace_scheme)
         for a, b, _n in (d.edges if d else ()):
-            reviewed_items[(a, b)] += 1
+            reviewed_items[(a, b)] += n_reviews
     marks = ge.groupby(["src", "dst", "state"]).size() if not ge.empty else pd.Series(dtype=int)
     flagged_ho: dict[tuple, int] = defaultdict(int)
     for s in handoff_schemes:
@@ -331,7 +345,7 @@ def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
     c = _part(lab.contention, scheme_obj.name)
     rows = []
     stale = 0
-    for it, region, label in zip(c["item_id"], c["region"], c["label"]):
+    for it, region, label in zip(_values(c["item_id"]), _values(c["region"]), _values(c["label"])):
         d = der.get(it, scheme_obj)
         regs = {r.index: r for r in d.contentions} if d else {}
         if region not in regs:
@@ -368,7 +382,7 @@ def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
     if m.empty:
         return {"by_category": [], "by_mode": [], "by_agent": []}
     acting = []
-    for it, step, stored in zip(m["item_id"], m["step"], m["agent"]):
+    for it, step, stored in zip(_values(m["item_id"]), _values(m["step"]), _values(m["agent"])):
         d = der.get(it, scheme_obj)
         acting.append(d.steps[step].agent if d and 0 <= step < len(d.steps) else (stored or "(unknown)"))
     m = m.assign(acting_agent=acting)
@@ -396,289 +410,9 @@ def choices(lab: Labels, scheme_obj) -> list[dict]:
     return _records(t.rename(columns={col: "label"}))
 
 
-# --- agreement ------------------------------------------------------------------------------------------
-
-class Units:
-    """Long-form judgements of one kind: (unit, object text, rater, value) rows."""
-
-    def __init__(self):
-        self.unit: list = []
-        self.item: list = []
-        self.obj: list = []
-        self.rater: list = []
-        self.value: list = []
-
-    def add(self, unit, item, obj, rater, value):
-        self.unit.append(unit)
-        self.item.append(item)
-        self.obj.append(obj)
-        self.rater.append(rater)
-        self.value.append(value)
-
-    def nominal(self) -> dict:
-        return ag.nominal(self.unit, self.rater, self.value)
-
-    def ordinal(self) -> dict:
-        return ag.ordinal(self.unit, self.rater, self.value)
-
-    def differing(self, scheme: str, kind: str, show=str, gap: float | None = None) -> list[dict]:
-        by: dict = {}
-        for u, it, o, r, v in zip(self.unit, self.item, self.obj, self.rater, self.value):
-            e = by.setdefault(u, {"item": it, "obj": o, "vals": {}})
-            e["vals"][r] = v
-        out = []
-        for e in by.values():
-            vals = e["vals"]
-            if len(vals) < 2:
-                continue
-            if gap is None:
-                differ = len(set(vals.values())) > 1
-            else:
-                nums = [v for v in vals.values() if v is not None]
-                differ = len(nums) >= 2 and max(nums) - min(nums) >= gap
-            if differ:
-                out.append({"item_id": e["item"], "scheme": scheme, "kind": kind, "object": e["obj"],
-                            "judgements": "; ".join(f"{r}: {show(v)}" for r, v in sorted(vals.items()))})
-        return out
-
-
-def _raters(lab: Labels, scheme: str) -> pd.DataFrame:
-    return _part(lab.rows, scheme)[["item_id", "annotator", "status"]]
-
-
-def _shared_items(raters: pd.DataFrame) -> set:
-    n = raters.groupby("item_id")["annotator"].nunique()
-    return set(n[n >= 2].index)
-
-
-def _set_show(v) -> str:
-    return ", ".join(map(str, v)) if v else "(none)"
-
-
 def agreement_for(lab: Labels, s, der: Derived, k: int) -> tuple[dict, list[dict]]:
-    """Agreement measures for one scheme, and the objects annotators disagree on."""
-    raters = _raters(lab, s.name)
-    shared = _shared_items(raters)
-    base = {"type": s.type, "items_compared": len(shared),
-            "annotators": int(raters[raters["item_id"].isin(shared)]["annotator"].nunique())}
-    if s.type == "text":
-        return {**base, "note": "free text: no agreement measure"}, []
-    if not shared:
-        return {**base, "note": "no item has two or more annotators for this scheme: no agreement to compute"
-                if raters["annotator"].nunique() >= 1 else "no annotations"}, []
-    r = raters[raters["item_id"].isin(shared)]
-    pairs = list(zip(r["item_id"], r["annotator"]))
-    dis: list[dict] = []
-    t = s.type
-
-    if t == "failure_attribution":
-        at = _part(lab.attribution, s.name)
-        given = {(i, w): (a, st_) for i, w, a, st_ in zip(at["item_id"], at["annotator"], at["agent"], at["step"])}
-        agent, step = Units(), Units()
-        for it, who in pairs:
-            a, st_ = given.get((it, who), (None, None))
-            agent.add(it, it, "responsible agent", who, a if isinstance(a, str) else NO_FAILURE)
-            if st_ is not None and not (isinstance(st_, float) and math.isnan(st_)):
-                step.add(it, it, "decisive step", who, int(st_))
-        base["agent"] = agent.nominal()
-        base["step"] = ag.within(step.unit, step.rater, step.value, k)
-        base["step"]["alpha_interval"] = ag.ordinal(step.unit, step.rater, step.value, "interval")["alpha"]
-        dis += agent.differing(s.name, "attribution")
-        dis += step.differing(s.name, "attribution", gap=k + 1)
-
-    elif t == "agent_interaction_graph":
-        nodes = _part(lab.graph_nodes, s.name).groupby(["item_id", "annotator"])["agent"].apply(tuple).to_dict()
-        edges_df = _part(lab.graph_edges, s.name)
-        state = {(i, w, a, b): st_ for i, w, a, b, st_ in
-                 zip(edges_df["item_id"], edges_df["annotator"], edges_df["src"], edges_df["dst"], edges_df["state"])}
-        flagged = defaultdict(set)
-        for (i, w, a, b) in state:
-            flagged[(i, w)].add(f"{a}->{b}")
-        crit_sets: dict = defaultdict(dict)
-        edge_sets: dict = defaultdict(dict)
-        crit_units, edge_units = Units(), Units()
-        for it, who in pairs:
-            cs = tuple(sorted(nodes.get((it, who), ())))
-            crit_sets[it][who] = cs
-            edge_sets[it][who] = flagged.get((it, who), set())
-            crit_units.add(it, it, "critical nodes", who, cs)
-            d = der.get(it, s)
-            for a, b, _n in (d.edges if d else ()):
-                edge_units.add((it, a, b), it, f"edge {a} → {b}", who, state.get((it, who, a, b), "normal"))
-        base["critical_nodes"] = ag.mean_pairwise_jaccard(crit_sets)
-        base["flagged_edges"] = ag.mean_pairwise_jaccard(edge_sets)
-        base["edge_state"] = edge_units.nominal()
-        dis += crit_units.differing(s.name, "graph", _set_show)
-        dis += edge_units.differing(s.name, "graph")
-
-    elif t == "handoff_review":
-        j, _stale = _handoff_judgements(lab, s, der)
-        j = j[j["item_id"].isin(shared)] if not j.empty else j
-        flags = list(dict.fromkeys(list(s.get("flags") or []) + [f for fl in j.get("flags", []) for f in fl]))
-        per_flag = {f: Units() for f in flags}
-        quality, sets = Units(), Units()
-        for it, who, idx, src, dst, fl, q in zip(j.get("item_id", []), j.get("annotator", []), j.get("index", []),
-                                                 j.get("src", []), j.get("dst", []), j.get("flags", []),
-                                                 j.get("quality", [])):
-            obj = f"handoff {idx} ({src} → {dst})"
-            for f in flags:
-                per_flag[f].add((it, idx), it, obj, who, f in fl)
-            sets.add((it, idx), it, obj, who, tuple(sorted(fl)))
-            if q is not None and not (isinstance(q, float) and math.isnan(q)):
-                quality.add((it, idx), it, obj + " quality", who, float(q))
-        base["flags"] = {f: u.nominal() for f, u in per_flag.items()}
-        base["quality"] = quality.ordinal()
-        dis += sets.differing(s.name, "handoff flags", _set_show)
-        dis += quality.differing(s.name, "handoff quality", lambda v: f"{v:g}", gap=SCORE_GAP)
-
-    elif t == "agent_scorecard":
-        sc = _part(lab.scores, s.name)
-        sc = sc[sc["item_id"].isin(shared)]
-        dims_a, dims_t = {}, {}
-        for it, who, level, agent, dim, score in zip(sc["item_id"], sc["annotator"], sc["level"], sc["agent"],
-                                                     sc["dimension"], sc["score"]):
-            target = dims_a if level == "agent" else dims_t
-            u = target.setdefault(dim, Units())
-            u.add((it, agent), it, f"{agent} · {dim}" if level == "agent" else f"team · {dim}", who, float(score))
-        ms = _part(lab.milestones, s.name)
-        ms = ms[ms["item_id"].isin(shared)]
-        miles: dict[str, Units] = {}
-        for it, who, m, reached in zip(ms["item_id"], ms["annotator"], ms["milestone"], ms["reached"]):
-            miles.setdefault(m, Units()).add(it, it, f"milestone {m}", who, bool(reached))
-        base["agent_dimensions"] = {d: u.ordinal() for d, u in dims_a.items()}
-        base["team_dimensions"] = {d: u.ordinal() for d, u in dims_t.items()}
-        base["milestones"] = {m: u.nominal() for m, u in miles.items()}
-        for u in list(dims_a.values()) + list(dims_t.values()):
-            dis += u.differing(s.name, "score", lambda v: f"{v:g}", gap=SCORE_GAP)
-        for u in miles.values():
-            dis += u.differing(s.name, "milestone", lambda v: "reached" if v else "not reached")
-
-    elif t == "tool_contention":
-        c = _part(lab.contention, s.name)
-        lab_of = {(i, w, reg): l for i, w, reg, l in zip(c["item_id"], c["annotator"], c["region"], c["label"])}
-        labels = list(dict.fromkeys(list(s.get("contention_labels") or []) + list(c["label"])))
-        overall = Units()
-        per = {l: Units() for l in labels if l != UNLABELLED}
-        for it, who in pairs:
-            d = der.get(it, s)
-            for reg in (d.contentions if d else ()):
-                obj = f"region {reg.index} ({reg.resource})"
-                v = lab_of.get((it, who, reg.index), UNLABELLED)
-                overall.add((it, reg.index), it, obj, who, v)
-                for l, u in per.items():
-                    u.add((it, reg.index), it, obj, who, v == l)
-        base["label"] = overall.nominal()
-        base["labels"] = {l: u.nominal() for l, u in per.items()}
-        dis += overall.differing(s.name, "contention")
-
-    elif t == "emergent_behavior":
-        b = _part(lab.behaviours, s.name)
-        marked = defaultdict(set)
-        for it, who, name, turn in zip(b["item_id"], b["annotator"], b["behavior"], b["turn"]):
-            marked[(it, who, name)].add(int(turn))
-        names = list(dict.fromkeys(list(s.get("behaviors") or []) + list(b["behavior"])))
-        per = {n: Units() for n in names}
-        turn_sets = {n: defaultdict(dict) for n in names}
-        steps_units = Units()
-        for it, who in pairs:
-            d = der.get(it, s)
-            for n in names:
-                turn_sets[n][it][who] = marked.get((it, who, n), set())
-            for st_ in (d.steps if d else ()):
-                on = tuple(n for n in names if st_.index in marked.get((it, who, n), ()))
-                steps_units.add((it, st_.index), it, f"step {st_.index}", who, on)
-                for n in names:
-                    per[n].add((it, st_.index), it, f"step {st_.index}", who, n in on)
-        base["behaviors"] = {n: {**per[n].nominal(), "turns_jaccard": ag.mean_pairwise_jaccard(turn_sets[n])["jaccard"]}
-                             for n in names}
-        dis += steps_units.differing(s.name, "behaviour", _set_show)
-
-    elif t == "tool_call_review":
-        v = _part(lab.tool_verdicts, s.name)
-        v = v[v["item_id"].isin(shared)]
-        u = Units()
-        for it, who, idx, tool, verdict in zip(v["item_id"], v["annotator"], v["index"], v["tool"], v["verdict"]):
-            u.add((it, int(idx)), it, f"call {int(idx)} ({tool})", who, verdict)
-        base["verdict"] = u.nominal()
-        dis += u.differing(s.name, "tool verdict")
-
-    elif t == "trajectory_eval":
-        m = _part(lab.step_modes, s.name)
-        modes = defaultdict(set)
-        for it, who, st_, label, cat in zip(m["item_id"], m["annotator"], m["step"], m["mode"], m["category"]):
-            modes[(it, who, int(st_))].add(label)
-        tags = _part(lab.step_tags, s.name)
-        corr = {(i, w, int(st_)): c for i, w, st_, c in zip(tags["item_id"], tags["annotator"], tags["step"],
-                                                            tags["correctness"]) if c}
-        all_modes = sorted(set(m["mode"]))
-        cats = sorted(set(m["category"]))
-        per_mode = {x: Units() for x in all_modes}
-        per_cat = {x: Units() for x in cats}
-        any_u, corr_u, sets = Units(), Units(), Units()
-        tagged_sets: dict = defaultdict(dict)
-        for it, who in pairs:
-            d = der.get(it, s)
-            for st_ in (d.steps if d else ()):
-                ms_ = modes.get((it, who, st_.index), set())
-                unit = (it, st_.index)
-                obj = f"step {st_.index} ({st_.agent})"
-                any_u.add(unit, it, obj, who, bool(ms_))
-                sets.add(unit, it, obj, who, tuple(sorted(ms_)))
-                tagged_sets[unit][who] = ms_
-                for x in all_modes:
-                    per_mode[x].add(unit, it, obj, who, x in ms_)
-                for x in cats:
-                    per_cat[x].add(unit, it, obj, who, any(l.split(" › ")[0] == x or l == x for l in ms_))
-                if (it, who, st_.index) in corr:
-                    corr_u.add(unit, it, obj, who, corr[(it, who, st_.index)])
-        tagged = {u_: by for u_, by in tagged_sets.items() if any(by.values())}
-        base["any_mode"] = any_u.nominal()
-        base["modes_jaccard_on_tagged_steps"] = ag.mean_pairwise_jaccard(tagged)
-        base["categories"] = {x: u.nominal() for x, u in per_cat.items()}
-        base["modes"] = {x: u.nominal() for x, u in per_mode.items()}
-        base["correctness"] = corr_u.nominal()
-        dis += sets.differing(s.name, "MAST modes", _set_show)
-
-    elif t == "radio":
-        c = _part(lab.choices, s.name).set_index(["item_id", "annotator"])["label"].to_dict()
-        u = Units()
-        for it, who in pairs:
-            u.add(it, it, "choice", who, c.get((it, who), "(none)"))
-        base["choice"] = u.nominal()
-        dis += u.differing(s.name, "choice")
-
-    elif t == "multiselect":
-        c = _part(lab.choices, s.name)
-        chosen = defaultdict(set)
-        for it, who, l in zip(c["item_id"], c["annotator"], c["label"]):
-            chosen[(it, who)].add(l)
-        labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
-                                    + list(c["label"])))
-        per = {l: Units() for l in labels}
-        sets_u = Units()
-        sets: dict = defaultdict(dict)
-        for it, who in pairs:
-            ch = chosen.get((it, who), set())
-            sets[it][who] = ch
-            sets_u.add(it, it, "labels", who, tuple(sorted(ch)))
-            for l in labels:
-                per[l].add(it, it, l, who, l in ch)
-        base["labels"] = {l: u.nominal() for l, u in per.items()}
-        base["jaccard"] = ag.mean_pairwise_jaccard(sets)
-        dis += sets_u.differing(s.name, "labels", _set_show)
-
-    elif t == "likert":
-        c = _part(lab.likert, s.name)
-        u = Units()
-        for it, who, v in zip(c["item_id"], c["annotator"], c["score"]):
-            if it in shared:
-                u.add(it, it, "rating", who, float(v))
-        base["rating"] = u.ordinal()
-        dis += u.differing(s.name, "rating", lambda v: f"{v:g}", gap=SCORE_GAP)
-
-    else:
-        base["note"] = "free text: no agreement measure"
-    return base, dis
+    """Agreement measures for one scheme, and the objects annotators disagree on (app/scheme_agreement)."""
+    return _agreement_for(lab, s, der, k, handoff_judgements=_handoff_judgements)
 
 
 # --- gold -------------------------------------------------------------------------------------------------
@@ -690,15 +424,15 @@ def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, 
         atts = []
     else:
         at = _part(lab.attribution, attribution_scheme.name)
+        cols = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step", "status"))
         atts = [{"item_id": i, "annotator": w, "agent": a, "step": None if s is None or s != s else int(s),
-                 "status": st_} for i, w, a, s, st_ in zip(at["item_id"], at["annotator"], at["agent"], at["step"],
-                                                        at["status"])]
+                 "status": st_} for i, w, a, s, st_ in zip(*cols)]
     tags: dict = defaultdict(set)
     for s in step_schemes:
         m = _part(lab.step_modes, s.name)
-        for i, w, st_ in zip(m["item_id"], m["annotator"], m["step"]):
+        for i, w, st_ in zip(_values(m["item_id"]), _values(m["annotator"]), _values(m["step"])):
             tags[(i, w)].add(int(st_))
-        for i, w in zip(*[_part(lab.rows, s.name)[c] for c in ("item_id", "annotator")]):
+        for i, w in zip(*[_values(_part(lab.rows, s.name)[c]) for c in ("item_id", "annotator")]):
             tags.setdefault((i, w), set())
     res = goldmod.accuracy(atts, golds, k, tags)
     res["items_with_gold"] = len(golds)
@@ -730,6 +464,7 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
         disagreements += d
 
     att_schemes = of("failure_attribution")
+    wanted = set(item_ids)
     out = {
         "project": project.name,
         "filters": {"annotators": list(annotators) if annotators else None,
@@ -737,8 +472,7 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
                     "items": None if items is None else len(item_ids), "k": k},
         "counts": {"items": len(item_ids), "annotators": int(lab.time["annotator"].nunique()),
                    "judgements": int(len(lab.rows)),
-                   "items_with_gold": sum(1 for it in ws.items if it.id in set(item_ids)
-                                          and goldmod.normalize(it.gold))},
+                   "items_with_gold": sum(1 for it in ws.items if it.id in wanted and goldmod.normalize(it.gold))},
         "progress": progress(lab, len(item_ids)),
         "scorecards": {s.name: scorecards(lab, s.name) for s in of("agent_scorecard")},
         "attribution": {s.name: attribution(lab, s, der) for s in att_schemes},
@@ -751,10 +485,11 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
         "choices": {s.name: {"type": s.type, "labels": choices(lab, s)}
                     for s in chosen if s.type in ("radio", "multiselect", "likert")},
         "agreement": agreement,
-        "disagreements": disagreements,
     }
     g = gold_accuracy(lab, ws, item_ids, att_schemes[0] if att_schemes else None, of("trajectory_eval"), k)
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],
                           "confusion": g["confusion"], "items": g["items"]}
-    return clean(out)
+    out = clean(out)
+    out["disagreements"] = disagreements  # plain strings already: no need to walk them again
+    return out

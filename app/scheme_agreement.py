@@ -1,0 +1,488 @@
+"""Agreement per scheme, and the objects annotators disagree on, computed column-wise.
+
+For each annotation type this decides what a *unit* is (an item, a handoff, a step, a region,
+an agent × dimension) and what each annotator's value for it is, then hands integer arrays to
+:class:`app.agreement.Ratings`. Objects the trace offers but an annotator left alone get the
+type's default value ("normal" edge, "unlabelled" region, untagged step, "(none)") through the
+panel of annotators who judged the item, not through a row per untouched object, so the cost
+grows with the judgements given, not with objects × annotators.
+
+Only items judged by two or more annotators (on this scheme) take part. Disagreement records
+name the item, the object and every annotator's value (sorted by annotator).
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from . import agreement as ag
+from .labels import Labels
+from .timeline import UNLABELLED
+
+NO_FAILURE = "(no failure)"
+SCORE_GAP = 2  # scores this far apart are listed as a disagreement
+NONE = "(none)"
+
+
+def _part(df: pd.DataFrame, scheme: str) -> pd.DataFrame:
+    return df[df["scheme"] == scheme]
+
+
+def _codes(col: pd.Series, names: pd.Index) -> np.ndarray:
+    """Positions of col's values in names (-1 where absent), by category for categoricals."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        at = names.get_indexer(col.cat.categories)
+        c = np.asarray(col.cat.codes, dtype=np.int64)
+        return np.where(c >= 0, at[c] if len(at) else -1, -1)
+    return names.get_indexer(col.astype(object)) if len(col) else np.zeros(0, dtype=np.int64)
+
+
+def _ints(col) -> np.ndarray:
+    return pd.to_numeric(pd.Series(col), errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+
+
+def _set_show(v) -> str:
+    return ", ".join(map(str, v)) if v else NONE
+
+
+def _num_show(v) -> str:
+    return f"{v:g}"
+
+
+class Panel:
+    """The annotators of one scheme on the items two or more of them judged, as codes.
+
+    Items are numbered in order of first judgement, annotators in name order (so sorting by
+    code sorts by name)."""
+
+    def __init__(self, lab: Labels, scheme: str):
+        r = _part(lab.rows, scheme)
+        per_item = r.groupby("item_id", sort=False, observed=True)["annotator"].nunique()
+        shared = per_item[per_item >= 2].index
+        r = r[r["item_id"].isin(shared)]
+        self.judged_by = int(r["annotator"].nunique())
+        self.any_annotator = len(_part(lab.rows, scheme)) > 0
+        self.item_ids = pd.Index(pd.unique(r["item_id"].astype(object)), dtype=object)
+        self.rater_names = pd.Index(sorted(set(r["annotator"].astype(object))), dtype=object)
+        self.items = self.item_ids.tolist()  # plain lists: indexing a pandas Index per unit is slow
+        self.raters = self.rater_names.tolist()
+        item = _codes(r["item_id"], self.item_ids)
+        rater = _codes(r["annotator"], self.rater_names)
+        pairs = pd.DataFrame({"item": item, "rater": rater}).drop_duplicates()
+        self.item, self.rater = pairs["item"].to_numpy(), pairs["rater"].to_numpy()
+        order = np.lexsort((self.rater, self.item))
+        self.item, self.rater = self.item[order], self.rater[order]
+        bounds = np.searchsorted(self.item, np.arange(len(self.item_ids) + 1))
+        self.raters_of = [self.rater[bounds[i]:bounds[i + 1]] for i in range(len(self.item_ids))]
+        self.units = ag.UnitPanel.of_units(self.raters_of)  # the item as unit
+
+    def __len__(self) -> int:
+        return len(self.item_ids)
+
+    def keyed(self, df: pd.DataFrame) -> pd.DataFrame:
+        """df's rows of panel items and annotators, with their codes as columns item and rater."""
+        item = _codes(df["item_id"], self.item_ids)
+        rater = _codes(df["annotator"], self.rater_names)
+        ok = (item >= 0) & (rater >= 0)
+        out = df[ok].copy()
+        out["item"] = item[ok]
+        out["rater"] = rater[ok]
+        # a rater who judged the item on another scheme only is not in this scheme's panel
+        member = pd.MultiIndex.from_arrays([self.item, self.rater])
+        inside = member.get_indexer(pd.MultiIndex.from_arrays([out["item"], out["rater"]])) >= 0
+        return out[inside]
+
+    def per_item(self, values, default) -> ag.Ratings:
+        """Ratings with the item as unit from a {(item, rater): value} frame (missing → default)."""
+        return ag.Ratings(*values, n_units=len(self), default=default, panel=self.units)
+
+
+class Objects:
+    """The objects of each panel item that annotators judge (steps, handoffs, regions, edges):
+    one row per object with its unit code, from the derivations."""
+
+    def __init__(self, panel: Panel, der, scheme, objects: Callable[[Any], list[tuple]], key: list[str],
+                 describe: Callable[[tuple], str]):
+        rows, items = [], []
+        for i, item_id in enumerate(panel.item_ids):
+            d = der.get(item_id, scheme)
+            for o in (objects(d) if d else ()):
+                rows.append(o)
+                items.append(i)
+        self.rows = rows
+        self.key = key
+        self.describe_row = describe
+        self.panel = panel
+        self.frame = pd.DataFrame(rows, columns=key) if rows else pd.DataFrame(columns=key)
+        self.frame["item"] = np.asarray(items, dtype=np.int64)
+        self.frame["unit"] = np.arange(len(rows), dtype=np.int64)
+        self.unit_item = self.frame["item"].to_numpy()
+        self.unit_item_list = self.unit_item.tolist()
+        self.unit_panel = ag.UnitPanel(self.unit_item, panel.raters_of)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def attach(self, given: pd.DataFrame) -> pd.DataFrame:
+        """given (keyed: item, rater, + key columns) joined to the objects: adds unit, drops
+        judgements of objects the trace does not have."""
+        g = given.copy()
+        for c, dtype in zip(self.key, self.frame[self.key].dtypes):
+            if dtype.kind in "iu":
+                g[c] = _ints(g[c])
+        return g.merge(self.frame[["item", "unit"] + self.key], on=["item"] + self.key, how="inner")
+
+    def ratings(self, unit, rater, value, values, default) -> ag.Ratings:
+        return ag.Ratings(unit, rater, value, values, len(self), default=default, panel=self.unit_panel)
+
+    def describe(self, u: int) -> tuple[str, str]:
+        return self.panel.items[self.unit_item_list[u]], self.describe_row(self.rows[u])
+
+
+def _pair_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes of the distinct (a, b) integer pairs, in first-seen order, and each code's a and b."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    span = int(b.max()) + 2 if len(b) else 1
+    code, uniq = pd.factorize(a * span + (b + 1))
+    uniq = np.asarray(uniq, dtype=np.int64)
+    return np.asarray(code, dtype=np.int64), uniq // span, uniq % span - 1
+
+
+def _factor(values) -> tuple[np.ndarray, list]:
+    codes, uniques = pd.factorize(pd.Series(list(values) if not isinstance(values, pd.Series) else values,
+                                            dtype=object), use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.int64), list(uniques)
+
+
+def _differing(r: ag.Ratings, rater_names, describe, scheme: str, kind: str, show=str,
+               gap: float | None = None) -> list[dict]:
+    units = r.differing_units(gap)
+    if not len(units):
+        return []
+    u, w, v = r.judgements_of(units)
+    names = np.asarray(rater_names, dtype=object)
+    shown = np.asarray([show(x) for x in r.values] + [""], dtype=object)[:-1]  # each distinct value once
+    text = pd.Series(names[w] + ": " + shown[v], dtype=object).groupby(u, sort=True).agg("; ".join)
+    out = []
+    for x, said in zip(text.index.tolist(), text.tolist()):
+        item, obj = describe(x)
+        out.append({"item_id": item, "scheme": scheme, "kind": kind, "object": obj, "judgements": said})
+    return out
+
+
+class Sets:
+    """The set of members (nodes, edges, turns, modes, labels) each rater gave each unit.
+
+    Built from one row per member; a set is identified by a fingerprint, the wrapping sum of a
+    random 64-bit key per member (order-free, so equal sets match whatever order they were
+    clicked in), which groups the rows without a Python object per set. Only distinct sets
+    become Python frozensets. Code 0 is the empty set."""
+
+    _rng_seed = 20261130
+
+    def __init__(self, unit, rater, member, order=None):
+        df = pd.DataFrame({"unit": np.asarray(unit, dtype=np.int64), "rater": np.asarray(rater, dtype=np.int64),
+                           "member": pd.Series(np.asarray(member, dtype=object), dtype=object)})
+        mcode, members = pd.factorize(df["member"])
+        df["member"] = mcode
+        df = df.drop_duplicates().sort_values(["unit", "rater"], kind="stable")
+        keys = np.random.default_rng(self._rng_seed).integers(1, 2 ** 63, size=max(len(members), 1), dtype=np.uint64)
+        u, r, mc = (df[c].to_numpy() for c in ("unit", "rater", "member"))
+        start = np.flatnonzero(np.r_[True, (u[1:] != u[:-1]) | (r[1:] != r[:-1])]) if len(u) else np.zeros(0, np.int64)
+        fp = np.add.reduceat(keys[mc], start) if len(u) else np.zeros(0, np.uint64)
+        code, uniq = pd.factorize(fp)
+        ends = np.r_[start[1:], len(u)]
+        first_group = pd.Series(np.arange(len(code))).groupby(code).first().to_numpy() if len(code) else []
+        members = list(members)
+        self.sets = [frozenset()] + [frozenset(members[x] for x in mc[start[g]:ends[g]].tolist()) for g in first_group]
+        self.unit, self.rater, self.code = u[start], r[start], np.asarray(code, dtype=np.int64) + 1
+        self.order = order
+
+    def codes_for(self, unit: np.ndarray, rater: np.ndarray) -> np.ndarray:
+        """The set code of each (unit, rater) (0, the empty set, where nothing was given)."""
+        given = pd.MultiIndex.from_arrays([self.unit, self.rater])
+        at = given.get_indexer(pd.MultiIndex.from_arrays([np.asarray(unit), np.asarray(rater)]))
+        return np.where(at >= 0, self.code[at] if len(self.code) else 0, 0)
+
+    def jaccard(self, unit: np.ndarray, rater: np.ndarray) -> dict:
+        """Mean pairwise Jaccard over these (unit, rater) judgements (absent ones: empty set)."""
+        return ag.set_agreement(np.asarray(unit, dtype=np.int64), self.codes_for(unit, rater), self.sets)
+
+    def ratings(self, n_units: int, panel) -> ag.Ratings:
+        """The sets as values (sorted tuples, or in `order`), the empty tuple for panel raters
+        who gave none."""
+        key = self.order
+        values = [tuple(sorted(x, key=key)) for x in self.sets]
+        return ag.Ratings(self.unit, self.rater, self.code, values, n_units, default=(), panel=panel)
+
+
+# --- per type ----------------------------------------------------------------------------------------
+
+def _attribution(lab, s, panel, der, k, base, dis):
+    at = panel.keyed(_part(lab.attribution, s.name))
+    names = panel.raters
+    describe_item = lambda label: lambda u: (panel.items[u], label)  # noqa: E731
+    named = at[at["agent"].map(lambda a: isinstance(a, str))]
+    codes, vals = _factor(named["agent"])
+    agent = panel.per_item((named["item"], named["rater"], codes, vals), NO_FAILURE)
+    steps = at[at["step"].notna()]
+    sc, sv = _factor(_ints(steps["step"]).tolist())
+    step = ag.Ratings(steps["item"], steps["rater"], sc, sv, len(panel))
+    base["agent"] = agent.nominal()
+    base["step"] = step.within(k)
+    base["step"]["alpha_interval"] = step.ordinal("interval")["alpha"]
+    dis += _differing(agent, names, describe_item("responsible agent"), s.name, "attribution")
+    dis += _differing(step, names, describe_item("decisive step"), s.name, "attribution", gap=k + 1)
+
+
+def _graph(lab, s, panel, der, k, base, dis):
+    names = panel.raters
+    nodes = panel.keyed(_part(lab.graph_nodes, s.name))
+    crit = Sets(nodes["item"], nodes["rater"], nodes["agent"])
+    base["critical_nodes"] = crit.jaccard(panel.item, panel.rater)
+    edges = panel.keyed(_part(lab.graph_edges, s.name))
+    keys = [f"{a}->{b}" for a, b in zip(edges["src"].tolist(), edges["dst"].tolist())]
+    base["flagged_edges"] = Sets(edges["item"], edges["rater"], keys).jaccard(panel.item, panel.rater)
+    objs = Objects(panel, der, s, lambda d: [(a, b) for a, b, _n in d.edges], ["src", "dst"],
+                   lambda o: f"edge {o[0]} → {o[1]}")
+    e = objs.attach(edges[["item", "rater", "src", "dst", "state"]])
+    ec, ev = _factor(e["state"])
+    state = objs.ratings(e["unit"], e["rater"], ec, ev, "normal")
+    base["edge_state"] = state.nominal()
+    dis += _differing(crit.ratings(len(panel), panel.units), names, lambda u: (panel.items[u], "critical nodes"),
+                      s.name, "graph", _set_show)
+    dis += _differing(state, names, objs.describe, s.name, "graph")
+
+
+def _handoffs(lab, s, panel, der, k, base, dis, judgements):
+    names = panel.raters
+    j = judgements(lab, s, der)[0]
+    j = panel.keyed(j) if not j.empty else j.assign(item=[], rater=[])
+    if j.empty:
+        flags = list(s.get("flags") or [])
+        empty = ag.Ratings([], [], [], [], 0)
+        base["flags"] = {f: empty.nominal() for f in flags}
+        base["quality"] = empty.ordinal()
+        return
+    unit, firsts, _ = _pair_codes(j["item"].to_numpy(), _ints(j["index"]))
+    first_row = pd.Series(np.arange(len(j))).groupby(unit).first().to_numpy()
+    ji, jx = j["item"].to_numpy()[first_row].tolist(), j["index"].to_numpy()[first_row].tolist()
+    js, jd = j["src"].to_numpy()[first_row].tolist(), j["dst"].to_numpy()[first_row].tolist()
+    desc = [(i, f"handoff {x} ({a} → {b})") for i, x, a, b in zip(ji, jx, js, jd)]
+    describe = lambda u: (panel.items[desc[u][0]], desc[u][1])  # noqa: E731
+    n_units = len(firsts)
+    fc, fsets = _factor(j["flags"])
+    flags = list(dict.fromkeys(list(s.get("flags") or []) + [f for fl in fsets for f in fl]))
+    rater = j["rater"].to_numpy()
+    base["flags"] = {}
+    for f in flags:
+        has = np.asarray([f in fl for fl in fsets], dtype=np.int64)[fc]
+        base["flags"][f] = ag.Ratings(unit, rater, has, [False, True], n_units).nominal()
+    sorted_sets = [tuple(sorted(fl)) for fl in fsets]
+    sc, sv = _factor([sorted_sets[c] for c in fc.tolist()])
+    sets = ag.Ratings(unit, rater, sc, sv, n_units)
+    q = pd.to_numeric(j["quality"], errors="coerce").to_numpy(dtype=np.float64)
+    rated = ~np.isnan(q)
+    qc, qv = _factor(q[rated].tolist())
+    quality = ag.Ratings(unit[rated], rater[rated], qc, qv, n_units)
+    base["quality"] = quality.ordinal()
+    quality_desc = lambda u: (describe(u)[0], describe(u)[1] + " quality")  # noqa: E731
+    dis += _differing(sets, names, describe, s.name, "handoff flags", _set_show)
+    dis += _differing(quality, names, quality_desc, s.name, "handoff quality", _num_show, gap=SCORE_GAP)
+
+
+def _scorecard(lab, s, panel, der, k, base, dis):
+    names = panel.raters
+    sc = panel.keyed(_part(lab.scores, s.name))
+    base["agent_dimensions"], base["team_dimensions"] = {}, {}
+    for (level, dim), g in sc.groupby(["level", "dimension"], sort=False):
+        team = level != "agent"
+        g = g[g["score"].notna()]
+        agent_code, agents = _factor(g["agent"])
+        unit, unit_item, unit_agent = _pair_codes(g["item"].to_numpy(), agent_code)
+        keys = [(i, agents[a]) for i, a in zip(unit_item.tolist(), unit_agent.tolist())]
+        vc, vv = _factor(g["score"].astype(float))
+        r = ag.Ratings(unit, g["rater"], vc, vv, len(keys))
+        (base["team_dimensions"] if team else base["agent_dimensions"])[dim] = r.ordinal()
+        label = (lambda a, d=dim: f"team · {d}") if team else (lambda a, d=dim: f"{a} · {d}")
+        describe = lambda u, keys=keys, label=label: (panel.items[keys[u][0]], label(keys[u][1]))  # noqa: E731
+        dis += _differing(r, names, describe, s.name, "score", _num_show, gap=SCORE_GAP)
+    ms = panel.keyed(_part(lab.milestones, s.name))
+    base["milestones"] = {}
+    for m, g in ms.groupby("milestone", sort=False):
+        r = ag.Ratings(g["item"], g["rater"], g["reached"].astype(bool).astype(np.int64), [False, True], len(panel))
+        base["milestones"][m] = r.nominal()
+        dis += _differing(r, names, lambda u, m=m: (panel.items[u], f"milestone {m}"), s.name, "milestone",
+                          lambda v: "reached" if v else "not reached")
+
+
+def _contention(lab, s, panel, der, k, base, dis):
+    names = panel.raters
+    every = _part(lab.contention, s.name)
+    c = panel.keyed(every)
+    objs = Objects(panel, der, s, lambda d: [(r.index, r.resource) for r in d.contentions], ["region", "resource"],
+                   lambda o: f"region {o[0]} ({o[1]})")
+    objs.key = ["region"]
+    given = objs.attach(c[["item", "rater", "region", "label"]])
+    labels = list(dict.fromkeys(list(s.get("contention_labels") or []) + list(every["label"])))
+    lc, lv = _factor(given["label"])
+    overall = objs.ratings(given["unit"], given["rater"], lc, lv, UNLABELLED)
+    base["label"] = overall.nominal()
+    base["labels"] = {}
+    for name in labels:
+        if name == UNLABELLED:
+            continue
+        hit = np.asarray([x == name for x in lv], dtype=np.int64)[lc] if len(lv) else np.zeros(0, dtype=np.int64)
+        base["labels"][name] = objs.ratings(given["unit"], given["rater"], hit, [False, True], False).nominal()
+    dis += _differing(overall, names, objs.describe, s.name, "contention")
+
+
+def _step_objects(panel, der, s, with_agent: bool) -> Objects:
+    if with_agent:
+        return Objects(panel, der, s, lambda d: [(st.index, st.agent) for st in d.steps], ["step", "agent"],
+                       lambda o: f"step {o[0]} ({o[1]})")
+    return Objects(panel, der, s, lambda d: [(st.index,) for st in d.steps], ["step"], lambda o: f"step {o[0]}")
+
+
+def _emergent(lab, s, panel, der, k, base, dis):
+    names = panel.raters
+    every = _part(lab.behaviours, s.name)
+    behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + list(every["behavior"])))
+    b = panel.keyed(every)
+    b = b.assign(turn=_ints(b["turn"]))
+    base["behaviors"] = {}
+    objs = _step_objects(panel, der, s, with_agent=False)
+    on = objs.attach(b[["item", "rater", "behavior", "turn"]].rename(columns={"turn": "step"}))
+    on = on.drop_duplicates(["unit", "rater", "behavior"])
+    for n in behaviours:
+        mine = on[on["behavior"] == n]
+        r = objs.ratings(mine["unit"], mine["rater"], np.ones(len(mine), dtype=np.int64), [False, True], False)
+        marked = b[b["behavior"] == n]
+        turns = Sets(marked["item"], marked["rater"], marked["turn"]).jaccard(panel.item, panel.rater)
+        base["behaviors"][n] = {**r.nominal(), "turns_jaccard": turns["jaccard"]}
+    # what each annotator marked on a step, as one value: the behaviours in their listed order
+    rank = {n: i for i, n in enumerate(behaviours)}
+    steps = Sets(on["unit"], on["rater"], on["behavior"], order=rank.get).ratings(len(objs), objs.unit_panel)
+    dis += _differing(steps, names, objs.describe, s.name, "behaviour", _set_show)
+
+
+def _tool_calls(lab, s, panel, der, k, base, dis):
+    names = panel.raters
+    v = panel.keyed(_part(lab.tool_verdicts, s.name))
+    unit, unit_item, unit_call = _pair_codes(v["item"].to_numpy(), _ints(v["index"]))
+    tools = pd.Series(v["tool"].astype(object).to_numpy()).groupby(unit).first().tolist() if len(v) else []
+    vc, vv = _factor(v["verdict"])
+    r = ag.Ratings(unit, v["rater"], vc, vv, len(unit_item))
+    base["verdict"] = r.nominal()
+    unit_item, unit_call = unit_item.tolist(), unit_call.tolist()
+    describe = lambda u: (panel.items[unit_item[u]], f"call {unit_call[u]} ({tools[u]})")  # noqa: E731
+    dis += _differing(r, names, describe, s.name, "tool verdict")
+
+
+def _steps(lab, s, panel, der, k, base, dis):
+    names = panel.raters
+    objs = _step_objects(panel, der, s, with_agent=True)
+    objs.key = ["step"]
+    every = _part(lab.step_modes, s.name)
+    all_modes = sorted(set(every["mode"]))  # modes seen anywhere in the scheme, shared items or not
+    cats = sorted(set(every["category"]))
+    m = panel.keyed(every)
+    m = m.assign(step=_ints(m["step"]))
+    tagged = objs.attach(m[["item", "rater", "step", "mode", "category"]]).drop_duplicates(["unit", "rater", "mode"])
+    one = lambda df: np.ones(len(df), dtype=np.int64)  # noqa: E731
+    any_tag = tagged.drop_duplicates(["unit", "rater"])
+    base["any_mode"] = objs.ratings(any_tag["unit"], any_tag["rater"], one(any_tag), [False, True], False).nominal()
+    sets = Sets(tagged["unit"], tagged["rater"], tagged["mode"])
+    # Jaccard of the modes on steps that anyone tagged, over every annotator of the item
+    pu, pr = objs.unit_panel.entries(np.unique(sets.unit))
+    base["modes_jaccard_on_tagged_steps"] = sets.jaccard(pu, pr)
+    base["categories"] = {}
+    for x in cats:
+        t = tagged[tagged["category"] == x].drop_duplicates(["unit", "rater"])
+        base["categories"][x] = objs.ratings(t["unit"], t["rater"], one(t), [False, True], False).nominal()
+    base["modes"] = {}
+    for x in all_modes:
+        t = tagged[tagged["mode"] == x]
+        base["modes"][x] = objs.ratings(t["unit"], t["rater"], one(t), [False, True], False).nominal()
+    tags = panel.keyed(_part(lab.step_tags, s.name))
+    tags = tags[tags["correctness"].map(lambda c: isinstance(c, str) and c != "")]
+    tags = objs.attach(tags[["item", "rater", "step", "correctness"]].assign(step=lambda d: _ints(d["step"])))
+    cc, cv = _factor(tags["correctness"])
+    base["correctness"] = ag.Ratings(tags["unit"], tags["rater"], cc, cv, len(objs)).nominal()
+    dis += _differing(sets.ratings(len(objs), objs.unit_panel), names, objs.describe, s.name, "MAST modes", _set_show)
+
+
+def _radio(lab, s, panel, der, k, base, dis):
+    c = panel.keyed(_part(lab.choices, s.name))
+    vc, vv = _factor(c["label"])
+    r = panel.per_item((c["item"], c["rater"], vc, vv), NONE)
+    base["choice"] = r.nominal()
+    dis += _differing(r, panel.raters, lambda u: (panel.items[u], "choice"), s.name, "choice")
+
+
+def _multiselect(lab, s, panel, der, k, base, dis):
+    every = _part(lab.choices, s.name)
+    labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
+                                + list(every["label"])))
+    c = panel.keyed(every).drop_duplicates(["item", "rater", "label"])
+    base["labels"] = {}
+    for name in labels:
+        mine = c[c["label"] == name]
+        base["labels"][name] = panel.per_item((mine["item"], mine["rater"], np.ones(len(mine), dtype=np.int64),
+                                               [False, True]), False).nominal()
+    sets = Sets(c["item"], c["rater"], c["label"])
+    base["jaccard"] = sets.jaccard(panel.item, panel.rater)
+    r = sets.ratings(len(panel), panel.units)
+    dis += _differing(r, panel.raters, lambda u: (panel.items[u], "labels"), s.name, "labels", _set_show)
+
+
+def _likert(lab, s, panel, der, k, base, dis):
+    c = panel.keyed(_part(lab.likert, s.name))
+    c = c[c["score"].notna()]
+    vc, vv = _factor(c["score"].astype(float))
+    r = ag.Ratings(c["item"], c["rater"], vc, vv, len(panel))
+    base["rating"] = r.ordinal()
+    dis += _differing(r, panel.raters, lambda u: (panel.items[u], "rating"), s.name, "rating", _num_show,
+                      gap=SCORE_GAP)
+
+
+BY_TYPE = {
+    "failure_attribution": _attribution,
+    "agent_interaction_graph": _graph,
+    "agent_scorecard": _scorecard,
+    "tool_contention": _contention,
+    "emergent_behavior": _emergent,
+    "tool_call_review": _tool_calls,
+    "trajectory_eval": _steps,
+    "radio": _radio,
+    "multiselect": _multiselect,
+    "likert": _likert,
+}
+
+
+def agreement_for(lab: Labels, s, der, k: int, handoff_judgements=None) -> tuple[dict, list[dict]]:
+    """Agreement measures for one scheme, and the objects annotators disagree on.
+
+    `handoff_judgements(lab, scheme, der)` gives the (item, annotator, derived handoff) rows of a
+    handoff review (app.summary builds them for its rollup too)."""
+    panel = Panel(lab, s.name)
+    base: dict[str, Any] = {"type": s.type, "items_compared": len(panel), "annotators": panel.judged_by}
+    if s.type == "text":
+        return {**base, "note": "free text: no agreement measure"}, []
+    if not len(panel):
+        return {**base, "note": "no item has two or more annotators for this scheme: no agreement to compute"
+                if panel.any_annotator else "no annotations"}, []
+    dis: list[dict] = []
+    if s.type == "handoff_review":
+        _handoffs(lab, s, panel, der, k, base, dis, handoff_judgements)
+    elif s.type in BY_TYPE:
+        BY_TYPE[s.type](lab, s, panel, der, k, base, dis)
+    else:
+        base["note"] = "free text: no agreement measure"
+    return base, dis
+
