@@ -144,14 +144,14 @@ def _spread_part(part: pd.DataFrame, scheme: str, t: str, opts: dict, parts: dic
     values = part["value"]
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = np.asarray(values.cat.codes, dtype=np.int64)
-        cats = values.cat.categories
-        text_of = lambda c: cats[c] if c >= 0 else None  # noqa: E731
+        texts = values.cat.categories
     else:  # plain object column: code the texts here
         codes, texts = pd.factorize(values, use_na_sentinel=True)
         codes = np.asarray(codes, dtype=np.int64)
-        text_of = lambda c: texts[c] if c >= 0 else None  # noqa: E731
     uniq, inv = np.unique(codes, return_inverse=True)
-    spread = [_spread(t, opts, _loads(text_of(c))) for c in uniq.tolist()]
+    # only this scheme's distinct texts, as Python strings (-1: no value)
+    found = np.asarray(texts.take(np.maximum(uniq, 0)), dtype=object) if len(texts) else np.full(len(uniq), None)
+    spread = [_spread(t, opts, _loads(x if c >= 0 else None)) for c, x in zip(uniq.tolist(), found.tolist())]
     n_rows = len(part)
     for name, cols in TABLES.items():
         per_value = [sp.get(name, ()) for sp in spread]

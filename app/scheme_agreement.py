@@ -167,9 +167,12 @@ def _differing(r: ag.Ratings, rater_names, describe, scheme: str, kind: str, sho
     u, w, v = r.judgements_of(units)
     names = np.asarray(rater_names, dtype=object)
     shown = np.asarray([show(x) for x in r.values] + [""], dtype=object)[:-1]  # each distinct value once
-    text = pd.Series(names[w] + ": " + shown[v], dtype=object).groupby(u, sort=True).agg("; ".join)
+    parts = (names[w] + ": " + shown[v]).tolist()  # sorted by unit, then annotator
+    starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]]).tolist()
+    ends = starts[1:] + [len(parts)]
     out = []
-    for x, said in zip(text.index.tolist(), text.tolist()):
+    for x, a, b in zip(u[starts].tolist(), starts, ends):
+        said = "; ".join(parts[a:b])
         item, obj = describe(x)
         out.append({"item_id": item, "scheme": scheme, "kind": kind, "object": obj, "judgements": said})
     return out

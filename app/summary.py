@@ -490,6 +490,10 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],
                           "confusion": g["confusion"], "items": g["items"]}
+    # the long lists are built from plain Python values already: no need to walk them again
+    positions = {name: a.pop("positions") for name, a in out["attribution"].items()}
     out = clean(out)
-    out["disagreements"] = disagreements  # plain strings already: no need to walk them again
+    for name, p in positions.items():
+        out["attribution"][name]["positions"] = p
+    out["disagreements"] = disagreements
     return out
