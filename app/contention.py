@@ -26,7 +26,7 @@ __all__ = [
 UNKNOWN = "(unknown)"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Call:
     """One tool call; start/end are None where invalid, with `problem` set."""
 
@@ -39,7 +39,7 @@ class Call:
     problem: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Region:
     """A maximal group of calls connected by pairwise contention."""
 
@@ -172,32 +172,26 @@ class _UnionFind:
 
 def _build_regions(calls: list[Call], components: Iterable[list[int]]) -> list[Region]:
     """Make numbered Regions from components (lists of positions in calls)."""
-    regions = []
+    drafts = []
     for comp in components:
         if len(comp) < 2:
             continue
         # Position breaks ties so hand-built calls sharing an index still
         # give one answer.
-        comp = sorted(comp, key=lambda p: (calls[p].start, calls[p].index, p))
-        members = [calls[p] for p in comp]
+        members = sorted((calls[p].start, calls[p].index, p) for p in comp)
+        first = calls[members[0][2]]
         agents: dict[str, None] = {}
-        for c in members:
+        end = first.end
+        for _start, _index, p in members:
+            c = calls[p]
             agents.setdefault(c.agent, None)
-        regions.append(
-            Region(
-                index=0,
-                resource=members[0].resource,
-                start=min(c.start for c in members),
-                end=max(c.end for c in members),
-                calls=tuple(sorted(c.index for c in members)),
-                agents=tuple(agents),
-            )
-        )
-    regions.sort(key=lambda r: (r.start, r.resource, r.calls[0]))
-    return [
-        Region(i, r.resource, r.start, r.end, r.calls, r.agents)
-        for i, r in enumerate(regions)
-    ]
+            if c.end > end:
+                end = c.end
+        drafts.append((first.start, first.resource, end, tuple(sorted(m[1] for m in members)), tuple(agents)))
+    # numbered by start, then resource, then first call
+    drafts.sort(key=lambda d: (d[0], d[1], d[3][0]))
+    return [Region(i, resource, start, end, members, agents)
+            for i, (start, resource, end, members, agents) in enumerate(drafts)]
 
 
 def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: bool) -> None:
@@ -323,9 +317,11 @@ def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
         reach = -math.inf
         for start, _index, p in entries:
             if start >= reach:  # half-open: a call starting at the reach does not overlap
-                settle(cluster)
-                cluster = []
-            cluster.append(p)
+                if len(cluster) > 1:
+                    settle(cluster)
+                cluster = [p]
+            else:
+                cluster.append(p)
             end = calls[p].end
             if end > reach:
                 reach = end

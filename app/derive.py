@@ -17,7 +17,7 @@ from .toolcall import ToolCall, extract_tool_calls
 from .trace import UNKNOWN_AGENT, Step, read_steps
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Handoff:
     index: int
     step: int  # the first step of the receiving agent

@@ -22,7 +22,7 @@ _RESULT_KEYS = ("result", "output", "observation")
 _CALL_TEXT = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*\((.*)\)\s*", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolCall:
     """One tool call; index is its position over the whole trace."""
 

@@ -33,7 +33,8 @@ class Item:
         return self._hash
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass costs ~0.7 µs more per object, and a trace can hold 100,000s.
+@dataclass(slots=True)
 class Step:
     index: int
     id: str
