@@ -117,14 +117,18 @@ def too_deep(value, limit: int = MAX_DEPTH) -> bool:
 
     Level by level: each container is visited once and a leaf costs one type test, so a big
     flat trace is checked at a fraction of the cost of parsing it."""
-    level = [value] if isinstance(value, (dict, list)) else []
+    containers = (dict, list)
+    level = [value] if isinstance(value, containers) else []
     depth = 1
     while level:
         if depth > limit:
             return True
-        deeper = []
-        for v in level:
-            deeper.extend(x for x in (v.values() if isinstance(v, dict) else v) if isinstance(x, (dict, list)))
+        deeper: list = []
+        add = deeper.append
+        for v in level:  # a plain loop: a generator per container costs more than the leaves
+            for x in (v.values() if type(v) is dict else v):
+                if isinstance(x, containers):
+                    add(x)
         level = deeper
         depth += 1
     return False
@@ -239,6 +243,7 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
         plan.append(("one", fmt, record, where, single))
     del records
     items: list[Item] = []
+    as_read: set[int] = set()
     for step in plan:
         if step[0] == "file":
             fmt = step[1]
@@ -252,13 +257,17 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
             continue
         _, fmt, record, where, single = step
         try:
-            items.append(fmt.to_item(record, source_of(path, where), id_key=id_key, text_key=text_key,
-                                     file=path, single=single))
+            item = fmt.to_item(record, source_of(path, where), id_key=id_key, text_key=text_key,
+                               file=path, single=single)
+            items.append(item)
+            if item.data is record:
+                as_read.add(id(item))  # its nesting was checked above (items stay alive in `items`)
         except (ValueError, KeyError, TypeError) as e:
             problems.append(ctx.problem(where or "record", f"{e}; skipped"))
         except RecursionError:
             problems.append(ctx.problem(where or "record", TOO_DEEP))
-    deep = [it for it in items if too_deep(it.data)]  # JSON text inside a field, parsed into the item
+    # JSON text inside a field, parsed into the item (an item holding its record as read was checked)
+    deep = [it for it in items if id(it) not in as_read and too_deep(it.data)]
     problems.extend(ctx.problem(f"item {it.id!r}", TOO_DEEP) for it in deep)
     return [it for it in items if it not in deep] if deep else items, problems, ctx.golds
 
