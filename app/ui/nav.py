@@ -82,15 +82,34 @@ def surface_neighbours(ws: Workspace, current: str | None) -> tuple[st.Page | No
     return (pages[i - 1] if i > 0 else None), (pages[i + 1] if i + 1 < len(pages) else None)
 
 
+def pages_of(ws: Workspace) -> list[st.Page]:
+    """The pages this session may open, in menu order."""
+    if not shell.annotator():
+        return [home_page()]
+    from . import summary_page  # the summary page module imports this one
+    return [home_page()] + annotation_pages(ws) + ([summary_page.page()] if shell.is_admin() else [])
+
+
+def page_links(ws: Workspace, params: dict[str, str]) -> None:
+    """The menu: a link per page whose URL already holds `params` (the item, the sign-in), so
+    following it is one step in the browser's history."""
+    for page in pages_of(ws):
+        st.page_link(page, label=page.title, query_params=params, width="stretch")
+
+
 def sidebar(ws: Workspace, current: str | None = None) -> None:
-    """Who is signed in, progress, the item picker, item and surface navigation with shortcuts."""
+    """The menu, who is signed in, progress, the item picker, item and surface navigation with
+    shortcuts."""
     who = shell.annotator()
     with st.sidebar:
         if not who:
+            page_links(ws, {})
             st.caption("Not signed in")
             return
         st.caption(f"Signed in as **{md(who)}**")
         item = shell.current_item(ws)
+        params = shell.url_params(**({"item": item.id} if item is not None else {}))
+        page_links(ws, params)
         if item is None:
             return
         ids = [it.id for it in ws.items]
@@ -116,11 +135,11 @@ def sidebar(ws: Workspace, current: str | None = None) -> None:
         if c3.button("◀ Page", key=widget_key("nav", "surface-prev"), disabled=before is None,
                      width="stretch", shortcut=SHORTCUTS["previous surface"],
                      help=f"Previous surface: {before.title}" if before else None):
-            st.switch_page(before)
+            st.switch_page(before, query_params=params)
         if c4.button("Page ▶", key=widget_key("nav", "surface-next"), disabled=after is None,
                      width="stretch", shortcut=SHORTCUTS["next surface"],
                      help=f"Next surface: {after.title}" if after else None):
-            st.switch_page(after)
+            st.switch_page(after, query_params=params)
         st.toggle("Show the trace beside the surface", value=True, key=state.SHOW_TRACE,
                   help="Hide it to give wide surfaces (graph, timeline) the whole page")
         with st.expander(":material/keyboard: Keyboard shortcuts"):

@@ -206,16 +206,23 @@ def sign_out() -> None:
     st.query_params.clear()
 
 
-def keep_url(**params: str) -> None:
-    """Put the sign-in and `params` (the item) back in the URL (page switches drop query
-    params), in one update: every change of the URL is an entry in the browser's history,
-    and Back should go back one step, not through a change per parameter."""
+def url_params(**params: str) -> dict[str, str]:
+    """The query parameters a page's URL carries: `params` (the item) and the sign-in."""
     want = dict(params)
     if accounts():
         if st.session_state.get(state.TICKET):
             want["session"] = st.session_state[state.TICKET]
     elif annotator():
         want["annotator"] = annotator()
+    return want
+
+
+def keep_url(**params: str) -> None:
+    """Put the sign-in and `params` (the item) back in the URL if they are missing, in one
+    update: every change of the URL is an entry in the browser's history, and Back should go
+    back one step, not through a change per parameter. (Baton's own page links carry them
+    already, so a page switch adds one entry, not two.)"""
+    want = url_params(**params)
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
 
