@@ -6,6 +6,7 @@ import json
 from app import values
 from app.storage import AnnotationStore
 from app.ui.state import widget_key
+from app.ui.surfaces.handoff_review import PAGE_SIZE
 from tests.conftest import make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
@@ -20,14 +21,20 @@ def _stored(tmp_path, item=ITEM):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", "handoffs")
 
 
+def _page(at, n: int, item=ITEM):
+    at.selectbox(key=_key("page", item=item)).set_value(n).run()
+    return at
+
+
 def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
     at = open_page(make_app(demo_project), PAGE)
-    assert len(at.radio) == 8  # one rating per handoff of the first demo run
+    assert len(at.radio) == PAGE_SIZE  # one rating per handoff of the first demo run, paged
     assert at.radio(key=_key(0, "quality")).value == 0  # "not rated"
+    at.radio(key=_key(1, "quality")).set_value(5).run()
+    _page(at, 1)
     at.checkbox(key=_key(6, "flag", "dropped_constraint")).check().run()
     at.checkbox(key=_key(6, "flag", "info_loss")).check().run()
     at.radio(key=_key(6, "quality")).set_value(2).run()
-    at.radio(key=_key(1, "quality")).set_value(5).run()
     expected = [
         {"index": 1, "step": 5, "from": "FlightAgent", "to": "Planner", "flags": [], "quality": 5},
         {"index": 6, "step": 12, "from": "Planner", "to": "Critic",
@@ -35,20 +42,24 @@ def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
     ]
     ann = _stored(tmp_path)
     assert ann.value == expected and ann.status == values.ANNOTATED
-    assert at.button(key=_key("clean")).disabled
+    assert any("saved" in m.value for m in at.markdown if m.value.startswith("Handoff 6:"))
+    at.button(key=_key("clean")).click().run()  # judged: "nothing to flag" changes nothing
+    assert _stored(tmp_path).value == expected and [t.value for t in at.toast][-1].startswith("2 handoffs are judged")
 
     again = open_page(make_app(demo_project), PAGE)
+    assert again.radio(key=_key(1, "quality")).value == 5
+    assert again.radio(key=_key(0, "quality")).value == 0
+    _page(again, 1)
     assert again.checkbox(key=_key(6, "flag", "info_loss")).value is True
     assert again.checkbox(key=_key(6, "flag", "dropped_constraint")).value is True
     assert again.checkbox(key=_key(6, "flag", "garbling")).value is False
     assert again.radio(key=_key(6, "quality")).value == 2
-    assert again.radio(key=_key(1, "quality")).value == 5
-    assert again.radio(key=_key(0, "quality")).value == 0
-    assert any("Handoff 6" in m.value and "quality 2/5" in m.value for m in again.markdown)
+    assert any(m.value.startswith("Handoff 6: _flagged: info") and "quality 2/5" in m.value for m in again.markdown)
 
     # un-rating handoff 1 drops it; the rest stays
-    again.radio(key=_key(1, "quality")).set_value(0).run()
+    _page(again, 0).radio(key=_key(1, "quality")).set_value(0).run()
     assert _stored(tmp_path).value == expected[1:]
+    _page(again, 1)
     again.checkbox(key=_key(6, "flag", "info_loss")).uncheck().run()
     again.checkbox(key=_key(6, "flag", "dropped_constraint")).uncheck().run()
     again.radio(key=_key(6, "quality")).set_value(0).run()
@@ -57,8 +68,9 @@ def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
 
 def test_cards_show_the_steps_around_each_handoff(demo_project):
     at = open_page(make_app(demo_project), PAGE)
+    _page(at, 1)
     md = [m.value for m in at.markdown if m.value.startswith("**Handoff ")]
-    assert len(md) == 8 and "step 11 → step 12" in md[6] and "Critic" in md[6]
+    assert len(md) == 3 and "step 11 → step 12" in md[1] and "Critic" in md[1]
     captions = [c.value for c in at.caption]
     assert "Last step of Planner (step 11)" in captions and "First step of Critic (step 12)" in captions
     texts = [t.value for t in at.text]
@@ -72,6 +84,10 @@ def test_reviewed_clean(demo_project, tmp_path):
     assert ann.status == values.REVIEWED_CLEAN and ann.value == []
     again = open_page(make_app(demo_project), PAGE)
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
+    again.checkbox(key=_key(2, "flag", "garbling")).check().run()  # a judgement after all
+    ann = _stored(tmp_path)
+    assert ann.status == values.ANNOTATED and ann.value[0]["flags"] == ["garbling"]
+    assert not any("Reviewed, nothing to flag" in c.value for c in again.caption)
 
 
 def test_long_trace_is_paged_and_stale_labels_are_not_attached(tmp_path):
@@ -81,14 +97,14 @@ def test_long_trace_is_paged_and_stale_labels_are_not_attached(tmp_path):
     data.write_text(json.dumps({"id": "long", "text": "t", "steps": steps}) + "\n")
     cfg = write_project(tmp_path, data_files=[str(data)])
     at = open_page(make_app(cfg, item="long"), PAGE)
-    assert len(at.radio) == 10
-    at.selectbox(key=_key("page", item="long")).set_value(2).run()
-    assert [r.key for r in at.radio][0] == _key(20, "quality", item="long")
+    assert len(at.radio) == PAGE_SIZE
+    _page(at, 5, item="long")
+    assert [r.key for r in at.radio][0] == _key(25, "quality", item="long")
     at.checkbox(key=_key(25, "flag", "garbling", item="long")).check().run()
     assert _stored(tmp_path, "long").value == [
         {"index": 25, "step": 26, "from": "B", "to": "C", "flags": ["garbling"], "quality": None}]
     # long step text: an excerpt, the full text one click away
-    at.selectbox(key=_key("page", item="long")).set_value(0).run()
+    _page(at, 1, item="long")  # handoffs 5-9: step 7 is handed over
     assert any(e.label.startswith("Full text of step 7") for e in at.expander)
 
 

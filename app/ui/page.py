@@ -13,7 +13,8 @@ from ..workspace import Workspace
 from . import nav, shell, state, trace_view
 from .text import md
 
-Renderer = Callable[[Workspace, Item, Scheme], None]
+# draws a scheme's surface; returns shell.CARDS when its cards re-run alone and say what they saved
+Renderer = Callable[[Workspace, Item, Scheme], object]
 
 
 def condition_unmet(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
@@ -71,8 +72,8 @@ def scheme_block(ws: Workspace, item: Item, scheme: Scheme, render_scheme: Rende
     if why_not:
         st.info(why_not)
         return
-    render_scheme(ws, item, scheme)
-    shell.saved_note(ws, item, scheme.name)
+    per_card = render_scheme(ws, item, scheme) == shell.CARDS
+    shell.saved_note(ws, item, scheme.name, per_card=per_card)
     if asked_about:  # another scheme's show_if reads this answer: redraw the page when it changed
         ann = shell.load(ws, item, scheme.name)
         now = radio_choice(ann.value) if ann else None

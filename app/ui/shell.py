@@ -381,10 +381,36 @@ def clear(ws: Workspace, item: Item, scheme_name: str) -> None:
     st.session_state[state.SAVED][(item.id, scheme_name)] = "cleared " + datetime.now().strftime("%H:%M:%S")
 
 
-def saved_note(ws: Workspace, item: Item, scheme_name: str) -> None:
-    """A text line saying what is on disk for this scheme (never colour alone)."""
+CARDS = "cards"  # a surface's render() returns this when each of its cards says what it saved
+
+
+def card_saved(ws: Workspace, item: Item, scheme, value, key: str) -> None:
+    """Save a card's change (see commit) from inside the card's own fragment, and remember the
+    time for the card to show. The scheme's note outside the card is drawn only on a rerun of
+    the whole scheme; it says "Reviewed, nothing to flag" when that is the status, so leaving
+    that status asks for a whole-page rerun (rare: a judgement after marking it clean)."""
+    before = load(ws, item, scheme.name)
+    commit(ws, item, scheme, value)
+    st.session_state[key] = datetime.now().strftime("%H:%M:%S")
+    if before is not None and before.status == REVIEWED_CLEAN:
+        st.session_state[state.FULL_RERUN] = True
+
+
+def card_note(key: str) -> str:
+    """The card's " · saved HH:MM:SS" once it was saved in this session."""
+    at = st.session_state.get(key)
+    return f" · saved {at}" if at else ""
+
+
+def saved_note(ws: Workspace, item: Item, scheme_name: str, per_card: bool = False) -> None:
+    """A text line saying what is on disk for this scheme (never colour alone). With
+    `per_card`, the cards say what they saved (they re-run alone, this line does not), so the
+    line speaks only of the scheme-wide status "Reviewed, nothing to flag"."""
     shown = st.session_state[state.SAVED].get((item.id, scheme_name))
     ann = load(ws, item, scheme_name)
+    if per_card and (ann is None or ann.status == ANNOTATED):
+        st.caption("Each card saves as you click, and says what it saved.")
+        return
     if ann is None:
         st.caption("Not annotated yet" + (f" ({shown})" if shown and shown.startswith("cleared") else ""))
         return
