@@ -7,6 +7,7 @@ import json
 from app.storage import Annotation, AnnotationStore
 from app.ui.state import widget_key
 from app.values import REVIEWED_CLEAN
+from app.ui.surfaces.tool_call_review import PAGE_SIZE
 from tests.conftest import make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
@@ -90,15 +91,16 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     db.save(Annotation("many", "alice", "tool_review", "tool_call_review",
                        [{"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""}]))
     at = open_page(make_app(cfg, item="many"), "tool_call_review")
-    assert len([m for m in at.markdown if m.value.startswith("**Call ")]) == 10
+    assert len([m for m in at.markdown if m.value.startswith("**Call ")]) == PAGE_SIZE
     # the stale label is listed apart, not shown on call 3
     assert at.selectbox(key=key(3, "verdict", item="many")).value is None
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
-    at.button(key=key("next", item="many")).click().run()
-    at.button(key=key("next", item="many")).click().run()
+    for _ in range(4):
+        at.button(key=key("next", item="many")).click().run()
     assert [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**Call ")] == \
         ["Call 20", "Call 21", "Call 22", "Call 23", "Call 24"]
     at.selectbox(key=key(21, "verdict", item="many")).select("wrong_order").run()
+    assert any(c.value.startswith("Call 21: verdict wrong\\_order · saved") for c in at.caption)
     assert stored(tmp_path, "many").value == [
         {"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""},
         {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]

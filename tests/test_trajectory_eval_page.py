@@ -7,6 +7,7 @@ import json
 from app.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.values import REVIEWED_CLEAN
+from app.ui.surfaces.trajectory_eval import PAGE_SIZE
 from tests.conftest import make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
@@ -23,14 +24,15 @@ def stored(tmp_path, item=ITEM, scheme="mast_steps"):
 
 
 def cards(at):
-    """The step cards' headers (the trace view's own step headers have no state in italics)."""
-    return [m.value for m in at.markdown if m.value.startswith("**Step ") and m.value.endswith("*")]
+    """The step cards' state lines ("Step N: *state*", under the card's controls)."""
+    return [m.value for m in at.markdown if m.value.startswith("Step ") and ": *" in m.value]
 
 
 def test_cards_modes_and_paging(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    assert len(cards(at)) == 10 and cards(at)[4].startswith("**Step 4** · ")
-    assert "FlightAgent" in cards(at)[4] and "not judged yet" in cards(at)[4]
+    assert len(cards(at)) == PAGE_SIZE and cards(at)[4].startswith("Step 4: ")
+    assert "not judged yet" in cards(at)[4]
+    assert any(m.value.startswith("**Step 4** · ") and "FlightAgent" in m.value for m in at.markdown)
     ms = at.multiselect(key=key(4, "modes"))
     assert len(ms.options) == 14 and ms.options[0] == M11 and ms.value == []
     assert at.radio(key=key(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
@@ -38,9 +40,10 @@ def test_cards_modes_and_paging(demo_project):
     # step text is the step's content, as plain text
     assert any(t.value.startswith("Cheapest option is FR7102") for t in at.text)
     at.number_input(key=key("jump")).set_value(12).run()
-    assert [c.split("**")[1] for c in cards(at)] == ["Step 10", "Step 11", "Step 12", "Step 13"]
+    assert [c.split(":")[0] for c in cards(at)] == ["Step 10", "Step 11", "Step 12", "Step 13"]
     at.button(key=key("prev")).click().run()
-    assert cards(at)[0].startswith("**Step 0**")
+    at.button(key=key("prev")).click().run()
+    assert cards(at)[0].startswith("Step 0: ")
 
 
 def test_label_save_reopen_correct_again(demo_project):
@@ -63,6 +66,7 @@ def test_label_save_reopen_correct_again(demo_project):
                     {"type": "Task Verification & Termination", "subtype": "3.2 No or incomplete verification"}],
          "severity": "major", "rationale": "books a 06:40 flight"}], "score": 95}
     assert any(m.value.startswith("**Score: 95 / 100**") for m in at.markdown)
+    assert "· saved " in cards(at)[0] and cards(at)[0].endswith("score now 95 / 100")  # the card's own line
 
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert again.radio(key=key(4, "corr")).value == "incorrect"
@@ -94,6 +98,7 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     at.button(key=key("next")).click().run()
+    at.button(key=key("next")).click().run()
     at.radio(key=key(13, "corr")).set_value("incorrect").run()
     at.multiselect(key=key(13, "modes")).select(11).run()  # 3.1 Premature termination
     at.selectbox(key=key(13, "sev")).select("critical").run()
@@ -106,6 +111,7 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     assert ann.status == REVIEWED_CLEAN and ann.value == {"steps": [], "score": 100}
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
+    again.button(key=key("next")).click().run()
     again.button(key=key("next")).click().run()
     assert again.radio(key=key(13, "corr")).value is None
 

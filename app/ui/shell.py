@@ -384,13 +384,13 @@ def clear(ws: Workspace, item: Item, scheme_name: str) -> None:
 CARDS = "cards"  # a surface's render() returns this when each of its cards says what it saved
 
 
-def card_saved(ws: Workspace, item: Item, scheme, value, key: str) -> None:
+def card_saved(ws: Workspace, item: Item, scheme, value, key: str, empty: bool | None = None) -> None:
     """Save a card's change (see commit) from inside the card's own fragment, and remember the
     time for the card to show. The scheme's note outside the card is drawn only on a rerun of
     the whole scheme; it says "Reviewed, nothing to flag" when that is the status, so leaving
     that status asks for a whole-page rerun (rare: a judgement after marking it clean)."""
     before = load(ws, item, scheme.name)
-    commit(ws, item, scheme, value)
+    commit(ws, item, scheme, value, empty=empty)
     st.session_state[key] = datetime.now().strftime("%H:%M:%S")
     if before is not None and before.status == REVIEWED_CLEAN:
         st.session_state[state.FULL_RERUN] = True
