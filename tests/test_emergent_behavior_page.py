@@ -62,7 +62,7 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     assert [t for t in range(14) if box(at2, "echoing", t).value] == [12]
     assert [t for t in range(14) if box(at2, "role_swap", t).value] == [6, 7]
     assert at2.text_area(key=key_of(at2.text_area, "echoing", "note")).value == "Critic repeats the plan"
-    assert any("Saved" in c.value for c in at2.caption)
+    assert any("saved at once" in c.value for c in at2.caption)
 
     # clearing everything leaves no row: "not annotated" again
     at2.text_area(key=key_of(at2.text_area, "echoing", "note")).input("").run()
@@ -71,7 +71,7 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     at2.number_input(key=key_of(at2.number_input, "role_swap", "to")).set_value(13).run()
     at2.button(key=key_of(at2.button, "role_swap", "remove")).click().run()
     assert stored(demo_project, item) is None
-    assert any("Not annotated yet" in c.value for c in at2.caption)
+    assert sum("No turns marked for this behaviour yet." in c.value for c in at2.caption) == 4
 
 
 def test_reviewed_nothing_to_flag_is_distinct(demo_project):
@@ -86,7 +86,10 @@ def test_reviewed_nothing_to_flag_is_distinct(demo_project):
     box(at, "ignored_critique", 8).check().run()
     ann = stored(demo_project, item)
     assert ann.status == "annotated" and ann.value == {"ignored_critique": {"turns": [8], "note": ""}}
-    assert at.button(key=key_of(at.button, "clean")).disabled
+    assert not any("Reviewed, nothing to flag" in c.value for c in at.caption)
+    at.button(key=key_of(at.button, "clean")).click().run()  # marked: "nothing to flag" changes nothing
+    assert stored(demo_project, item).value == {"ignored_critique": {"turns": [8], "note": ""}}
+    assert "Nothing changed" in [t.value for t in at.toast][-1]
 
 
 def test_no_note_when_not_allowed(tmp_path):

@@ -409,7 +409,7 @@ def saved_note(ws: Workspace, item: Item, scheme_name: str, per_card: bool = Fal
     shown = st.session_state[state.SAVED].get((item.id, scheme_name))
     ann = load(ws, item, scheme_name)
     if per_card and (ann is None or ann.status == ANNOTATED):
-        st.caption("Each card saves as you click, and says what it saved.")
+        st.caption("Every click is saved at once; each card (or tab) says what it holds.")
         return
     if ann is None:
         st.caption("Not annotated yet" + (f" ({shown})" if shown and shown.startswith("cleared") else ""))

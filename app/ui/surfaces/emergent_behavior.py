@@ -1,7 +1,7 @@
 """Emergent behaviour: for each configured behaviour, the turns of the run that show it
 (a checkbox per turn, paged; a from/to range to add or remove at once) and a note.
 
-Paging and saves re-run only this scheme's fragment (app/ui/page.scheme_block), with its saved note.
+Each behaviour's tab is a fragment of its own: paging and ticks re-run only that tab.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
-from ..state import widget_key
+from ..state import FULL_RERUN, widget_key
 from ..text import md
 
 PAGE_SIZE = 20
@@ -28,11 +28,11 @@ def _rows(d) -> tuple[list, list[int]]:
     return rows, [t.index for t in rows]
 
 
-def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    _surface(ws, item, scheme)
+def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
+    return _surface(ws, item, scheme)
 
 
-def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
+def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
     d = shell.derivation(item, scheme)
     behaviors: list[str] = list(scheme["behaviors"])
     rows, valid = shell.per_derivation(d, "emergent.turns", lambda: _rows(d))
@@ -42,11 +42,16 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return ann.value if ann and isinstance(ann.value, dict) else {}
 
     def save(value: dict, status: str = values.ANNOTATED) -> None:
+        before = shell.load(ws, item, scheme.name)
         shell.commit(ws, item, scheme, value, status=status)
+        if status == values.ANNOTATED and before is not None and before.status == values.REVIEWED_CLEAN:
+            st.session_state[FULL_RERUN] = True  # the scheme's note said "nothing to flag": redraw the page
 
     stored = load()
     entries = bh.parse(stored)
+    # each behaviour's tab re-runs alone and says what it marked; this overview is as of drawing
     st.markdown("  \n".join(md(line) for line in bh.summary(stored, behaviors)))
+    st.caption("Overview when this list was drawn; a click re-runs only its behaviour's tab.")
     extra = [b for b in entries if b not in behaviors]
     if extra:
         st.caption("Also saved, for behaviours no longer in the config: "
@@ -57,15 +62,28 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
         tabs = st.tabs([md(b) for b in behaviors])
         for b, tab in zip(behaviors, tabs):
             with tab:
-                _behavior(item, scheme, b, behaviors, rows, valid, entries.get(b, bh.entry()), load, save)
-    st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"),
-              disabled=bool(entries),
-              help="Clear the marked turns and notes first" if entries else
-              "Record that you looked for these behaviours and found none",
-              on_click=lambda: save({}, values.REVIEWED_CLEAN))
+                _behavior(item, scheme, b, behaviors, rows, valid, load, save)
+
+    def clean():
+        if bh.parse(load()):  # the tabs re-run alone, so this button cannot follow them: it checks here
+            st.toast("Turns or notes are marked: clear them first to record \"nothing to flag\". Nothing changed.")
+            return
+        save({}, values.REVIEWED_CLEAN)
+
+    st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"), on_click=clean,
+              help="Record that you looked for these behaviours and found none (only while nothing is marked)")
+    return shell.CARDS
 
 
-def _behavior(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
+@st.fragment
+def _behavior(item, scheme, b, behaviors, rows, valid, load, save) -> None:
+    """One behaviour's turns and note, a fragment of its own: a tick re-runs only this tab."""
+    _marks(item, scheme, b, behaviors, rows, valid, bh.parse(load()).get(b, bh.entry()), load, save)
+    if st.session_state.pop(FULL_RERUN, False):
+        st.rerun()
+
+
+def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
     marked = set(e["turns"])
     n = len(marked)
     st.caption(f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
