@@ -45,6 +45,8 @@ from pathlib import Path
 
 from benchmarks.gen import table, verdict, write_project
 
+from app.ui.surfaces.tool_call_review import PAGE_SIZE as TOOL_PAGE  # noqa: E402
+
 from tests.browser.conftest import ARGS, CHROMIUM, Server, _free_port  # noqa: E402
 
 QUIET_MS = 600
@@ -217,7 +219,7 @@ def surfaces(n: int) -> dict:
             ("toggle it off (clear)",
              lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: none marked")]),
         "handoff_review": ("handoff_review", [
-            ("flag a handoff (save)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "flagged: info_loss"),
+            ("flag a handoff (save, its card)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "flagged: info_loss"),
             ("unflag it (clear)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "not judged yet")]),
         "agent_scorecard": ("agent_scorecard", [
             ("tick a milestone (save)", lambda pg: _box(pg, "plan produced"), "Saved"),
@@ -231,11 +233,12 @@ def surfaces(n: int) -> dict:
             ("mark a turn (save)", lambda pg: _box(pg, first_turn), "Marked: 1 turn"),
             ("unmark it (clear)", lambda pg: _box(pg, first_turn), "No turns marked")]),
         "tool_call_review": ("tool_call_review", [
-            ("later calls (fragment)", lambda pg: pg.get_by_role("button", name="Later ▶").last, "Call 10 · "),
+            ("later calls (fragment)", lambda pg: pg.get_by_role("button", name="Later ▶").last,
+             f"Call {TOOL_PAGE} · "),
             ("earlier calls (fragment)", lambda pg: pg.get_by_role("button", name="◀ Earlier").last, "Call 0 · ")]),
         "trajectory_eval": ("trajectory_eval", [
-            ("judge a step (save)", lambda pg: _label(pg, "incorrect"), "· incorrect"),
-            ("judge it again (save)", lambda pg: _label(pg, "correct"), "· correct")]),
+            ("judge a step (save, its card)", lambda pg: _label(pg, "incorrect"), "Step 0: incorrect"),
+            ("judge it again (save, its card)", lambda pg: _label(pg, "correct"), "Step 0: correct")]),
         "trace": ("radio", [
             ("later steps of the trace", lambda pg: pg.get_by_role("button", name="Later ▶").first, "Steps 10–19"),
             ("earlier steps", lambda pg: pg.get_by_role("button", name="◀ Earlier").first, "Steps 0–9")]),

@@ -4,6 +4,7 @@ session shows it, long runs are paged."""
 import json
 
 from app.storage import AnnotationStore
+from app.ui.surfaces.emergent_behavior import PAGE_SIZE
 from tests.conftest import make_app, open_page, write_project
 
 PAGE = "emergent_behavior"
@@ -110,12 +111,12 @@ def test_long_run_is_paged(tmp_path):
     project = write_project(tmp_path, data_files=[str(data)], annotation_schemes=[{
         "annotation_type": "emergent_behavior", "name": "emergent", "behaviors": ["loop"]}])
     at = open_page(make_app(project, item="long"), PAGE)
-    assert len(at.checkbox) == 20
+    assert len(at.checkbox) == PAGE_SIZE
     assert at.checkbox[1].label == "Step 1 · B · turn 1 \\<b\\>bold\\<\\/b\\> \\[link\\]\\(http\\:\\/\\/x\\)"
-    assert any("Steps 0–19 of 45 (page 1/3)" in c.value for c in at.caption)
-    at.button(key=key_of(at.button, "loop", "next")).click().run()
-    at.button(key=key_of(at.button, "loop", "next")).click().run()
-    assert [c.key.rsplit(SEP, 1)[1] for c in at.checkbox] == [str(i) for i in range(40, 45)]
+    assert any(f"Steps 0–{PAGE_SIZE - 1} of 45 (page 1/{-(-45 // PAGE_SIZE)})" in c.value for c in at.caption)
+    for _ in range(45 // PAGE_SIZE):
+        at.button(key=key_of(at.button, "loop", "next")).click().run()
+    assert [c.key.rsplit(SEP, 1)[1] for c in at.checkbox] == [str(i) for i in range(45 // PAGE_SIZE * PAGE_SIZE, 45)]
     box(at, "loop", 44).check().run()
     at.number_input(key=key_of(at.number_input, "loop", "from")).set_value(10).run()
     at.number_input(key=key_of(at.number_input, "loop", "to")).set_value(25).run()
