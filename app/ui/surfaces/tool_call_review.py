@@ -26,8 +26,12 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return _review(ws, item, scheme)
 
 
+HIGHLIGHT_UP_TO = 300  # characters: longer blocks are shown plain (the browser's highlighter dominates a page turn)
+
+
 def _show_data(label: str, data, expanded: bool) -> None:
     text, lang = toolreview.pretty(data)
+    lang = lang if len(text) <= HIGHLIGHT_UP_TO else None
     if len(text) > LONG:
         with st.expander(f"{label} ({len(text):,} characters)", expanded=False):
             st.code(text, language=lang, wrap_lines=True)
