@@ -117,7 +117,9 @@ class Objects:
         self.key = key
         self.describe_row = describe
         self.panel = panel
-        self.frame = pd.DataFrame(rows, columns=key) if rows else pd.DataFrame(columns=key)
+        cols = list(zip(*rows)) if rows else [()] * len(key)  # object columns, not Arrow strings (slow here)
+        self.frame = pd.DataFrame({k: pd.Series(v, dtype=object).infer_objects() if v and not isinstance(v[0], str)
+                                   else pd.Series(v, dtype=object) for k, v in zip(key, cols)})
         self.frame["item"] = np.asarray(items, dtype=np.int64)
         self.frame["unit"] = np.arange(len(rows), dtype=np.int64)
         self.unit_item = self.frame["item"].to_numpy()

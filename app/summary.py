@@ -253,8 +253,9 @@ def _derived_handoffs(der: Derived, item_ids: Iterable[str], scheme_obj) -> pd.D
         if d:
             rows.extend((it, h.index, h.step, h.src, h.dst) for h in d.handoffs)
     cols = ["item_id", "index", "step", "src", "dst"]
-    if rows:
-        return pd.DataFrame.from_records(rows, columns=cols)
+    if rows:  # object columns: pandas' Arrow-backed strings are slow to merge on and to iterate
+        return pd.DataFrame({c: pd.Series(v, dtype="int64" if c in ("index", "step") else object)
+                             for c, v in zip(cols, zip(*rows))})
     return pd.DataFrame({c: pd.Series([], dtype=object) for c in cols})
 
 
@@ -322,8 +323,10 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     flagged_ho: dict[tuple, int] = defaultdict(int)
     for s in handoff_schemes:
         j, _ = _handoff_judgements(lab, s, der)
-        for src, dst, fl in zip(j.get("src", []), j.get("dst", []), j.get("flags", [])):
-            flagged_ho[(src, dst)] += bool(fl)
+        if not j.empty:
+            flagged = j.assign(flagged=[bool(fl) for fl in j["flags"]]).groupby(["src", "dst"])["flagged"].sum()
+            for (src, dst), n in flagged.items():
+                flagged_ho[(src, dst)] += int(n)
     edges = []
     for (a, b) in dict.fromkeys(list(counts) + [k[:2] for k in marks.index]):
         c = counts.get((a, b), {"handoffs": 0, "runs": 0})
