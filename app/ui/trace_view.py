@@ -16,6 +16,7 @@ from ..trace import UNKNOWN_AGENT, Item
 from . import state
 from .text import agent_badge, md
 
+HIGHLIGHT_UP_TO = 300  # characters of a tool call's arguments shown in colour
 PAGE_SIZE = 10  # steps per page: a page turn or a new item draws this many cards
 COLLAPSE_AT = 600  # characters: longer step contents start collapsed
 
@@ -150,5 +151,6 @@ def render(item: Item, d: Derivation) -> None:
                 failed = raw_calls.get(str(tc.call_id), {}).get("status") == "error"
                 st.caption(f"Tool call {tc.index}: {md(tc.tool, 80)}" + (
                     f" · failed: {md(raw_calls[str(tc.call_id)].get('error') or 'error', 160)}" if failed else ""))
-                st.code(args or "", language="json" if not isinstance(tc.arguments, str) else None,
-                        wrap_lines=True)
+                # short blocks in colour; a long one plain (the browser's highlighter costs per character)
+                plain = isinstance(tc.arguments, str) or len(args or "") > HIGHLIGHT_UP_TO
+                st.code(args or "", language=None if plain else "json", wrap_lines=True)
