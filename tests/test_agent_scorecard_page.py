@@ -42,7 +42,9 @@ def test_score_save_reopen_unscore(demo_project):
                          "team": {"efficiency": 5},
                          "milestones": {"plan produced": True, "task delegated correctly": False,
                                         "result verified": False}}
-    assert any("Saved" in c.value for c in at.caption)
+    assert any(c.value.startswith("Milestones: 1 of 3 reached · saved ") for c in at.caption)
+    assert any(c.value.startswith("Team scores · saved ") for c in at.caption)
+    assert any("Planner" in m.value and "· saved " in m.value for m in at.markdown)
 
     again = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
     assert again.selectbox(key=key("agent", "Planner", "role fidelity")).value == 4
@@ -62,7 +64,7 @@ def test_score_save_reopen_unscore(demo_project):
                                                 "result verified": False}}
     again.checkbox(key=key("milestone", "plan produced")).uncheck().run()
     assert stored(tmp) is None
-    assert any("Not annotated yet" in c.value for c in again.caption)
+    assert any(c.value.startswith("Milestones: 0 of 3 reached · saved ") for c in again.caption)
 
 
 def test_reviewed_clean_is_not_the_same_as_not_annotated(demo_project):

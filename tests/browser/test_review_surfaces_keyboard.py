@@ -30,10 +30,10 @@ def test_scorecard_by_keyboard(page, server):
     box.focus()
     page.keyboard.type("4")
     page.keyboard.press("Enter")
-    page.get_by_text("Saved ·").wait_for(timeout=10000)
+    page.get_by_text(re.compile(r"Planner.*· saved ")).wait_for(timeout=10000)  # the row says it saved
     page.get_by_label("plan produced").focus()
     page.keyboard.press("Space")
-    page.get_by_text("1 of 3 milestones reached").wait_for(timeout=10000)
+    page.get_by_text(re.compile(r"^Milestones: 1 of 3 reached · saved ")).wait_for(timeout=10000)
     assert _store(server).load(ITEM, "alice", "scorecard").value == {
         "agents": {"Planner": {"role fidelity": 4}}, "team": {},
         "milestones": {"plan produced": True, "task delegated correctly": False, "result verified": False}}

@@ -1,7 +1,8 @@
 """Agent scorecard: a score per agent and dimension, team scores, milestones reached.
 
 A grid of selectboxes (an agent per row, a dimension per column); "–" is "not scored",
-distinct from every score. Each change saves at once (value format in app/scorecard.py).
+distinct from every score. Each agent's row, the team scores and the milestones are fragments of
+their own, so a change re-runs only them. Each change saves at once (value format in app/scorecard.py).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
-from ..state import widget_key
+from ..state import FULL_RERUN, widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 15  # agent rows per page
@@ -23,51 +24,58 @@ def _steps(n: int) -> str:
     return f" · {n} step" + ("" if n == 1 else "s")
 
 
-def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    _scorecard(ws, item, scheme)
+def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
+    return _scorecard(ws, item, scheme)
 
 
-def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
+def _fmt(o) -> str:
+    return "–" if o is None else str(o)
+
+
+def _options(scheme: Scheme) -> list:
+    return [None] + list(range(1, scheme["scale"] + 1))
+
+
+def _prefix(item: Item, scheme: Scheme) -> tuple:
+    return ("scorecard", scheme.name, item.id)
+
+
+def _card(ws: Workspace, item: Item, scheme: Scheme) -> dict:
+    return scorecard.parse(shell.stored_value(ws, item, scheme.name), scheme["scale"])
+
+
+def _save(ws: Workspace, item: Item, scheme: Scheme, change, saved_key: str) -> None:
+    """Apply `change` to the stored value (read now) and save it at once."""
+    value = change(shell.stored_value(ws, item, scheme.name))
+    shell.card_saved(ws, item, scheme, value, saved_key, empty=scorecard.is_empty(value))
+
+
+def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:
+    if key not in st.session_state:
+        st.session_state[key] = value if value in _options(scheme) else None
+    st.selectbox(label, _options(scheme), key=key, format_func=_fmt, on_change=cb, label_visibility="collapsed",
+                 placeholder="–")
+
+
+def _redraw_if_asked() -> None:
+    if st.session_state.pop(FULL_RERUN, False):
+        st.rerun()  # the scheme's note said "reviewed, nothing to flag": redraw the page
+
+
+def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
     d = shell.derivation(item, scheme)
     scale: int = scheme["scale"]
     dims: list[str] = scheme["agent_dimensions"]
     team_dims: list[str] = scheme["team_dimensions"] or []
     milestones: list[str] = scheme["milestones"] or []
-    prefix = ("scorecard", scheme.name, item.id)
-    ann = shell.load(ws, item, scheme.name)
-    stored = ann.value if ann else None
-    card = scorecard.parse(stored, scale)
+    prefix = _prefix(item, scheme)
+    stored = shell.stored_value(ws, item, scheme.name)
     rows, extra = scorecard.rows(d.agents, stored, scale)
-    options = [None] + list(range(1, scale + 1))
 
-    def fmt(o):
-        return "–" if o is None else str(o)
-
-    def current():
-        return shell.stored_value(ws, item, scheme.name)
-
-    def commit(value) -> None:
-        shell.commit(ws, item, scheme, value, empty=scorecard.is_empty(value))
-
-    def on_agent(agent: str, dim: str, key: str):
-        return lambda: commit(scorecard.with_agent_score(current(), agent, dim, st.session_state[key],
-                                                         milestones, scale))
-
-    def on_team(dim: str, key: str):
-        return lambda: commit(scorecard.with_team_score(current(), dim, st.session_state[key], milestones, scale))
-
-    def on_milestone(name: str, key: str):
-        return lambda: commit(scorecard.with_milestone(current(), name, bool(st.session_state[key]),
-                                                       milestones, scale))
-
-    def select(label: str, key: str, value, cb) -> None:
-        if key not in st.session_state:
-            st.session_state[key] = value if value in options else None
-        st.selectbox(label, options, key=key, format_func=fmt, on_change=cb, label_visibility="collapsed",
-                     placeholder="–")
-
+    # each agent's row, the team and the milestones re-run alone: this line is as of drawing
     st.caption(f"Scores from 1 (lowest) to {scale} (highest); “–” is not scored. "
-               f"{md(scorecard.summary(stored, len(d.agents), dims, team_dims, scale))}.")
+               f"{md(scorecard.summary(stored, len(d.agents), dims, team_dims, scale))} when this card was "
+               "drawn; a change re-runs only its row.")
 
     # --- agents ---------------------------------------------------------------------------------
     st.markdown("**Agents**")
@@ -86,33 +94,15 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
         for c, dim in zip(head[1:], dims):
             c.caption(md(dim))
         for agent in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
-            cols = st.columns(widths, vertical_alignment="center")
             note = " (not in this trace)" if agent in extra else _steps(d.step_counts.get(agent, 0))
-            cols[0].markdown(agent_badge(agent) + md(note))
-            for c, dim in zip(cols[1:], dims):
-                key = widget_key(*prefix, "agent", agent, dim)
-                with c:
-                    select(md(f"{dim} of {agent}"), key, card["agents"].get(agent, {}).get(dim),
-                           on_agent(agent, dim, key))
+            _agent_row(ws, item, scheme, agent, note)
 
-    # --- team -----------------------------------------------------------------------------------
     if team_dims:
         st.markdown("**Team**")
-        cols = st.columns(len(team_dims))
-        for c, dim in zip(cols, team_dims):
-            key = widget_key(*prefix, "team", dim)
-            with c:
-                st.caption(md(dim))
-                select(md(f"team {dim}"), key, card["team"].get(dim), on_team(dim, key))
-
-    # --- milestones -----------------------------------------------------------------------------
+        _team(ws, item, scheme)
     if milestones:
         st.markdown("**Milestones reached**")
-        for name in milestones:
-            key = widget_key(*prefix, "milestone", name)
-            if key not in st.session_state:
-                st.session_state[key] = bool(card["milestones"].get(name, False))
-            st.checkbox(md(name), key=key, on_change=on_milestone(name, key))
+        _milestones(ws, item, scheme)
 
     def clean():
         shell.reviewed_clean(ws, item, scheme, scorecard.empty(), forget=prefix)
@@ -120,3 +110,71 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> None:
     st.button("Reviewed, nothing to flag", key=widget_key(*prefix, "clean"), on_click=clean,
               help="Record that you looked at this run and have no scores to give "
                    "(removes any scores given here)")
+    return shell.CARDS
+
+
+@st.fragment
+def _agent_row(ws: Workspace, item: Item, scheme: Scheme, agent: str, note: str) -> None:
+    """One agent's scores, a fragment of its own: a change re-runs only this row."""
+    dims: list[str] = scheme["agent_dimensions"]
+    prefix = _prefix(item, scheme)
+    saved = widget_key(*prefix, "agent", agent, "saved")
+    scores = _card(ws, item, scheme)["agents"].get(agent, {})
+    cols = st.columns([3] + [2] * len(dims), vertical_alignment="center")
+    cols[0].markdown(agent_badge(agent) + md(note) + shell.card_note(saved))
+    for c, dim in zip(cols[1:], dims):
+        key = widget_key(*prefix, "agent", agent, dim)
+
+        def changed(dim=dim, key=key):
+            _save(ws, item, scheme, lambda v: scorecard.with_agent_score(
+                v, agent, dim, st.session_state[key], scheme["milestones"] or [], scheme["scale"]), saved)
+
+        with c:
+            _select(scheme, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
+    _redraw_if_asked()
+
+
+@st.fragment
+def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    """The team's scores, a fragment of their own."""
+    team_dims: list[str] = scheme["team_dimensions"] or []
+    prefix = _prefix(item, scheme)
+    saved = widget_key(*prefix, "team", "saved")
+    scores = _card(ws, item, scheme)["team"]
+    cols = st.columns(len(team_dims))
+    for c, dim in zip(cols, team_dims):
+        key = widget_key(*prefix, "team", dim)
+
+        def changed(dim=dim, key=key):
+            _save(ws, item, scheme, lambda v: scorecard.with_team_score(
+                v, dim, st.session_state[key], scheme["milestones"] or [], scheme["scale"]), saved)
+
+        with c:
+            st.caption(md(dim))
+            _select(scheme, md(f"team {dim}"), key, scores.get(dim), changed)
+    if saved in st.session_state:
+        st.caption("Team scores" + shell.card_note(saved))
+    _redraw_if_asked()
+
+
+@st.fragment
+def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    """The milestones, a fragment of their own."""
+    milestones: list[str] = scheme["milestones"] or []
+    prefix = _prefix(item, scheme)
+    saved = widget_key(*prefix, "milestone", "saved")
+    reached = _card(ws, item, scheme)["milestones"]
+    for name in milestones:
+        key = widget_key(*prefix, "milestone", name)
+        if key not in st.session_state:
+            st.session_state[key] = bool(reached.get(name, False))
+
+        def changed(name=name, key=key):
+            _save(ws, item, scheme, lambda v: scorecard.with_milestone(
+                v, name, bool(st.session_state[key]), milestones, scheme["scale"]), saved)
+
+        st.checkbox(md(name), key=key, on_change=changed)
+    if saved in st.session_state:
+        st.caption(f"Milestones: {sum(bool(reached.get(m)) for m in milestones)} of {len(milestones)} "
+                   f"reached{shell.card_note(saved)}")
+    _redraw_if_asked()
