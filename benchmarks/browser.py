@@ -222,8 +222,9 @@ def surfaces(n: int) -> dict:
             ("flag a handoff (save, its card)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "flagged: info_loss"),
             ("unflag it (clear)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "not judged yet")]),
         "agent_scorecard": ("agent_scorecard", [
-            ("tick a milestone (save)", lambda pg: _box(pg, "plan produced"), "Saved"),
-            ("untick it", lambda pg: _box(pg, "plan produced"), "Not annotated yet")]),
+            ("tick a milestone (save, its section)", lambda pg: _box(pg, "plan produced"),
+             "Milestones: 1 of 3 reached"),
+            ("untick it", lambda pg: _box(pg, "plan produced"), "Milestones: 0 of 3 reached")]),
         "tool_contention": ("tool_contention", [
             ("select a region from the list (fragment: chart and list)",
              lambda pg: pg.get_by_role("button", name="Show on chart").first, "selected from the list"),
