@@ -260,7 +260,16 @@ def _derived_handoffs(der: Derived, item_ids: Iterable[str], scheme_obj) -> pd.D
 
 
 def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
-    """One row per (item, annotator, derived handoff) the annotator reviewed, with flags/quality."""
+    """One row per (item, annotator, derived handoff) the annotator reviewed, with flags/quality
+    (built once per scheme and summary: the rollup, the graph and agreement all read it; callers
+    must not change the frame)."""
+    memo = lab.__dict__.setdefault("_handoff_judgements", {})
+    if scheme_obj.name not in memo:
+        memo[scheme_obj.name] = _build_handoff_judgements(lab, scheme_obj, der)
+    return memo[scheme_obj.name]
+
+
+def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
     raters = _part(lab.rows, scheme_obj.name)[["item_id", "annotator"]]
     dh = _derived_handoffs(der, raters["item_id"].unique(), scheme_obj)
     opp = raters.merge(dh, on="item_id")
@@ -281,17 +290,25 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     j, stale = _handoff_judgements(lab, scheme_obj, der)
     if j.empty:
         return {"pairs": [], "flags": [], "stale": stale}
-    j["flagged"] = [bool(f) for f in j["flags"]]
+    j = j.assign(flagged=[bool(f) for f in j["flags"]])  # a copy: the judgements frame is shared
     g = j.groupby(["src", "dst"], sort=False)
     pairs = pd.DataFrame({"handoffs_reviewed": g.size(), "flagged": g["flagged"].sum().astype(int),
                           "rated": g["quality"].count(), "mean_quality": g["quality"].mean()}).reset_index()
     pairs["flag_rate"] = pairs["flagged"] / pairs["handoffs_reviewed"]
     flag_rows = []
     known = list(scheme_obj.get("flags") or [])
-    seen = list(dict.fromkeys(known + [f for fl in j["flags"] for f in fl]))
+    # each distinct set of flags once: how many judgements of each pair carry each flag
+    codes, sets = pd.factorize(pd.Series(list(j["flags"]), dtype=object))
+    seen = list(dict.fromkeys(known + [f for fl in sets for f in fl]))
+    per_set = pd.DataFrame({"src": j["src"].to_numpy(), "dst": j["dst"].to_numpy(), "set": codes}) \
+        .groupby(["src", "dst", "set"], sort=False).size()
+    counts: dict[tuple, dict] = defaultdict(lambda: defaultdict(int))
+    for (src, dst, k), n in per_set.items():
+        for f in set(sets[k]):
+            counts[(src, dst)][f] += int(n)
     for (src, dst), part in g:
         for f in seen:
-            n = sum(f in fl for fl in part["flags"])
+            n = counts[(src, dst)].get(f, 0)
             flag_rows.append({"src": src, "dst": dst, "flag": f, "count": n, "rate": n / len(part)})
     return {"pairs": _records(pairs), "flags": flag_rows, "stale": stale}
 
