@@ -50,6 +50,11 @@ def _save(ws: Workspace, item: Item, scheme: Scheme, change, saved_key: str) -> 
     shell.card_saved(ws, item, scheme, value, saved_key, empty=scorecard.is_empty(value))
 
 
+def _saver(ws: Workspace, item: Item, scheme: Scheme, key: str, saved: str, update):
+    """A widget's callback: `update(stored value, the widget's value)` saved at once."""
+    return lambda: _save(ws, item, scheme, lambda v: update(v, st.session_state[key]), saved)
+
+
 def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:
     if key not in st.session_state:
         st.session_state[key] = value if value in _options(scheme) else None
@@ -124,11 +129,8 @@ def _agent_row(ws: Workspace, item: Item, scheme: Scheme, agent: str, note: str)
     cols[0].markdown(agent_badge(agent) + md(note) + shell.card_note(saved))
     for c, dim in zip(cols[1:], dims):
         key = widget_key(*prefix, "agent", agent, dim)
-
-        def changed(dim=dim, key=key):
-            _save(ws, item, scheme, lambda v: scorecard.with_agent_score(
-                v, agent, dim, st.session_state[key], scheme["milestones"] or [], scheme["scale"]), saved)
-
+        changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_agent_score(
+            v, agent, dim, x, scheme["milestones"] or [], scheme["scale"]))
         with c:
             _select(scheme, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
     _redraw_if_asked()
@@ -144,11 +146,8 @@ def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
     cols = st.columns(len(team_dims))
     for c, dim in zip(cols, team_dims):
         key = widget_key(*prefix, "team", dim)
-
-        def changed(dim=dim, key=key):
-            _save(ws, item, scheme, lambda v: scorecard.with_team_score(
-                v, dim, st.session_state[key], scheme["milestones"] or [], scheme["scale"]), saved)
-
+        changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_team_score(
+            v, dim, x, scheme["milestones"] or [], scheme["scale"]))
         with c:
             st.caption(md(dim))
             _select(scheme, md(f"team {dim}"), key, scores.get(dim), changed)
@@ -168,11 +167,8 @@ def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
         key = widget_key(*prefix, "milestone", name)
         if key not in st.session_state:
             st.session_state[key] = bool(reached.get(name, False))
-
-        def changed(name=name, key=key):
-            _save(ws, item, scheme, lambda v: scorecard.with_milestone(
-                v, name, bool(st.session_state[key]), milestones, scheme["scale"]), saved)
-
+        changed = _saver(ws, item, scheme, key, saved, lambda v, x, name=name: scorecard.with_milestone(
+            v, name, bool(x), milestones, scheme["scale"]))
         st.checkbox(md(name), key=key, on_change=changed)
     if saved in st.session_state:
         st.caption(f"Milestones: {sum(bool(reached.get(m)) for m in milestones)} of {len(milestones)} "
