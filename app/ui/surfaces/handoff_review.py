@@ -123,9 +123,8 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card) ->
     if entry["flags"] or entry["quality"] is not None:
         state = ("flagged: " + ", ".join(md(f) for f in entry["flags"])) if entry["flags"] else "no flag"
         state += f" · quality {entry['quality']}/{scale}" if entry["quality"] is not None else " · not rated"
-    left, right = st.columns([3, 2], vertical_alignment="center")
-    left.markdown(f"Handoff {h.index}: _{state}_{shell.card_note(k_saved)}")
-    if right.button(f"Show step {card.first_of_dst.index} in the trace", key=_key(item, scheme, h.index, "show")):
+    st.markdown(f"Handoff {h.index}: _{state}_{shell.card_note(k_saved)}")
+    if st.button(f"Show step {card.first_of_dst.index} in the trace", key=_key(item, scheme, h.index, "show")):
         trace_view.show_step_page(item.id, card.first_of_dst.index)
         st.rerun()  # the whole page: the trace view is outside this surface
     if st.session_state.pop(FULL_RERUN, False):
