@@ -1,10 +1,15 @@
 """Agreement between annotators: chance-corrected coefficients on long-form ratings.
 
-Ratings come as three equal-length sequences, ``units``, ``raters`` and ``values``: one entry
-per judgement (a unit is whatever was judged: an item, a handoff, a step, an agent ×
-dimension). A unit judged by fewer than two raters carries no information about agreement
-and is left out. Everything is computed from a units × categories count matrix with numpy, so
-the cost is linear in the number of judgements.
+Two layers. The dense functions (``count_matrix``, ``fleiss_kappa``, ``cohen_kappa``,
+``alpha_from_counts``, ``krippendorff_alpha``, ``percent_agreement``) follow the published
+formulas on a units × categories count matrix; the worked examples in the tests check them.
+:class:`Ratings` is what the summary uses: who gave which value to which unit as integer codes,
+with sparse counts and a panel for the objects an annotator left alone, so the cost grows with
+the judgements given, not with units × raters × categories; its measures are tested against
+the dense ones. ``nominal``, ``ordinal``, ``within`` and ``mean_pairwise_jaccard`` take plain
+sequences (one entry per judgement: a unit is whatever was judged, an item, a handoff, a step,
+an agent × dimension). A unit judged by fewer than two raters carries no information about
+agreement and is left out.
 
 Coefficients (each returns None, never NaN, when it is undefined):
 
@@ -24,7 +29,7 @@ A coefficient is undefined when the expected disagreement is zero: every judgeme
 one category, so agreement cannot be told from chance. The result then says so in ``note``
 and gives the raw percent agreement, which is still meaningful.
 
-No Streamlit, no pandas: plain sequences in, plain dicts out.
+No Streamlit, no pandas: sequences or numpy arrays in, plain dicts out.
 """
 from __future__ import annotations
 

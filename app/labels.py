@@ -128,30 +128,36 @@ def build(df: pd.DataFrame, schemes: dict | None = None) -> Labels:
     return Labels(rows=rows, done=done, time=time, **tables)
 
 
+def part_of(df: pd.DataFrame, scheme: str) -> pd.DataFrame:
+    """The rows of one scheme in a table of :class:`Labels`."""
+    return df[df["scheme"] == scheme]
+
+
+def _distinct(values: pd.Series) -> tuple[list, np.ndarray]:
+    """(each distinct stored value parsed once, and for each row the position of its value)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = np.asarray(values.cat.codes, dtype=np.int64)
+        texts = values.cat.categories
+    else:  # a plain object column: code the texts here
+        codes, texts = pd.factorize(values, use_na_sentinel=True)
+        codes = np.asarray(codes, dtype=np.int64)
+    uniq, inv = np.unique(codes, return_inverse=True)
+    # only these rows' distinct texts become Python strings (-1: no value)
+    found = np.asarray(texts.take(np.maximum(uniq, 0)), dtype=object) if len(texts) else np.full(len(uniq), None)
+    return [_loads(x if c >= 0 else None) for c, x in zip(uniq.tolist(), found.tolist())], inv
+
+
 def _per_value(values: pd.Series, fn) -> list:
     """fn(parsed value) for each row, parsing each distinct stored text once."""
-    codes = np.asarray(values.cat.codes) if isinstance(values.dtype, pd.CategoricalDtype) else None
-    if codes is None:
-        return [fn(_loads(t)) for t in values]
-    cats = values.cat.categories
-    uniq, inv = np.unique(codes, return_inverse=True)
-    out = [fn(_loads(cats[c] if c >= 0 else None)) for c in uniq.tolist()]
+    parsed, inv = _distinct(values)
+    out = [fn(v) for v in parsed]
     return [out[i] for i in inv.tolist()]
 
 
 def _spread_part(part: pd.DataFrame, scheme: str, t: str, opts: dict, parts: dict[str, list]) -> None:
     """Spread the judgements of one scheme: parse each distinct value once, then repeat its rows."""
-    values = part["value"]
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        codes = np.asarray(values.cat.codes, dtype=np.int64)
-        texts = values.cat.categories
-    else:  # plain object column: code the texts here
-        codes, texts = pd.factorize(values, use_na_sentinel=True)
-        codes = np.asarray(codes, dtype=np.int64)
-    uniq, inv = np.unique(codes, return_inverse=True)
-    # only this scheme's distinct texts, as Python strings (-1: no value)
-    found = np.asarray(texts.take(np.maximum(uniq, 0)), dtype=object) if len(texts) else np.full(len(uniq), None)
-    spread = [_spread(t, opts, _loads(x if c >= 0 else None)) for c, x in zip(uniq.tolist(), found.tolist())]
+    parsed, inv = _distinct(part["value"])
+    spread = [_spread(t, opts, v) for v in parsed]
     n_rows = len(part)
     for name, cols in TABLES.items():
         per_value = [sp.get(name, ()) for sp in spread]

@@ -20,16 +20,12 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .labels import Labels
+from .labels import Labels, part_of
 from .timeline import UNLABELLED
 
 NO_FAILURE = "(no failure)"
 SCORE_GAP = 2  # scores this far apart are listed as a disagreement
 NONE = "(none)"
-
-
-def _part(df: pd.DataFrame, scheme: str) -> pd.DataFrame:
-    return df[df["scheme"] == scheme]
 
 
 def _codes(col: pd.Series, names: pd.Index) -> np.ndarray:
@@ -60,12 +56,12 @@ class Panel:
     code sorts by name)."""
 
     def __init__(self, lab: Labels, scheme: str):
-        r = _part(lab.rows, scheme)
+        r = part_of(lab.rows, scheme)
         per_item = r.groupby("item_id", sort=False, observed=True)["annotator"].nunique()
         shared = per_item[per_item >= 2].index
         r = r[r["item_id"].isin(shared)]
         self.judged_by = int(r["annotator"].nunique())
-        self.any_annotator = len(_part(lab.rows, scheme)) > 0
+        self.any_annotator = len(part_of(lab.rows, scheme)) > 0
         self.item_ids = pd.Index(pd.unique(r["item_id"].astype(object)), dtype=object)
         self.rater_names = pd.Index(sorted(set(r["annotator"].astype(object))), dtype=object)
         self.items = self.item_ids.tolist()  # plain lists: indexing a pandas Index per unit is slow
@@ -101,12 +97,21 @@ class Panel:
         return ag.Ratings(*values, n_units=len(self), default=default, panel=self.units)
 
 
+def _column(values: tuple) -> pd.Series:
+    """Numbers as a numeric column; text as plain objects (pandas' Arrow-backed strings are slow
+    to merge on and to iterate here)."""
+    col = pd.Series(values, dtype=object)
+    return col.infer_objects() if values and not isinstance(values[0], str) else col
+
+
 class Objects:
     """The objects of each panel item that annotators judge (steps, handoffs, regions, edges):
     one row per object with its unit code, from the derivations."""
 
-    def __init__(self, panel: Panel, der, scheme, objects: Callable[[Any], list[tuple]], key: list[str],
-                 describe: Callable[[tuple], str]):
+    def __init__(self, panel: Panel, der, scheme, objects: Callable[[Any], list[tuple]], columns: list[str],
+                 describe: Callable[[tuple], str], key: list[str] | None = None):
+        """`objects(derivation)` gives a tuple per object (`columns`); judgements are matched to
+        objects on the item and `key` (the first column by default)."""
         rows, items = [], []
         for i, item_id in enumerate(panel.item_ids):
             d = der.get(item_id, scheme)
@@ -114,12 +119,11 @@ class Objects:
                 rows.append(o)
                 items.append(i)
         self.rows = rows
-        self.key = key
+        self.key = key or columns[:1]
         self.describe_row = describe
         self.panel = panel
-        cols = list(zip(*rows)) if rows else [()] * len(key)  # object columns, not Arrow strings (slow here)
-        self.frame = pd.DataFrame({k: pd.Series(v, dtype=object).infer_objects() if v and not isinstance(v[0], str)
-                                   else pd.Series(v, dtype=object) for k, v in zip(key, cols)})
+        values = list(zip(*rows)) if rows else [()] * len(columns)
+        self.frame = pd.DataFrame({c: _column(v) for c, v in zip(columns, values)})
         self.frame["item"] = np.asarray(items, dtype=np.int64)
         self.frame["unit"] = np.arange(len(rows), dtype=np.int64)
         self.unit_item = self.frame["item"].to_numpy()
@@ -229,7 +233,7 @@ class Sets:
 # --- per type ----------------------------------------------------------------------------------------
 
 def _attribution(lab, s, panel, der, k, base, dis):
-    at = panel.keyed(_part(lab.attribution, s.name))
+    at = panel.keyed(part_of(lab.attribution, s.name))
     names = panel.raters
     describe_item = lambda label: lambda u: (panel.items[u], label)  # noqa: E731
     named = at[at["agent"].map(lambda a: isinstance(a, str))]
@@ -247,14 +251,14 @@ def _attribution(lab, s, panel, der, k, base, dis):
 
 def _graph(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    nodes = panel.keyed(_part(lab.graph_nodes, s.name))
+    nodes = panel.keyed(part_of(lab.graph_nodes, s.name))
     crit = Sets(nodes["item"], nodes["rater"], nodes["agent"])
     base["critical_nodes"] = crit.jaccard(panel.item, panel.rater)
-    edges = panel.keyed(_part(lab.graph_edges, s.name))
+    edges = panel.keyed(part_of(lab.graph_edges, s.name))
     keys = [f"{a}->{b}" for a, b in zip(edges["src"].tolist(), edges["dst"].tolist())]
     base["flagged_edges"] = Sets(edges["item"], edges["rater"], keys).jaccard(panel.item, panel.rater)
     objs = Objects(panel, der, s, lambda d: [(a, b) for a, b, _n in d.edges], ["src", "dst"],
-                   lambda o: f"edge {o[0]} → {o[1]}")
+                   lambda o: f"edge {o[0]} → {o[1]}", key=["src", "dst"])
     e = objs.attach(edges[["item", "rater", "src", "dst", "state"]])
     ec, ev = _factor(e["state"])
     state = objs.ratings(e["unit"], e["rater"], ec, ev, "normal")
@@ -303,7 +307,7 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
 
 def _scorecard(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    sc = panel.keyed(_part(lab.scores, s.name))
+    sc = panel.keyed(part_of(lab.scores, s.name))
     base["agent_dimensions"], base["team_dimensions"] = {}, {}
     for (level, dim), g in sc.groupby(["level", "dimension"], sort=False):
         team = level != "agent"
@@ -317,7 +321,7 @@ def _scorecard(lab, s, panel, der, k, base, dis):
         label = (lambda a, d=dim: f"team · {d}") if team else (lambda a, d=dim: f"{a} · {d}")
         describe = lambda u, keys=keys, label=label: (panel.items[keys[u][0]], label(keys[u][1]))  # noqa: E731
         dis += _differing(r, names, describe, s.name, "score", _num_show, gap=SCORE_GAP)
-    ms = panel.keyed(_part(lab.milestones, s.name))
+    ms = panel.keyed(part_of(lab.milestones, s.name))
     base["milestones"] = {}
     for m, g in ms.groupby("milestone", sort=False):
         r = ag.Ratings(g["item"], g["rater"], g["reached"].astype(bool).astype(np.int64), [False, True], len(panel))
@@ -328,11 +332,10 @@ def _scorecard(lab, s, panel, der, k, base, dis):
 
 def _contention(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    every = _part(lab.contention, s.name)
+    every = part_of(lab.contention, s.name)
     c = panel.keyed(every)
     objs = Objects(panel, der, s, lambda d: [(r.index, r.resource) for r in d.contentions], ["region", "resource"],
                    lambda o: f"region {o[0]} ({o[1]})")
-    objs.key = ["region"]
     given = objs.attach(c[["item", "rater", "region", "label"]])
     labels = list(dict.fromkeys(list(s.get("contention_labels") or []) + list(every["label"])))
     lc, lv = _factor(given["label"])
@@ -356,7 +359,7 @@ def _step_objects(panel, der, s, with_agent: bool) -> Objects:
 
 def _emergent(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    every = _part(lab.behaviours, s.name)
+    every = part_of(lab.behaviours, s.name)
     behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + list(every["behavior"])))
     b = panel.keyed(every)
     b = b.assign(turn=_ints(b["turn"]))
@@ -378,7 +381,7 @@ def _emergent(lab, s, panel, der, k, base, dis):
 
 def _tool_calls(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    v = panel.keyed(_part(lab.tool_verdicts, s.name))
+    v = panel.keyed(part_of(lab.tool_verdicts, s.name))
     unit, unit_item, unit_call = _pair_codes(v["item"].to_numpy(), _ints(v["index"]))
     tools = pd.Series(v["tool"].astype(object).to_numpy()).groupby(unit).first().tolist() if len(v) else []
     vc, vv = _factor(v["verdict"])
@@ -392,8 +395,7 @@ def _tool_calls(lab, s, panel, der, k, base, dis):
 def _steps(lab, s, panel, der, k, base, dis):
     names = panel.raters
     objs = _step_objects(panel, der, s, with_agent=True)
-    objs.key = ["step"]
-    every = _part(lab.step_modes, s.name)
+    every = part_of(lab.step_modes, s.name)
     all_modes = sorted(set(every["mode"]))  # modes seen anywhere in the scheme, shared items or not
     cats = sorted(set(every["category"]))
     m = panel.keyed(every)
@@ -414,7 +416,7 @@ def _steps(lab, s, panel, der, k, base, dis):
     for x in all_modes:
         t = tagged[tagged["mode"] == x]
         base["modes"][x] = objs.ratings(t["unit"], t["rater"], one(t), [False, True], False).nominal()
-    tags = panel.keyed(_part(lab.step_tags, s.name))
+    tags = panel.keyed(part_of(lab.step_tags, s.name))
     tags = tags[tags["correctness"].map(lambda c: isinstance(c, str) and c != "")]
     tags = objs.attach(tags[["item", "rater", "step", "correctness"]].assign(step=lambda d: _ints(d["step"])))
     cc, cv = _factor(tags["correctness"])
@@ -423,7 +425,7 @@ def _steps(lab, s, panel, der, k, base, dis):
 
 
 def _radio(lab, s, panel, der, k, base, dis):
-    c = panel.keyed(_part(lab.choices, s.name))
+    c = panel.keyed(part_of(lab.choices, s.name))
     vc, vv = _factor(c["label"])
     r = panel.per_item((c["item"], c["rater"], vc, vv), NONE)
     base["choice"] = r.nominal()
@@ -431,7 +433,7 @@ def _radio(lab, s, panel, der, k, base, dis):
 
 
 def _multiselect(lab, s, panel, der, k, base, dis):
-    every = _part(lab.choices, s.name)
+    every = part_of(lab.choices, s.name)
     labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
                                 + list(every["label"])))
     c = panel.keyed(every).drop_duplicates(["item", "rater", "label"])
@@ -447,7 +449,7 @@ def _multiselect(lab, s, panel, der, k, base, dis):
 
 
 def _likert(lab, s, panel, der, k, base, dis):
-    c = panel.keyed(_part(lab.likert, s.name))
+    c = panel.keyed(part_of(lab.likert, s.name))
     c = c[c["score"].notna()]
     vc, vv = _factor(c["score"].astype(float))
     r = ag.Ratings(c["item"], c["rater"], vc, vv, len(panel))

@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import gold as goldmod
 from .derive import Derivation, derive, scheme_keys
-from .labels import DONE, Labels, build, frame
+from .labels import DONE, Labels, build, frame, part_of
 from .scheme_agreement import agreement_for as _agreement_for
 from .storage import AnnotationStore
 
@@ -196,15 +196,11 @@ def progress(lab: Labels, n_items: int) -> dict:
 
 # --- rollups per type ----------------------------------------------------------------------------------
 
-def _part(df: pd.DataFrame, scheme: str) -> pd.DataFrame:
-    return df[df["scheme"] == scheme]
-
-
 def scorecards(lab: Labels, scheme: str) -> dict:
-    sc = _part(lab.scores, scheme)
+    sc = part_of(lab.scores, scheme)
     agents = _stats(sc[sc["level"] == "agent"], ["agent", "dimension"])
     team = _stats(sc[sc["level"] == "team"], ["dimension"])
-    ms = _part(lab.milestones, scheme)
+    ms = part_of(lab.milestones, scheme)
     if ms.empty:
         miles = []
     else:
@@ -216,7 +212,7 @@ def scorecards(lab: Labels, scheme: str) -> dict:
 
 
 def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
-    at = _part(lab.attribution, scheme_obj.name)
+    at = part_of(lab.attribution, scheme_obj.name)
     named = at[at["agent"].notna()]
     blame = []
     if not named.empty:
@@ -270,10 +266,10 @@ def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataF
 
 
 def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
-    raters = _part(lab.rows, scheme_obj.name)[["item_id", "annotator"]]
+    raters = part_of(lab.rows, scheme_obj.name)[["item_id", "annotator"]]
     dh = _derived_handoffs(der, raters["item_id"].unique(), scheme_obj)
     opp = raters.merge(dh, on="item_id")
-    ent = _part(lab.handoffs, scheme_obj.name).drop(columns="scheme")
+    ent = part_of(lab.handoffs, scheme_obj.name).drop(columns="scheme")
     keys = ["item_id", "annotator", "index", "step", "src", "dst"]
     if opp.empty:
         return opp.assign(flags=[], quality=[]), len(ent)
@@ -362,7 +358,7 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
 
 
 def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
-    c = _part(lab.contention, scheme_obj.name)
+    c = part_of(lab.contention, scheme_obj.name)
     rows = []
     stale = 0
     for it, region, label in zip(_values(c["item_id"]), _values(c["region"]), _values(c["label"])):
@@ -378,7 +374,7 @@ def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
 
 
 def emergent(lab: Labels, scheme_obj) -> dict:
-    b = _part(lab.behaviours, scheme_obj.name)
+    b = part_of(lab.behaviours, scheme_obj.name)
     if b.empty:
         return {"per_run": [], "totals": []}
     g = b.groupby(["item_id", "behavior"], sort=False)
@@ -391,14 +387,14 @@ def emergent(lab: Labels, scheme_obj) -> dict:
 
 
 def tool_verdicts(lab: Labels, scheme_obj) -> list[dict]:
-    v = _part(lab.tool_verdicts, scheme_obj.name)
+    v = part_of(lab.tool_verdicts, scheme_obj.name)
     if v.empty:
         return []
     return _records(v.groupby(["tool", "verdict"]).size().reset_index(name="count"))
 
 
 def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
-    m = _part(lab.step_modes, scheme_obj.name)
+    m = part_of(lab.step_modes, scheme_obj.name)
     if m.empty:
         return {"by_category": [], "by_mode": [], "by_agent": []}
     acting = []
@@ -417,15 +413,15 @@ def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
 
 def choices(lab: Labels, scheme_obj) -> list[dict]:
     if scheme_obj.type == "likert":
-        c = _part(lab.likert, scheme_obj.name)
+        c = part_of(lab.likert, scheme_obj.name)
         col = "score"
     else:
-        c = _part(lab.choices, scheme_obj.name)
+        c = part_of(lab.choices, scheme_obj.name)
         col = "label"
     if c.empty:
         return []
     t = c.groupby(col, sort=False).agg(count=("item_id", "size"), runs=("item_id", "nunique")).reset_index()
-    judged = _part(lab.rows, scheme_obj.name)
+    judged = part_of(lab.rows, scheme_obj.name)
     t["share"] = t["count"] / max(len(judged), 1)
     return _records(t.rename(columns={col: "label"}))
 
@@ -443,16 +439,16 @@ def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, 
     if attribution_scheme is None:
         atts = []
     else:
-        at = _part(lab.attribution, attribution_scheme.name)
+        at = part_of(lab.attribution, attribution_scheme.name)
         cols = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step", "status"))
         atts = [{"item_id": i, "annotator": w, "agent": a, "step": None if s is None or s != s else int(s),
                  "status": st_} for i, w, a, s, st_ in zip(*cols)]
     tags: dict = defaultdict(set)
     for s in step_schemes:
-        m = _part(lab.step_modes, s.name)
+        m = part_of(lab.step_modes, s.name)
         for i, w, st_ in zip(_values(m["item_id"]), _values(m["annotator"]), _values(m["step"])):
             tags[(i, w)].add(int(st_))
-        for i, w in zip(*[_values(_part(lab.rows, s.name)[c]) for c in ("item_id", "annotator")]):
+        for i, w in zip(*[_values(part_of(lab.rows, s.name)[c]) for c in ("item_id", "annotator")]):
             tags.setdefault((i, w), set())
     res = goldmod.accuracy(atts, golds, k, tags)
     res["items_with_gold"] = len(golds)

@@ -246,22 +246,16 @@ def surfaces(n: int) -> dict:
     }
 
 
-# POSITIONS_JS of tests/browser/test_graph.py: node positions in canvas pixels
-from tests.browser.test_graph import FRAME, POSITIONS_JS  # noqa: E402
+# node positions on the canvas, as tests/browser/test_graph.py reads them
+from tests.browser.test_graph import FRAME, node_position  # noqa: E402
 
 
 def graph_click(pg, node: str) -> tuple[float, float, bool]:
     """A real click on an agent of the canvas: (ms until the page is quiet with the summary line
     changed, ms until the new graph is drawn, whether the click was applied)."""
     canvas = pg.frame_locator(FRAME).locator("canvas")
-    pos = None
-    for _ in range(600):
-        if pg.locator(FRAME).count() == 1:
-            pos = canvas.evaluate(POSITIONS_JS)
-            if pos and node in pos:
-                break
-        pg.wait_for_timeout(50)
-    assert pos and node in pos, f"node {node} not drawn"
+    pos = node_position(pg, node, seconds=30, pause_ms=50)
+    assert pos, f"node {node} not drawn"
     marked = "() => document.body.textContent.includes('Critical path: none marked')"
     before = pg.evaluate(marked)
     settle(pg)
@@ -269,18 +263,12 @@ def graph_click(pg, node: str) -> tuple[float, float, bool]:
     canvas.evaluate("""c => c.ownerDocument.addEventListener('pointerdown', () => {
         const b = window.top.__bench; if (b.armed) { b.t0 = window.top.performance.now(); b.armed = false; }
     }, {capture: true, once: true})""")
-    canvas.click(position={"x": pos[node]["x"], "y": pos[node]["y"]})
+    canvas.click(position={"x": pos["x"], "y": pos["y"]})
     s = settle(pg)
     if s["t0"] is None:
         raise RuntimeError("the canvas click was not seen")
-    t_drawn = None
-    for _ in range(1200):  # until the graph on screen is a drawn network again
-        if pg.locator(FRAME).count() == 1:
-            p = canvas.evaluate(POSITIONS_JS)
-            if p and node in p:
-                t_drawn = pg.evaluate("() => performance.now()")
-                break
-        pg.wait_for_timeout(25)
+    drawn = node_position(pg, node, seconds=30, pause_ms=25)  # until the graph on screen is drawn again
+    t_drawn = pg.evaluate("() => performance.now()") if drawn else None
     return s["last"] - s["t0"], (t_drawn - s["t0"]) if t_drawn else float("nan"), pg.evaluate(marked) != before
 
 

@@ -16,30 +16,18 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import math
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from benchmarks.gen import ROOT, make_item, table, verdict, write_project
+from benchmarks.gen import ROOT, best_of, make_item, table, verdict, write_project
 
 from app.contention import find_regions, find_regions_quadratic, normalize_calls  # noqa: E402
 from app.derive import count_edges, derive, find_handoffs  # noqa: E402
 from app.toolcall import extract_tool_calls  # noqa: E402
 from app.trace import read_steps  # noqa: E402
-
-
-def _best(fn, repeat: int) -> float:
-    best = math.inf
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def in_process(sizes: list[int], repeat: int, seed: int) -> list[dict]:
@@ -50,12 +38,12 @@ def in_process(sizes: list[int], repeat: int, seed: int) -> list[dict]:
         steps = read_steps(data)
         agents = [s.agent for s in steps]
         calls, _ = normalize_calls(data["calls"])
-        t_steps = _best(lambda: read_steps(data), repeat)
-        t_hand = _best(lambda: count_edges(find_handoffs(steps)), repeat)
-        t_tools = _best(lambda: extract_tool_calls([s.raw for s in steps], lambda i: agents[i]), repeat)
-        t_norm = _best(lambda: normalize_calls(data["calls"]), repeat)
-        t_regions = _best(lambda: find_regions(calls), repeat)
-        t_all = _best(lambda: derive(data), repeat)
+        t_steps = best_of(lambda: read_steps(data), repeat)[0]
+        t_hand = best_of(lambda: count_edges(find_handoffs(steps)), repeat)[0]
+        t_tools = best_of(lambda: extract_tool_calls([s.raw for s in steps], lambda i: agents[i]), repeat)[0]
+        t_norm = best_of(lambda: normalize_calls(data["calls"]), repeat)[0]
+        t_regions = best_of(lambda: find_regions(calls), repeat)[0]
+        t_all = best_of(lambda: derive(data), repeat)[0]
         d = derive(data)
         row = {"n": n, "steps ms": t_steps * 1e3, "handoffs+edges ms": t_hand * 1e3, "tool calls ms": t_tools * 1e3,
                "calls ms": t_norm * 1e3, "regions ms": t_regions * 1e3, "derive() ms": t_all * 1e3,
@@ -76,20 +64,15 @@ def sweep_vs_quadratic(sizes: list[int], repeat: int, seed: int) -> list[dict]:
         fast = find_regions(calls)
         slow = find_regions_quadratic(calls)
         assert fast == slow, f"sweep and quadratic differ at n={n}"
-        t_fast = _best(lambda: find_regions(calls), repeat)
-        t_slow = _best(lambda: find_regions_quadratic(calls), max(1, repeat - 1))
+        t_fast = best_of(lambda: find_regions(calls), repeat)[0]
+        t_slow = best_of(lambda: find_regions_quadratic(calls), max(1, repeat - 1))[0]
         rows.append({"calls": n, "regions": len(fast), "sweep ms": t_fast * 1e3, "quadratic ms": t_slow * 1e3,
                      "quadratic / sweep": t_slow / t_fast})
     return rows
 
 
 def _proc(argv: list[str], repeat: int) -> float:
-    best = math.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - t)
-    return best
+    return best_of(lambda: subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL), repeat)[0]
 
 
 def whole_process(n: int, repeat: int, seed: int) -> dict:

@@ -29,6 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.readers import read_file  # noqa: E402
+from benchmarks.gen import best_of  # noqa: E402
 
 SAMPLES = ROOT.parent / "shared" / "datasets" / "trail"
 WORDS = ("agent tool search result file answer plan step code error page query value list table "
@@ -136,16 +137,6 @@ def generate(path: Path, mb: float = 50, seed: int = 7) -> Path:
     return path
 
 
-def _best(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def _peak(fn) -> tuple[float, float]:
     """(peak MB while running, MB still held by the result)."""
     gc.collect()
@@ -170,7 +161,7 @@ def measure(path: Path, repeat: int) -> dict:
         items, problems = read_file(path)
         assert items, problems
         return items
-    t_json, t_read = _best(plain, repeat), _best(baton, repeat)
+    t_json, t_read = best_of(plain, repeat)[0], best_of(baton, repeat)[0]
     (p_json, h_json), (p_read, h_read) = _peak(plain), _peak(baton)
     items = baton()
     d = items[0].data

@@ -15,7 +15,6 @@ Targets: under 2 s, and within 5x of `pyarrow.parquet.read_table` of the same fi
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
 import os
@@ -25,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.gen import table, verdict, write_project
+from benchmarks.gen import best_of, table, verdict, write_project
 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
@@ -126,16 +125,6 @@ def generate(folder: Path, n_rows: int, n_annotators: int, seed: int):
     return ws, der, path
 
 
-def _best(fn, repeat: int) -> tuple[float, object]:
-    best, out = math.inf, None
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.summary", description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
@@ -153,8 +142,8 @@ def main(argv=None) -> int:
         der.get(ws.items[0].id, None)
         print(f"generated {args.rows:,} rows on {len(ws.items):,} items in {time.perf_counter() - t:.1f} s "
               f"({path.stat().st_size / 1e6:.1f} MB Parquet)", flush=True)
-        t_read, tbl = _best(lambda: pq.read_table(path), args.repeat + 1)
-        t_sum, s = _best(lambda: summary_core.summarize(ws, frame(pq.read_table(path)), derived=der), args.repeat)
+        t_read, tbl = best_of(lambda: pq.read_table(path), args.repeat + 1)
+        t_sum, s = best_of(lambda: summary_core.summarize(ws, frame(pq.read_table(path)), derived=der), args.repeat)
         rows = [{"rows": tbl.num_rows, "items": len(ws.items), "pyarrow read s": t_read,
                  "summary s (read + frame + summarize)": t_sum, "ratio": t_sum / t_read,
                  "< 2 s": verdict(t_sum < 2), "≤ 5x read": verdict(t_sum / t_read <= 5)}]

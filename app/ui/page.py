@@ -81,8 +81,7 @@ def scheme_block(ws: Workspace, item: Item, scheme: Scheme, render_scheme: Rende
         if k in st.session_state and st.session_state[k] != now:
             st.session_state[state.FULL_RERUN] = True
         st.session_state[k] = now
-    if st.session_state.pop(state.FULL_RERUN, False):
-        st.rerun()
+    shell.rerun_if_asked()
 
 
 def done_button(ws: Workspace, item: Item) -> None:

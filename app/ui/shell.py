@@ -396,6 +396,14 @@ def card_saved(ws: Workspace, item: Item, scheme, value, key: str, empty: bool |
         st.session_state[state.FULL_RERUN] = True
 
 
+def rerun_if_asked() -> None:
+    """Redraw the whole page if a callback in this fragment asked for it (state.FULL_RERUN):
+    something outside the fragment shows what changed (the trace view's page, a `show_if` answer,
+    a "reviewed, nothing to flag" note)."""
+    if st.session_state.pop(state.FULL_RERUN, False):
+        st.rerun()
+
+
 def card_note(key: str) -> str:
     """The card's " · saved HH:MM:SS" once it was saved in this session."""
     at = st.session_state.get(key)

@@ -47,19 +47,26 @@ def _canvas(pg):
     return pg.frame_locator(FRAME).locator("canvas")
 
 
-def _click(pg, node_id: str, double: bool = False):
-    """Click a node where the drawn network has it (after a remount, on the new graph only)."""
+def node_position(pg, node_id: str, seconds: float = 15.0, pause_ms: int = 100) -> dict | None:
+    """Where the drawn network has the node ({"x", "y"} on the canvas), once there is one graph
+    on the page drawing it (while a handled click remounts the graph, the old and the new iframe
+    coexist briefly); None if it is not drawn within `seconds`."""
     canvas = _canvas(pg)
-    pos = None
-    for _ in range(150):
-        # while a handled click remounts the graph, the old and the new iframe coexist briefly
+    for _ in range(max(1, int(seconds * 1000 / pause_ms))):
         if pg.locator(FRAME).count() == 1:
             pos = canvas.evaluate(POSITIONS_JS)
             if pos and node_id in pos:
-                break
-        pg.wait_for_timeout(100)
-    assert pos and node_id in pos, f"node {node_id} not drawn"
-    at = {"x": pos[node_id]["x"], "y": pos[node_id]["y"]}
+                return pos[node_id]
+        pg.wait_for_timeout(pause_ms)
+    return None
+
+
+def _click(pg, node_id: str, double: bool = False):
+    """Click a node where the drawn network has it (after a remount, on the new graph only)."""
+    canvas = _canvas(pg)
+    pos = node_position(pg, node_id)
+    assert pos, f"node {node_id} not drawn"
+    at = {"x": pos["x"], "y": pos["y"]}
     if double:
         canvas.dblclick(position=at)
     else:

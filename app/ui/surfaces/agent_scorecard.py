@@ -13,7 +13,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
-from ..state import FULL_RERUN, widget_key
+from ..state import widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 15  # agent rows per page
@@ -60,11 +60,6 @@ def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:
         st.session_state[key] = value if value in _options(scheme) else None
     st.selectbox(label, _options(scheme), key=key, format_func=_fmt, on_change=cb, label_visibility="collapsed",
                  placeholder="–")
-
-
-def _redraw_if_asked() -> None:
-    if st.session_state.pop(FULL_RERUN, False):
-        st.rerun()  # the scheme's note said "reviewed, nothing to flag": redraw the page
 
 
 def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
@@ -133,7 +128,7 @@ def _agent_row(ws: Workspace, item: Item, scheme: Scheme, agent: str, note: str)
             v, agent, dim, x, scheme["milestones"] or [], scheme["scale"]))
         with c:
             _select(scheme, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
-    _redraw_if_asked()
+    shell.rerun_if_asked()
 
 
 @st.fragment
@@ -153,7 +148,7 @@ def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
             _select(scheme, md(f"team {dim}"), key, scores.get(dim), changed)
     if saved in st.session_state:
         st.caption("Team scores" + shell.card_note(saved))
-    _redraw_if_asked()
+    shell.rerun_if_asked()
 
 
 @st.fragment
@@ -173,4 +168,4 @@ def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if saved in st.session_state:
         st.caption(f"Milestones: {sum(bool(reached.get(m)) for m in milestones)} of {len(milestones)} "
                    f"reached{shell.card_note(saved)}")
-    _redraw_if_asked()
+    shell.rerun_if_asked()

@@ -13,7 +13,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
-from ..state import FULL_RERUN, widget_key
+from ..state import widget_key
 from ..text import md
 
 PAGE_SIZE = 20
@@ -41,11 +41,8 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         ann = shell.load(ws, item, scheme.name)
         return ann.value if ann and isinstance(ann.value, dict) else {}
 
-    def save(value: dict, status: str = values.ANNOTATED) -> None:
-        before = shell.load(ws, item, scheme.name)
-        shell.commit(ws, item, scheme, value, status=status)
-        if status == values.ANNOTATED and before is not None and before.status == values.REVIEWED_CLEAN:
-            st.session_state[FULL_RERUN] = True  # the scheme's note said "nothing to flag": redraw the page
+    def save(value: dict, behavior: str) -> None:  # a change made in one behaviour's tab
+        shell.card_saved(ws, item, scheme, value, _k(scheme, item, behavior, "saved"))
 
     stored = load()
     entries = bh.parse(stored)
@@ -68,7 +65,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         if bh.parse(load()):  # the tabs re-run alone, so this button cannot follow them: it checks here
             st.toast("Turns or notes are marked: clear them first to record \"nothing to flag\". Nothing changed.")
             return
-        save({}, values.REVIEWED_CLEAN)
+        shell.save(ws, item, scheme.name, scheme.type, {}, status=values.REVIEWED_CLEAN)
 
     st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"), on_click=clean,
               help="Record that you looked for these behaviours and found none (only while nothing is marked)")
@@ -79,15 +76,14 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
 def _behavior(item, scheme, b, behaviors, rows, valid, load, save) -> None:
     """One behaviour's turns and note, a fragment of its own: a tick re-runs only this tab."""
     _marks(item, scheme, b, behaviors, rows, valid, bh.parse(load()).get(b, bh.entry()), load, save)
-    if st.session_state.pop(FULL_RERUN, False):
-        st.rerun()
+    shell.rerun_if_asked()
 
 
 def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
     marked = set(e["turns"])
     n = len(marked)
-    st.caption(f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
-               else "No turns marked for this behaviour yet.")
+    st.caption((f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
+                else "No turns marked for this behaviour yet.") + shell.card_note(_k(scheme, item, b, "saved")))
     def box(t: int) -> str:
         return _k(scheme, item, b, "turn", t)
 
@@ -96,7 +92,7 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
             st.session_state.pop(box(t), None)
 
     def toggle(t):
-        save(bh.set_turn(load(), b, t, bool(st.session_state.get(box(t))), behaviors))
+        save(bh.set_turn(load(), b, t, bool(st.session_state.get(box(t))), behaviors), b)
 
     k_from, k_to = _k(scheme, item, b, "from"), _k(scheme, item, b, "to")
 
@@ -106,7 +102,7 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
         value = (bh.add_turns if add else bh.remove_turns)(before, b, picked, behaviors)
         forget_boxes()  # the boxes on screen must show the new turns
         if value != bh.build(bh.parse(before), behaviors):
-            save(value)
+            save(value, b)
 
     c1, c2, c3, c4 = st.columns([1, 1, 1.2, 1.45], vertical_alignment="bottom")
     c1.number_input("From step", min_value=valid[0], max_value=valid[-1], value=valid[0], step=1, key=k_from)
@@ -140,7 +136,7 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
             before = load()
             value = bh.set_note(before, b, st.session_state.get(k_note, ""), behaviors)
             if value != bh.build(bh.parse(before), behaviors):
-                save(value)
+                save(value, b)
 
         st.text_area(f"Note on {md(b)}", value=e["note"], key=k_note, on_change=on_note,
                      placeholder="What did you see? (optional)")

@@ -8,7 +8,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell, trace_view
-from ..state import FULL_RERUN, widget_key
+from ..state import widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 5
@@ -127,5 +127,4 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card) ->
     if st.button(f"Show step {card.first_of_dst.index} in the trace", key=_key(item, scheme, h.index, "show")):
         trace_view.show_step_page(item.id, card.first_of_dst.index)
         st.rerun()  # the whole page: the trace view is outside this surface
-    if st.session_state.pop(FULL_RERUN, False):
-        st.rerun()  # the scheme's note said "reviewed, nothing to flag": redraw the page
+    shell.rerun_if_asked()

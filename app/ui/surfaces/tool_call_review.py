@@ -13,7 +13,7 @@ from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
 from ..pager import pager
-from ..state import FULL_RERUN, widget_key
+from ..state import widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 5
@@ -119,5 +119,4 @@ def _verdict(ws: Workspace, item: Item, scheme: Scheme, call) -> None:
     if k_saved in st.session_state:
         said = f"verdict {md(e['verdict'])}" if e and e["verdict"] else "no verdict"
         st.caption(f"Call {call.index}: {said}{' · notes' if e and e['notes'] else ''}{shell.card_note(k_saved)}")
-    if st.session_state.pop(FULL_RERUN, False):
-        st.rerun()  # the scheme's note said "reviewed, nothing to flag": redraw the page
+    shell.rerun_if_asked()

@@ -15,7 +15,7 @@ from ...trace import Item, step_text
 from ...workspace import Workspace
 from .. import shell
 from ..pager import pager
-from ..state import FULL_RERUN, widget_key
+from ..state import widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 5
@@ -209,8 +209,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step) -> None:
     if e:
         right.button("Clear this step", key=k["corr"] + "\u241freset", on_click=reset,
                      help="Remove every label of this step")
-    if st.session_state.pop(FULL_RERUN, False):
-        st.rerun()  # the scheme's note said "reviewed, nothing to flag": redraw the page
+    shell.rerun_if_asked()
 
 
 def _save(c: _Ctx, value, saved_key: str) -> None:
