@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
+import orjson
 import pandas as pd
 import pyarrow as pa
 
@@ -121,7 +122,7 @@ def build(df: pd.DataFrame, schemes: dict | None = None) -> Labels:
                      cfg.options if cfg is not None else {}, parts)
     tables = {}
     for name, c in TABLES.items():
-        t = pd.concat(parts[name], ignore_index=True) if parts[name] else _empty(KEY + c)
+        t = _concat(parts[name]) if parts[name] else _empty(KEY + c)
         tables[name] = t
     for name, col in (("handoffs", "quality"), ("scores", "score"), ("likert", "score")):
         tables[name][col] = pd.to_numeric(tables[name][col], errors="coerce").astype("float64")
@@ -173,18 +174,63 @@ def _spread_part(part: pd.DataFrame, scheme: str, t: str, opts: dict, parts: dic
         pay_idx = np.repeat(offsets[inv], per_row) + within
         out = {"item_id": part["item_id"].take(row_idx).reset_index(drop=True),
                "annotator": part["annotator"].take(row_idx).reset_index(drop=True),
-               "scheme": np.full(total, scheme, dtype=object)}
+               "scheme": pd.Categorical.from_codes(np.zeros(total, dtype=np.int8), [scheme])}
         payload = cols[:-1] if name == "attribution" else cols
         for j, col in enumerate(payload):
-            out[col] = _objects([row[j] for row in flat])[pay_idx]
+            out[col] = _payload(col, [row[j] for row in flat], pay_idx)
         if name == "attribution":
-            out["status"] = part["status"].take(row_idx).astype(object).to_numpy()
+            out["status"] = part["status"].take(row_idx).reset_index(drop=True)
         parts[name].append(pd.DataFrame(out))
 
 
+# payload columns holding text (or nothing): dictionary-coded
+TEXT = {"agent", "reason", "src", "dst", "state", "level", "dimension", "milestone", "label", "behavior", "tool",
+        "verdict", "correctness", "severity", "category", "mode"}
+
+
+def _payload(column: str, values: list, at: np.ndarray):
+    """values[at] as a column: text (or missing text) as a categorical with its categories in
+    sorted order (so grouping and sorting by category follow the text), anything else as
+    objects. Building a categorical from codes costs an integer take, not a Python string per
+    row (pandas would turn an object column of strings into Arrow strings one by one)."""
+    if column in TEXT:
+        codes, uniq = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
+        try:
+            order = np.argsort(np.asarray(uniq, dtype=object), kind="stable")
+        except TypeError:  # not all text after all (a hand-edited value): keep the objects
+            return _objects(values)[at]
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        codes = np.where(codes >= 0, rank[codes] if len(rank) else -1, -1)
+        return pd.Categorical.from_codes(codes[at], np.asarray(uniq, dtype=object)[order].tolist())
+    return _objects(values)[at]
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Rows of several spread parts: categorical columns stay categorical (their categories
+    united and sorted), so text is never expanded to a Python string per row."""
+    if len(frames) == 1:
+        return frames[0]
+    out = {}
+    for c in frames[0].columns:
+        cols = [f[c] for f in frames]
+        if all(isinstance(x.dtype, pd.CategoricalDtype) for x in cols):
+            out[c] = pd.api.types.union_categoricals([x.array for x in cols], sort_categories=True)
+        else:
+            out[c] = pd.concat([x.astype(object) if isinstance(x.dtype, pd.CategoricalDtype) else x for x in cols],
+                               ignore_index=True)
+    return pd.DataFrame(out)
+
+
 def _loads(text: Any) -> Any:
+    """A stored value's JSON (orjson: a few times faster than json on a summary's thousands of
+    distinct values; json still reads what orjson refuses, such as NaN written by hand)."""
     if not isinstance(text, str):
         return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(text)
     except ValueError:
