@@ -80,7 +80,8 @@ def headline_agreement(agreement: dict) -> list[dict]:
                 "agent_scorecard": lambda: next(iter((a.get("agent_dimensions") or {}).values()), None),
                 }.get(a.get("type"), lambda: None)()
         rows.append({"scheme": name, "type": a.get("type"), "items compared": a.get("items_compared"),
-                     "agreement": _measure(main) if a.get("items_compared") else a.get("note", "–")})
+                     "agreement": _measure(main) if a.get("items_compared") else a.get("note", "–"),
+                     "objects disagreed on": a.get("disagreements")})
     return rows
 
 

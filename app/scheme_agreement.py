@@ -122,7 +122,8 @@ class Objects:
         self.key = key or columns[:1]
         self.describe_row = describe
         self.panel = panel
-        values = list(zip(*rows)) if rows else [()] * len(columns)
+        # a column at a time (zip(*rows) over 100,000 rows is many times slower)
+        values = [tuple(r[j] for r in rows) for j in range(len(columns))]
         self.frame = pd.DataFrame({c: _column(v) for c, v in zip(columns, values)})
         self.frame["item"] = np.asarray(items, dtype=np.int64)
         self.frame["unit"] = np.arange(len(rows), dtype=np.int64)
@@ -165,23 +166,40 @@ def _factor(values) -> tuple[np.ndarray, list]:
     return np.asarray(codes, dtype=np.int64), list(uniques)
 
 
-def _differing(r: ag.Ratings, rater_names, describe, scheme: str, kind: str, show=str,
-               gap: float | None = None) -> list[dict]:
-    units = r.differing_units(gap)
-    if not len(units):
-        return []
-    u, w, v = r.judgements_of(units)
-    names = np.asarray(rater_names, dtype=object)
-    shown = np.asarray([show(x) for x in r.values] + [""], dtype=object)[:-1]  # each distinct value once
-    parts = (names[w] + ": " + shown[v]).tolist()  # sorted by unit, then annotator
-    starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]]).tolist()
-    ends = starts[1:] + [len(parts)]
-    out = []
-    for x, a, b in zip(u[starts].tolist(), starts, ends):
-        said = "; ".join(parts[a:b])
-        item, obj = describe(x)
-        out.append({"item_id": item, "scheme": scheme, "kind": kind, "object": obj, "judgements": said})
-    return out
+class Differences:
+    """The objects of one scheme that annotators disagree on: always counted, listed (one record
+    each, naming the item, the object and every annotator's value) only when asked: a large
+    study has hundreds of thousands, and the summary's numbers need only how many."""
+
+    def __init__(self, scheme: str, listed: bool = True):
+        self.scheme, self.listed = scheme, listed
+        self.count = 0
+        self.records: list[dict] = []
+
+    def add(self, r: ag.Ratings, rater_names, describe, kind: str, show=str, gap: float | None = None) -> None:
+        units = r.differing_units(gap)
+        self.count += len(units)
+        if not self.listed or not len(units):
+            return
+        u, w, v = r.judgements_of(units)
+        names = np.asarray(rater_names, dtype=object)
+        shown = np.asarray([show(x) for x in r.values] + [""], dtype=object)[:-1]  # each distinct value once
+        parts = (names[w] + ": " + shown[v]).tolist()  # sorted by unit, then annotator
+        starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]]).tolist()
+        ends = starts[1:] + [len(parts)]
+        for x, a, b in zip(u[starts].tolist(), starts, ends):
+            item, obj = describe(x)
+            self.records.append({"item_id": item, "scheme": self.scheme, "kind": kind, "object": obj,
+                                 "judgements": "; ".join(parts[a:b])})
+
+
+def _member_codes(member) -> tuple[np.ndarray, list]:
+    """(code per row, the distinct members): a categorical's own codes, anything else factorized."""
+    if isinstance(member, pd.Series) and isinstance(member.dtype, pd.CategoricalDtype):
+        return np.asarray(member.cat.codes, dtype=np.int64), list(member.cat.categories)
+    values = member.astype(object) if isinstance(member, pd.Series) else pd.Series(list(member), dtype=object)
+    codes, uniq = pd.factorize(values)
+    return np.asarray(codes, dtype=np.int64), list(uniq)
 
 
 class Sets:
@@ -195,20 +213,26 @@ class Sets:
     _rng_seed = 20261130
 
     def __init__(self, unit, rater, member, order=None):
-        df = pd.DataFrame({"unit": np.asarray(unit, dtype=np.int64), "rater": np.asarray(rater, dtype=np.int64),
-                           "member": pd.Series(np.asarray(member, dtype=object), dtype=object)})
-        mcode, members = pd.factorize(df["member"])
-        df["member"] = mcode
-        df = df.drop_duplicates().sort_values(["unit", "rater"], kind="stable")
-        keys = np.random.default_rng(self._rng_seed).integers(1, 2 ** 63, size=max(len(members), 1), dtype=np.uint64)
-        u, r, mc = (df[c].to_numpy() for c in ("unit", "rater", "member"))
-        start = np.flatnonzero(np.r_[True, (u[1:] != u[:-1]) | (r[1:] != r[:-1])]) if len(u) else np.zeros(0, np.int64)
-        fp = np.add.reduceat(keys[mc], start) if len(u) else np.zeros(0, np.uint64)
+        unit = np.asarray(unit, dtype=np.int64)
+        rater = np.asarray(rater, dtype=np.int64)
+        mc, members = _member_codes(member)
+        given = mc >= 0  # a missing member is no member
+        unit, rater, mc = unit[given], rater[given], mc[given]
+        # distinct (unit, rater, member), sorted by unit then rater: one integer key each
+        n_r, n_m = int(rater.max(initial=0)) + 1, max(len(members), 1)
+        key = np.unique((unit * n_r + rater) * n_m + mc)
+        mc = key % n_m
+        ur = key // n_m
+        u, r = ur // n_r, ur % n_r
+        keys = np.random.default_rng(self._rng_seed).integers(1, 2 ** 63, size=n_m, dtype=np.uint64)
+        start = np.flatnonzero(np.r_[True, ur[1:] != ur[:-1]]) if len(ur) else np.zeros(0, np.int64)
+        fp = np.add.reduceat(keys[mc], start) if len(ur) else np.zeros(0, np.uint64)
         code, uniq = pd.factorize(fp)
-        ends = np.r_[start[1:], len(u)]
-        first_group = pd.Series(np.arange(len(code))).groupby(code).first().to_numpy() if len(code) else []
-        members = list(members)
-        self.sets = [frozenset()] + [frozenset(members[x] for x in mc[start[g]:ends[g]].tolist()) for g in first_group]
+        ends = np.r_[start[1:], len(ur)]
+        # the first group holding each distinct set: only those become Python frozensets
+        _, first_group = np.unique(code, return_index=True) if len(code) else (None, [])
+        self.sets = [frozenset()] + [frozenset(members[x] for x in mc[start[g]:ends[g]].tolist())
+                                     for g in np.asarray(first_group).tolist()]
         self.unit, self.rater, self.code = u[start], r[start], np.asarray(code, dtype=np.int64) + 1
         self.order = order
 
@@ -245,8 +269,8 @@ def _attribution(lab, s, panel, der, k, base, dis):
     base["agent"] = agent.nominal()
     base["step"] = step.within(k)
     base["step"]["alpha_interval"] = step.ordinal("interval")["alpha"]
-    dis += _differing(agent, names, describe_item("responsible agent"), s.name, "attribution")
-    dis += _differing(step, names, describe_item("decisive step"), s.name, "attribution", gap=k + 1)
+    dis.add(agent, names, describe_item("responsible agent"), "attribution")
+    dis.add(step, names, describe_item("decisive step"), "attribution", gap=k + 1)
 
 
 def _graph(lab, s, panel, der, k, base, dis):
@@ -263,9 +287,9 @@ def _graph(lab, s, panel, der, k, base, dis):
     ec, ev = _factor(e["state"])
     state = objs.ratings(e["unit"], e["rater"], ec, ev, "normal")
     base["edge_state"] = state.nominal()
-    dis += _differing(crit.ratings(len(panel), panel.units), names, lambda u: (panel.items[u], "critical nodes"),
-                      s.name, "graph", _set_show)
-    dis += _differing(state, names, objs.describe, s.name, "graph")
+    dis.add(crit.ratings(len(panel), panel.units), names, lambda u: (panel.items[u], "critical nodes"), "graph",
+            _set_show)
+    dis.add(state, names, objs.describe, "graph")
 
 
 def _handoffs(lab, s, panel, der, k, base, dis, judgements):
@@ -301,8 +325,8 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
     quality = ag.Ratings(unit[rated], rater[rated], qc, qv, n_units)
     base["quality"] = quality.ordinal()
     quality_desc = lambda u: (describe(u)[0], describe(u)[1] + " quality")  # noqa: E731
-    dis += _differing(sets, names, describe, s.name, "handoff flags", _set_show)
-    dis += _differing(quality, names, quality_desc, s.name, "handoff quality", _num_show, gap=SCORE_GAP)
+    dis.add(sets, names, describe, "handoff flags", _set_show)
+    dis.add(quality, names, quality_desc, "handoff quality", _num_show, gap=SCORE_GAP)
 
 
 def _scorecard(lab, s, panel, der, k, base, dis):
@@ -320,14 +344,14 @@ def _scorecard(lab, s, panel, der, k, base, dis):
         (base["team_dimensions"] if team else base["agent_dimensions"])[dim] = r.ordinal()
         label = (lambda a, d=dim: f"team · {d}") if team else (lambda a, d=dim: f"{a} · {d}")
         describe = lambda u, keys=keys, label=label: (panel.items[keys[u][0]], label(keys[u][1]))  # noqa: E731
-        dis += _differing(r, names, describe, s.name, "score", _num_show, gap=SCORE_GAP)
+        dis.add(r, names, describe, "score", _num_show, gap=SCORE_GAP)
     ms = panel.keyed(part_of(lab.milestones, s.name))
     base["milestones"] = {}
     for m, g in ms.groupby("milestone", sort=False):
         r = ag.Ratings(g["item"], g["rater"], g["reached"].astype(bool).astype(np.int64), [False, True], len(panel))
         base["milestones"][m] = r.nominal()
-        dis += _differing(r, names, lambda u, m=m: (panel.items[u], f"milestone {m}"), s.name, "milestone",
-                          lambda v: "reached" if v else "not reached")
+        dis.add(r, names, lambda u, m=m: (panel.items[u], f"milestone {m}"), "milestone",
+                lambda v: "reached" if v else "not reached")
 
 
 def _contention(lab, s, panel, der, k, base, dis):
@@ -347,7 +371,7 @@ def _contention(lab, s, panel, der, k, base, dis):
             continue
         hit = np.asarray([x == name for x in lv], dtype=np.int64)[lc] if len(lv) else np.zeros(0, dtype=np.int64)
         base["labels"][name] = objs.ratings(given["unit"], given["rater"], hit, [False, True], False).nominal()
-    dis += _differing(overall, names, objs.describe, s.name, "contention")
+    dis.add(overall, names, objs.describe, "contention")
 
 
 def _step_objects(panel, der, s, with_agent: bool) -> Objects:
@@ -376,7 +400,7 @@ def _emergent(lab, s, panel, der, k, base, dis):
     # what each annotator marked on a step, as one value: the behaviours in their listed order
     rank = {n: i for i, n in enumerate(behaviours)}
     steps = Sets(on["unit"], on["rater"], on["behavior"], order=rank.get).ratings(len(objs), objs.unit_panel)
-    dis += _differing(steps, names, objs.describe, s.name, "behaviour", _set_show)
+    dis.add(steps, names, objs.describe, "behaviour", _set_show)
 
 
 def _tool_calls(lab, s, panel, der, k, base, dis):
@@ -389,7 +413,7 @@ def _tool_calls(lab, s, panel, der, k, base, dis):
     base["verdict"] = r.nominal()
     unit_item, unit_call = unit_item.tolist(), unit_call.tolist()
     describe = lambda u: (panel.items[unit_item[u]], f"call {unit_call[u]} ({tools[u]})")  # noqa: E731
-    dis += _differing(r, names, describe, s.name, "tool verdict")
+    dis.add(r, names, describe, "tool verdict")
 
 
 def _steps(lab, s, panel, der, k, base, dis):
@@ -421,7 +445,7 @@ def _steps(lab, s, panel, der, k, base, dis):
     tags = objs.attach(tags[["item", "rater", "step", "correctness"]].assign(step=lambda d: _ints(d["step"])))
     cc, cv = _factor(tags["correctness"])
     base["correctness"] = ag.Ratings(tags["unit"], tags["rater"], cc, cv, len(objs)).nominal()
-    dis += _differing(sets.ratings(len(objs), objs.unit_panel), names, objs.describe, s.name, "MAST modes", _set_show)
+    dis.add(sets.ratings(len(objs), objs.unit_panel), names, objs.describe, "MAST modes", _set_show)
 
 
 def _radio(lab, s, panel, der, k, base, dis):
@@ -429,7 +453,7 @@ def _radio(lab, s, panel, der, k, base, dis):
     vc, vv = _factor(c["label"])
     r = panel.per_item((c["item"], c["rater"], vc, vv), NONE)
     base["choice"] = r.nominal()
-    dis += _differing(r, panel.raters, lambda u: (panel.items[u], "choice"), s.name, "choice")
+    dis.add(r, panel.raters, lambda u: (panel.items[u], "choice"), "choice")
 
 
 def _multiselect(lab, s, panel, der, k, base, dis):
@@ -445,7 +469,7 @@ def _multiselect(lab, s, panel, der, k, base, dis):
     sets = Sets(c["item"], c["rater"], c["label"])
     base["jaccard"] = sets.jaccard(panel.item, panel.rater)
     r = sets.ratings(len(panel), panel.units)
-    dis += _differing(r, panel.raters, lambda u: (panel.items[u], "labels"), s.name, "labels", _set_show)
+    dis.add(r, panel.raters, lambda u: (panel.items[u], "labels"), "labels", _set_show)
 
 
 def _likert(lab, s, panel, der, k, base, dis):
@@ -454,8 +478,7 @@ def _likert(lab, s, panel, der, k, base, dis):
     vc, vv = _factor(c["score"].astype(float))
     r = ag.Ratings(c["item"], c["rater"], vc, vv, len(panel))
     base["rating"] = r.ordinal()
-    dis += _differing(r, panel.raters, lambda u: (panel.items[u], "rating"), s.name, "rating", _num_show,
-                      gap=SCORE_GAP)
+    dis.add(r, panel.raters, lambda u: (panel.items[u], "rating"), "rating", _num_show, gap=SCORE_GAP)
 
 
 BY_TYPE = {
@@ -472,8 +495,10 @@ BY_TYPE = {
 }
 
 
-def agreement_for(lab: Labels, s, der, k: int, handoff_judgements=None) -> tuple[dict, list[dict]]:
-    """Agreement measures for one scheme, and the objects annotators disagree on.
+def agreement_for(lab: Labels, s, der, k: int, handoff_judgements=None, listed: bool = True
+                  ) -> tuple[dict, list[dict]]:
+    """Agreement measures for one scheme (with ``disagreements``, how many objects annotators
+    disagree on), and those objects' records when `listed` (else an empty list).
 
     `handoff_judgements(lab, scheme, der)` gives the (item, annotator, derived handoff) rows of a
     handoff review (app.summary builds them for its rollup too)."""
@@ -484,12 +509,13 @@ def agreement_for(lab: Labels, s, der, k: int, handoff_judgements=None) -> tuple
     if not len(panel):
         return {**base, "note": "no item has two or more annotators for this scheme: no agreement to compute"
                 if panel.any_annotator else "no annotations"}, []
-    dis: list[dict] = []
+    dis = Differences(s.name, listed)
     if s.type == "handoff_review":
         _handoffs(lab, s, panel, der, k, base, dis, handoff_judgements)
     elif s.type in BY_TYPE:
         BY_TYPE[s.type](lab, s, panel, der, k, base, dis)
     else:
         base["note"] = "free text: no agreement measure"
-    return base, dis
+    base["disagreements"] = dis.count
+    return base, dis.records
 

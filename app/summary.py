@@ -109,6 +109,15 @@ def clean(obj: Any) -> Any:
 class Derived:
     """derive() per item and scheme keys, computed once."""
 
+    @classmethod
+    def of(cls, ws) -> "Derived":
+        """The workspace's own (its items never change: a new project state is a new workspace),
+        so successive summaries and disagreement lists derive each item once."""
+        found = ws.__dict__.get("_summary_derived")
+        if found is None:
+            found = ws.__dict__["_summary_derived"] = cls(ws)
+        return found
+
     def __init__(self, ws):
         self.ws = ws
         self._cache: dict[tuple, Derivation] = {}
@@ -127,6 +136,19 @@ class Derived:
             return None
         found = self._cache[(item_id, keys)] = derive(item.data, **dict(keys))
         return found
+
+    def getter(self, scheme=None):
+        """get(item_id) for one scheme, for loops over many rows: one dict lookup a row once the
+        item has been seen."""
+        seen: dict[str, Derivation | None] = {}
+
+        def get(item_id: str) -> Derivation | None:
+            try:
+                return seen[item_id]
+            except KeyError:
+                found = seen[item_id] = self.get(item_id, scheme)
+                return found
+        return get
 
 
 def mean_ci(scores: pd.Series) -> dict:
@@ -222,11 +244,12 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
         b["share"] = b["count"] / b["count"].sum()
         blame = _records(b.sort_values(["count", "agent"], ascending=[False, True]))
     positions = []
+    get = der.getter(scheme_obj)
     for item_id, who, agent, step in zip(*(_values(at[c]) for c in ("item_id", "annotator", "agent", "step"))):
         if step is None or (isinstance(step, float) and math.isnan(step)):
             continue
         step = int(step)
-        d = der.get(item_id, scheme_obj)
+        d = get(item_id)
         n = len(d.steps) if d else None
         acting = d.steps[step].agent if d and 0 <= step < len(d.steps) else None
         pos = (step / (n - 1) if n and n > 1 else 0.0) if n else None
@@ -250,8 +273,8 @@ def _derived_handoffs(der: Derived, item_ids: Iterable[str], scheme_obj) -> pd.D
             rows.extend((it, h.index, h.step, h.src, h.dst) for h in d.handoffs)
     cols = ["item_id", "index", "step", "src", "dst"]
     if rows:  # object columns: pandas' Arrow-backed strings are slow to merge on and to iterate
-        return pd.DataFrame({c: pd.Series(v, dtype="int64" if c in ("index", "step") else object)
-                             for c, v in zip(cols, zip(*rows))})
+        return pd.DataFrame({c: pd.Series([r[j] for r in rows], dtype="int64" if c in ("index", "step") else object)
+                             for j, c in enumerate(cols)})
     return pd.DataFrame({c: pd.Series([], dtype=object) for c in cols})
 
 
@@ -361,9 +384,13 @@ def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
     c = part_of(lab.contention, scheme_obj.name)
     rows = []
     stale = 0
+    regions_of = {}  # item -> {region index: region}, built once per item
+    get = der.getter(scheme_obj)
     for it, region, label in zip(_values(c["item_id"]), _values(c["region"]), _values(c["label"])):
-        d = der.get(it, scheme_obj)
-        regs = {r.index: r for r in d.contentions} if d else {}
+        regs = regions_of.get(it)
+        if regs is None:
+            d = get(it)
+            regs = regions_of[it] = {r.index: r for r in d.contentions} if d else {}
         if region not in regs:
             stale += 1
             continue
@@ -398,8 +425,9 @@ def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
     if m.empty:
         return {"by_category": [], "by_mode": [], "by_agent": []}
     acting = []
+    get = der.getter(scheme_obj)
     for it, step, stored in zip(_values(m["item_id"]), _values(m["step"]), _values(m["agent"])):
-        d = der.get(it, scheme_obj)
+        d = get(it)
         acting.append(d.steps[step].agent if d and 0 <= step < len(d.steps) else (stored or "(unknown)"))
     m = m.assign(acting_agent=acting)
     g = m.groupby("category", sort=False)
@@ -426,9 +454,22 @@ def choices(lab: Labels, scheme_obj) -> list[dict]:
     return _records(t.rename(columns={col: "label"}))
 
 
-def agreement_for(lab: Labels, s, der: Derived, k: int) -> tuple[dict, list[dict]]:
-    """Agreement measures for one scheme, and the objects annotators disagree on (app/scheme_agreement)."""
-    return _agreement_for(lab, s, der, k, handoff_judgements=_handoff_judgements)
+def agreement_for(lab: Labels, s, der: Derived, k: int, listed: bool = True) -> tuple[dict, list[dict]]:
+    """Agreement measures for one scheme, and the objects annotators disagree on when `listed`
+    (app/scheme_agreement)."""
+    return _agreement_for(lab, s, der, k, handoff_judgements=_handoff_judgements, listed=listed)
+
+
+def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Iterable[str] | None = None,
+                  items: Iterable[str] | None = None, k: int = 1, derived: Derived | None = None) -> list[dict]:
+    """The objects annotators disagree on in one scheme, under the summary's filters (the summary
+    gives how many; this lists them, for the scheme someone opens)."""
+    if df is None:
+        df = load(ws)
+    s = ws.project.scheme(scheme)
+    item_ids = [it.id for it in ws.items] if items is None else list(items)
+    lab = build(apply_filters(df, annotators, [scheme], item_ids), {scheme: s})
+    return agreement_for(lab, s, derived or Derived.of(ws), k)[1]
 
 
 # --- gold -------------------------------------------------------------------------------------------------
@@ -460,8 +501,12 @@ def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, 
 
 def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] | None = None,
               schemes: Iterable[str] | None = None, items: Iterable[str] | None = None, k: int = 1,
-              derived: Derived | None = None) -> dict:
-    """Everything the summary page, `python -m app summary` and the report show (JSON-ready)."""
+              derived: Derived | None = None, disagreements: bool = True) -> dict:
+    """Everything the summary page, `python -m app summary` and the report show (JSON-ready).
+
+    Each scheme's agreement says how many objects annotators disagree on; the records of those
+    objects (``disagreements``, a list) are built only when `disagreements` is true, else the
+    key holds None and :func:`disagreements` lists one scheme's on demand."""
     if df is None:
         df = load(ws)
     item_ids = [it.id for it in ws.items] if items is None else [i for i in items]
@@ -469,15 +514,15 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     project = ws.project
     by_name = {s.name: s for s in project.schemes}
     lab = build(df, by_name)
-    der = derived or Derived(ws)
+    der = derived or Derived.of(ws)
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
     of = lambda t: [s for s in chosen if s.type == t]  # noqa: E731
 
-    agreement, disagreements = {}, []
+    agreement, listed = {}, []
     for s in chosen:
-        a, d = agreement_for(lab, s, der, k)
+        a, d = agreement_for(lab, s, der, k, listed=disagreements)
         agreement[s.name] = a
-        disagreements += d
+        listed += d
 
     att_schemes = of("failure_attribution")
     wanted = set(item_ids)
@@ -506,10 +551,13 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],
                           "confusion": g["confusion"], "items": g["items"]}
-    # the long lists are built from plain Python values already: no need to walk them again
-    positions = {name: a.pop("positions") for name, a in out["attribution"].items()}
+    # the long lists (one entry per attribution, per run and behaviour) are built from plain
+    # Python values already (_records, or by hand): no need to walk them again
+    long = [(part, name, key, out[part][name].pop(key)) for part, key in (("attribution", "positions"),
+                                                                           ("emergent", "per_run"))
+            for name in out[part]]
     out = clean(out)
-    for name, p in positions.items():
-        out["attribution"][name]["positions"] = p
-    out["disagreements"] = disagreements
+    for part, name, key, records in long:
+        out[part][name][key] = records
+    out["disagreements"] = listed if disagreements else None
     return out

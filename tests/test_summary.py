@@ -181,6 +181,17 @@ def test_contention_per_resource_tools_and_choices(tmp_path):
     assert s["agreement"]["symptoms"]["jaccard"]["jaccard"] == 1.0  # same labels, other order
     assert s["agreement"]["confidence"]["rating"]["mean_abs_diff"] == 2.0
     assert {d["object"] for d in s["disagreements"]} == {"region 1 (repo_lock)", "call 1 (edit_file)", "rating"}
+    # each scheme counts its disagreements; the records are listed on demand, one scheme at a time
+    counts = {n: a["disagreements"] for n, a in s["agreement"].items() if a.get("disagreements")}
+    assert counts == {"contention": 1, "tool_review": 1, "confidence": 1}
+    ws = open_project(cfg)
+    numbers = core.summarize(ws, disagreements=False)
+    assert numbers["disagreements"] is None
+    assert json.dumps({**numbers, "disagreements": None}, sort_keys=True) == \
+        json.dumps({**s, "disagreements": None}, sort_keys=True)
+    for name in counts:
+        assert core.disagreements(ws, None, name) == [d for d in s["disagreements"] if d["scheme"] == name]
+    assert core.disagreements(ws, None, "contention", annotators=["alice"]) == []  # one annotator: nothing to differ
     orch = s["choices"]["orchestration"]["labels"]
     assert orch == [{"label": "hub_and_spoke", "count": 1, "runs": 1, "share": 1.0}]
     assert s["agreement"]["orchestration"]["items_compared"] == 0  # a single annotator

@@ -45,7 +45,8 @@ def test_summary_page_tables_filters_and_disagreement_link(tmp_path):
     dis = next(df for df in frames(at) if "judgements" in df.columns and "object" in df.columns)
     assert list(dis["object"]) == ["responsible agent", "decisive step"]
     assert list(dis["judgements"]) == ["alice: Coder; bob: Tester", "alice: 4; bob: 7"]
-    at.selectbox(key=k("disagreement")).set_value(1).run()
+    assert at.selectbox(key=k("dis_scheme")).value == "attribution"
+    at.selectbox(key=k("disagreement", "attribution", 0)).set_value(1).run()
     at.button(key=k("open")).click().run()
     assert not at.exception
     assert [t.value for t in at.title] == ["Failure attribution"]
@@ -57,3 +58,26 @@ def test_summary_page_without_annotations(tmp_path):
     at = open_page(make_app(cfg), "summary")
     assert any("No annotations yet" in i.value for i in at.info)
     assert any("No disagreement" in c.value for c in at.caption)
+
+
+def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, monkeypatch):
+    from app.ui import summary_page
+    monkeypatch.setattr(summary_page, "DIS_PAGE", 1)
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    save(CODE, "alice", "outcome", {"failure": "true"})
+    save(CODE, "bob", "outcome", {"success": "true"})
+    at = open_page(make_app(cfg, annotator="carol"), "summary")
+    assert any(s.value.startswith("Where annotators differ (3)") for s in at.subheader)
+    scheme = at.selectbox(key=k("dis_scheme"))
+    assert scheme.options == ["outcome (1)", "attribution (2)"]
+    at.selectbox(key=k("dis_scheme")).set_value("attribution").run()
+    assert at.number_input(key=k("dis_page", "attribution")).label.startswith("Page (of 2")
+    first = next(df for df in frames(at) if "object" in df.columns)
+    assert list(first["object"]) == ["responsible agent"]
+    at.number_input(key=k("dis_page", "attribution")).set_value(2).run()
+    second = next(df for df in frames(at) if "object" in df.columns)
+    assert list(second["object"]) == ["decisive step"] and not at.exception
+    at.button(key=k("open")).click().run()
+    assert [t.value for t in at.title] == ["Failure attribution"]

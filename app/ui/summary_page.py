@@ -39,7 +39,14 @@ def _frame(config: str, _ws: Workspace, generation: int) -> pd.DataFrame:
 
 @st.cache_data(ttl=TTL, show_spinner="Computing the summary…", max_entries=16)
 def _summary(config: str, generation: int, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
-    return core.summarize(_ws, _df, **_f)
+    # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
+    return core.summarize(_ws, _df, **_f, disagreements=False)
+
+
+@st.cache_data(ttl=TTL, show_spinner="Listing the disagreements…", max_entries=16)
+def _disagreements(config: str, generation: int, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
+                   _f: dict) -> list[dict]:
+    return core.disagreements(_ws, _df, scheme, annotators=_f["annotators"], items=_f["items"], k=_f["k"])
 
 
 def _table(records, **kw) -> None:
@@ -123,7 +130,8 @@ def render() -> None:
     with tabs[6]:
         _choices(s)
     with tabs[7]:
-        _agreement(ws, s)
+        _agreement(ws, s, lambda scheme: _disagreements(shell.config_path(), st.session_state[gen_key],
+                                                        repr(sorted(f.items())), scheme, ws, df, f))
     with tabs[8]:
         _gold(s)
     with tabs[9]:
@@ -237,26 +245,42 @@ def _choices(s: dict) -> None:
         _table(ch["labels"])
 
 
-def _agreement(ws: Workspace, s: dict) -> None:
+DIS_PAGE = 100  # disagreement records a page (a large study has hundreds of thousands)
+
+
+def _agreement(ws: Workspace, s: dict, listing) -> None:
+    """The main measure per scheme; then the objects annotators disagree on, one scheme at a
+    time and a page at a time, each openable on its item's page. `listing(scheme)` gives a
+    scheme's records (computed when the scheme is chosen here)."""
     from ..report import headline_agreement
     st.subheader("Main measure per scheme")
     _table(headline_agreement(s["agreement"]))
     with st.expander("Every measure (JSON)"):
         st.json(s["agreement"], expanded=False)
-    dis = s["disagreements"]
-    st.subheader(f"Where annotators differ ({len(dis)})")
-    if not dis:
+    counts = {name: a["disagreements"] for name, a in s["agreement"].items() if a.get("disagreements")}
+    st.subheader(f"Where annotators differ ({sum(counts.values()):,})")
+    if not counts:
         st.caption("No disagreement among items with two or more annotators.")
         return
-    _table(dis)
-    labels = [f"{d['item_id']} · {d['scheme']} · {d['object']}" for d in dis]
-    i = st.selectbox("Disagreement", range(len(dis)), format_func=lambda j: excerpt(labels[j], 120),
-                     key=_k("disagreement"))
-    d = dis[i]
-    try:
-        t = ws.project.scheme(d["scheme"]).type
-    except KeyError:
+    scheme = st.selectbox("Scheme", list(counts), key=_k("dis_scheme"),
+                          format_func=lambda n: f"{n} ({counts[n]:,})")
+    dis = listing(scheme)
+    pages = max(1, -(-len(dis) // DIS_PAGE))
+    at = 0
+    if pages > 1:
+        page_no = st.number_input(f"Page (of {pages:,}, {DIS_PAGE} a page)", min_value=1, max_value=pages, value=1,
+                                  step=1, key=_k("dis_page", scheme))
+        at = (int(page_no) - 1) * DIS_PAGE
+    shown = dis[at:at + DIS_PAGE]
+    if not shown:
+        st.caption("Nothing to list.")
         return
+    _table(shown)
+    labels = [f"{d['item_id']} · {d['object']}" for d in shown]
+    i = st.selectbox("Disagreement", range(len(shown)), format_func=lambda j: excerpt(labels[j], 120),
+                     key=_k("disagreement", scheme, at))
+    d = shown[i]
+    t = ws.project.scheme(scheme).type
     target = shell.ROOT / TYPES[t].page if TYPES[t].page else None
     if st.button("Open this item on its page", key=_k("open"), icon=":material/open_in_new:",
                  disabled=d["item_id"] not in ws.by_id or target is None):
