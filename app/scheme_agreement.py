@@ -37,6 +37,14 @@ def _codes(col: pd.Series, names: pd.Index) -> np.ndarray:
     return names.get_indexer(col.astype(object)) if len(col) else np.zeros(0, dtype=np.int64)
 
 
+def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """Whether each of keys is in sorted_keys (both int64)."""
+    if not len(sorted_keys):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[at] == keys
+
+
 def _ints(col) -> np.ndarray:
     return pd.to_numeric(pd.Series(col), errors="coerce").fillna(-1).astype(np.int64).to_numpy()
 
@@ -74,6 +82,7 @@ class Panel:
         self.item, self.rater = self.item[order], self.rater[order]
         bounds = np.searchsorted(self.item, np.arange(len(self.item_ids) + 1))
         self.raters_of = [self.rater[bounds[i]:bounds[i + 1]] for i in range(len(self.item_ids))]
+        self.member_keys = self.item * len(self.raters) + self.rater  # sorted (by item, then rater)
         self.units = ag.UnitPanel.of_units(self.raters_of)  # the item as unit
 
     def __len__(self) -> int:
@@ -83,14 +92,12 @@ class Panel:
         """df's rows of panel items and annotators, with their codes as columns item and rater."""
         item = _codes(df["item_id"], self.item_ids)
         rater = _codes(df["annotator"], self.rater_names)
-        ok = (item >= 0) & (rater >= 0)
-        out = df[ok].copy()
-        out["item"] = item[ok]
-        out["rater"] = rater[ok]
         # a rater who judged the item on another scheme only is not in this scheme's panel
-        member = pd.MultiIndex.from_arrays([self.item, self.rater])
-        inside = member.get_indexer(pd.MultiIndex.from_arrays([out["item"], out["rater"]])) >= 0
-        return out[inside]
+        inside = (item >= 0) & (rater >= 0) & _member(item * len(self.raters) + rater, self.member_keys)
+        out = df[inside].copy()
+        out["item"] = item[inside]
+        out["rater"] = rater[inside]
+        return out
 
     def per_item(self, values, default) -> ag.Ratings:
         """Ratings with the item as unit from a {(item, rater): value} frame (missing → default)."""
@@ -130,6 +137,7 @@ class Objects:
         self.unit_item = self.frame["item"].to_numpy()
         self.unit_item_list = self.unit_item.tolist()
         self.unit_panel = ag.UnitPanel(self.unit_item, panel.raters_of)
+        self._keys = None  # built on first attach
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -141,7 +149,47 @@ class Objects:
         for c, dtype in zip(self.key, self.frame[self.key].dtypes):
             if dtype.kind in "iu":
                 g[c] = _ints(g[c])
-        return g.merge(self.frame[["item", "unit"] + self.key], on=["item"] + self.key, how="inner")
+        if self._keys is None:
+            self._keys = self._object_keys()
+        own, lookups = self._keys
+        if own is None:  # objects sharing a key: let pandas pair every match
+            return g.merge(self.frame[["item", "unit"] + self.key], on=["item"] + self.key, how="inner")
+        key = np.asarray(g["item"], dtype=np.int64)
+        ok = np.ones(len(g), dtype=bool)
+        for c, (width, look) in zip(self.key, lookups):
+            code = np.asarray(g[c], dtype=np.int64) if look is None else _codes(g[c], look)
+            ok &= (code >= 0) & (code < width)
+            key = key * width + np.where(ok, code, 0)
+        order = np.argsort(own, kind="stable")
+        at = np.searchsorted(own, key, sorter=order)
+        at = np.minimum(at, len(own) - 1)
+        found = ok & (len(own) > 0) & (own[order[at]] == key if len(own) else False)
+        out = g[found].copy()
+        out["unit"] = order[at[found]]
+        return out
+
+    def _object_keys(self):
+        """One integer per object from its item and key columns (numbers as they are, text by
+        its position among the objects' distinct texts), with what turns a judgement's key
+        columns into the same integers; (None, ...) when two objects share a key."""
+        key = self.unit_item.astype(np.int64)
+        lookups = []
+        for c in self.key:
+            col = self.frame[c]
+            if col.dtype.kind in "iu":
+                vals = col.to_numpy(dtype=np.int64)
+                width, look = int(vals.max(initial=-1)) + 1, None
+                if len(vals) and vals.min() < 0:
+                    return None, None
+            else:
+                look = pd.Index(pd.unique(col.astype(object)), dtype=object)
+                vals = look.get_indexer(col.astype(object))
+                width = max(len(look), 1)
+            key = key * max(width, 1) + vals
+            lookups.append((max(width, 1), look))
+        if len(np.unique(key)) != len(key):
+            return None, None
+        return key, lookups
 
     def ratings(self, unit, rater, value, values, default) -> ag.Ratings:
         return ag.Ratings(unit, rater, value, values, len(self), default=default, panel=self.unit_panel)
