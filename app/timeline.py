@@ -205,7 +205,6 @@ class Shade:
     end: float
     lane_from: int
     lane_to: int
-    selected: bool = False
 
 
 @dataclass(frozen=True)
@@ -217,7 +216,6 @@ class Marker:
     start: float
     end: float
     agents: tuple[str, ...]
-    selected: bool = False
 
     @property
     def customdata(self) -> str:
@@ -238,8 +236,13 @@ class Timeline:
 
 def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), kind: str = SECONDS,
           only: Iterable[str] | None = None, window: tuple[float, float] | None = None,
-          selected: int | None = None, max_shapes: int = MAX_SHAPES) -> Timeline:
+          max_shapes: int = MAX_SHAPES) -> Timeline:
     """What the chart shows for these calls and regions, filtered to resources and a window.
+
+    Nothing here depends on which region the annotator selected: the figure stays byte-identical
+    when the selection changes, so the browser keeps the chart it drew instead of drawing it
+    again (Streamlit remounts a chart whose spec changed). The selection is shown in text under
+    the chart and in the list (app/ui/surfaces/tool_contention.py).
 
     Lanes are the agents with drawable calls on the chosen resources (stable while the
     window moves). Bars are those calls reaching into the window. Each visible region is
@@ -259,23 +262,20 @@ def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), 
     markers: list[Marker] = []
     left_out = 0
     shown = visible_regions(regions, keep, window)
-    # The selected region's shading is drawn first so a cap never hides it.
-    shown.sort(key=lambda r: (r.index != selected, r.index))
-    for r in shown:
+    for r in sorted(shown, key=lambda r: r.index):
         region_lanes = [lane_of[by_index[c].agent] for c in r.calls
                         if c in by_index and by_index[c].agent in lane_of]
         if not region_lanes:
             continue
         runs = lane_runs(region_lanes)
         if len(shades) + len(runs) <= max_shapes:
-            shades.extend(Shade(r.index, r.start, r.end, a, b, r.index == selected) for a, b in runs)
+            shades.extend(Shade(r.index, r.start, r.end, a, b) for a, b in runs)
         else:
             left_out += 1
             runs = runs[:1]
         # one marker per shaded run, so a region split over distant lanes is named on each part
         markers.extend(Marker(r.index, (r.start + r.end) / 2, a - 0.42, r.resource, r.start, r.end,
-                              r.agents, r.index == selected) for a, _ in runs)
-    shades.sort(key=lambda s: (s.selected, s.region))  # the selected region drawn last, on top
+                              r.agents) for a, _ in runs)
     markers.sort(key=lambda m: (m.region, m.lane))
     notes = []
     if left_out:
@@ -290,7 +290,9 @@ def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), 
 CALL_COLOUR = "rgba(99, 110, 250, 0.85)"
 CONTENDED_COLOUR = "rgba(239, 85, 59, 0.9)"
 SHADE_COLOUR = "rgba(255, 161, 90, 0.22)"
-SELECTED_SHADE = "rgba(255, 161, 90, 0.45)"
+# Plotly dims the points a click did not select; the chart never shows a selection (it would go
+# stale when the list selects another region without the chart being drawn again), so nothing dims.
+_NO_DIMMING = dict(selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1)))
 
 
 def esc(text: Any, limit: int | None = None) -> str:
@@ -340,29 +342,25 @@ def figure(t: Timeline):
             pattern=dict(shape=["" if b.region is None else "/" for b in t.bars],
                          fgcolor="rgba(255, 255, 255, 0.5)"),
         ),
-        showlegend=False,
+        showlegend=False, **_NO_DIMMING,
     )
     markers = dict(
         type="scatter", name="contention regions", mode="markers+text",
         x=[axis_value(m.x, t.kind) for m in t.markers],
         y=[m.lane for m in t.markers],
-        text=[("▶ " if m.selected else "") + f"#{m.region}" for m in t.markers],
+        text=[f"#{m.region}" for m in t.markers],
         textposition="middle right",
-        textfont=dict(size=[14 if m.selected else 12 for m in t.markers]),
+        textfont=dict(size=12),
         hovertext=[marker_hover(m, t.kind) for m in t.markers], hoverinfo="text",
         customdata=[m.customdata for m in t.markers],
-        marker=dict(symbol="diamond", size=[16 if m.selected else 12 for m in t.markers],
-                    color="rgba(217, 95, 2, 0.95)",
-                    line=dict(width=[3 if m.selected else 1 for m in t.markers], color="black")),
-        showlegend=False,
+        marker=dict(symbol="diamond", size=12, color="rgba(217, 95, 2, 0.95)", line=dict(width=1, color="black")),
+        showlegend=False, **_NO_DIMMING,
     )
     shapes = [dict(
         type="rect", xref="x", yref="y", layer="below",
         x0=axis_value(s.start, t.kind), x1=axis_value(s.end, t.kind),
         y0=s.lane_from - 0.45, y1=s.lane_to + 0.45,
-        fillcolor=SELECTED_SHADE if s.selected else SHADE_COLOUR,
-        line=dict(color="rgba(217, 95, 2, 0.9)", width=3 if s.selected else 1,
-                  dash="solid" if s.selected else "dot"),
+        fillcolor=SHADE_COLOUR, line=dict(color="rgba(217, 95, 2, 0.9)", width=1, dash="dot"),
     ) for s in t.shades]
     n = len(t.lanes)
     xr = None

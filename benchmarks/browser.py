@@ -227,8 +227,8 @@ def surfaces(n: int) -> dict:
             ("untick it", lambda pg: _box(pg, "plan produced"), "Milestones: 0 of 3 reached")]),
         "tool_contention": ("tool_contention", [
             ("select a region from the list (fragment: chart and list)",
-             lambda pg: pg.get_by_role("button", name="Show on chart").first, "selected from the list"),
-            ("select another", lambda pg: pg.get_by_role("button", name="Show on chart").first,
+             lambda pg: pg.get_by_role("button", name="Select", exact=True).first, "selected from the list"),
+            ("select another", lambda pg: pg.get_by_role("button", name="Select", exact=True).first,
              "selected from the list")]),
         "emergent_behavior": ("emergent_behavior", [
             ("mark a turn (save)", lambda pg: _box(pg, first_turn), "Marked: 1 turn"),

@@ -115,16 +115,15 @@ def test_problem_calls_are_listed_not_dropped():
     assert [b.call for b in t.bars] == [0, 4]
 
 
-def test_shape_cap_keeps_selected_and_markers():
+def test_shape_cap_keeps_markers():
     calls = []
     for k in range(50):
         calls += [Call(2 * k, "A", "t", f"r{k}", k * 10.0, k * 10 + 5.0),
                   Call(2 * k + 1, "B", "t", f"r{k}", k * 10 + 1.0, k * 10 + 6.0)]
     regions = find_regions(calls)
     assert len(regions) == 50
-    t = tl.build(calls, regions, selected=42, max_shapes=10)
-    assert len(t.shades) == 10 and [s.region for s in t.shades if s.selected] == [42]
-    assert t.shades[-1].selected  # drawn last, on top
+    t = tl.build(calls, regions, max_shapes=10)
+    assert [s.region for s in t.shades] == list(range(10))  # the first regions, in order
     assert len({m.region for m in t.markers}) == 50  # every region stays clickable
     assert t.shades_left_out == 40 and "10 of 50" in t.notes[0]
 
@@ -145,7 +144,7 @@ def test_figure_numeric_seconds_code_team():
     data = demo("code-team-002")
     d = derive(data)
     assert tl.time_kind(data["calls"]) == tl.SECONDS
-    t = tl.build(d.calls, d.contentions, d.agents, tl.SECONDS, window=tl.time_bounds(d.calls), selected=1)
+    t = tl.build(d.calls, d.contentions, d.agents, tl.SECONDS, window=tl.time_bounds(d.calls))
     assert t.lanes == ["Coder", "Tester", "Reviewer"]
     fig = tl.figure(t)
     bars, markers = fig.data
@@ -155,12 +154,15 @@ def test_figure_numeric_seconds_code_team():
     assert list(bars.y) == [0, 0, 1, 1, 0, 2]
     assert bars.text[0] == "run_tests ⚠#0" and bars.text[4] == "git_push"
     assert list(markers.customdata) == ["region:0", "region:1"]
-    assert markers.text[1] == "▶ #1"
+    assert list(markers.text) == ["#0", "#1"]
     assert fig.layout.xaxis.type == "linear"
     assert list(fig.layout.yaxis.ticktext) == ["Coder", "Tester", "Reviewer"]
     shapes = fig.layout.shapes
     assert [(s.x0, s.x1, s.y0, s.y1) for s in shapes] == [(0, 60, -0.45, 1.45), (50, 400, -0.45, 1.45)]
-    assert shapes[1].line.width == 3 and shapes[0].line.width == 1  # the selected one stands out
+    assert {s.line.width for s in shapes} == {1}  # no region stands out: the selection is not drawn
+    # a click selects a point in the browser, but nothing is dimmed (the chart never shows a selection)
+    assert bars.unselected.marker.opacity == 1 and markers.unselected.marker.opacity == 1
+    assert bars.marker.pattern.shape[0] == "/" and bars.marker.pattern.shape[4] == ""  # hatching kept
 
 
 def test_figure_iso_times_trip_planner():

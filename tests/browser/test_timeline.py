@@ -1,5 +1,6 @@
 """In headless Chromium: click a bar of the contention timeline, see its region selected in the
 list, label it through its control, and find the label in the Parquet store."""
+import re
 import time
 
 import pytest
@@ -40,17 +41,30 @@ def test_click_bar_selects_region_then_label_it(server, page):
     assert bars.count() == 6  # one bar per call, in call order
     assert pg.get_by_text("Selected ·").count() == 0
 
+    pg.evaluate("() => { window.__firstBar = document.querySelector('.js-plotly-plot .barlayer .point'); }")
     # call 2: Tester's edit_file on repo_lock, 55-400 s, inside region #1
     click_centre(pg, bars.nth(2))
     pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
     wait_app(pg)
     selected = pg.locator('[data-testid="stMarkdownContainer"]', has_text="Selected ·")
     assert selected.count() == 1 and "Region #1" in selected.inner_text()
-    # the chart marks it too, in text: "▶ #1"
-    assert pg.locator(".js-plotly-plot .scatterlayer text", has_text="▶ #1").count() >= 1
+    # named under the chart, which was not drawn again (the same SVG nodes, nothing dimmed)
+    pg.get_by_text("Selected: region #1").wait_for(timeout=10000)
+    assert pg.evaluate("() => window.__firstBar === document.querySelector('.js-plotly-plot .barlayer .point')")
+    opacities = pg.locator(".js-plotly-plot .barlayer .point path").evaluate_all(
+        "ps => ps.map(p => getComputedStyle(p).opacity)")
+    assert set(opacities) == {"1"}, opacities
+
+    # "Select" in the list: only the list re-runs; the chart keeps its drawing
+    pg.get_by_role("button", name="Select", exact=True).first.click()
+    pg.get_by_text("Region #0 selected from the list.").wait_for(timeout=10000)
+    wait_app(pg)
+    pg.get_by_text("Selected: region #0").wait_for(timeout=10000)
+    assert pg.evaluate("() => window.__firstBar === document.querySelector('.js-plotly-plot .barlayer .point')")
 
     # a region marker selects its region
     marker0 = pg.locator(".js-plotly-plot .scatterlayer .point").nth(0)
+    pg.locator(".js-plotly-plot").scroll_into_view_if_needed()  # "Select" scrolled the list into view
     click_centre(pg, marker0)
     pg.get_by_text("Region #0 selected on the chart.").wait_for(timeout=10000)
     wait_app(pg)
@@ -67,7 +81,9 @@ def test_click_bar_selects_region_then_label_it(server, page):
     box.click()
     pg.get_by_role("option", name="deadlock", exact=True).click()
     wait_app(pg)
-    pg.get_by_text("Saved ·").first.wait_for(timeout=10000)
+    # the list re-ran alone: the region says what it holds
+    pg.locator('[data-testid="stMarkdownContainer"]',
+               has_text=re.compile(r"Region #1 · repo_lock · deadlock · saved \d")).first.wait_for(timeout=10000)
 
     ann = wait_for(lambda: stored(server))
     assert ann is not None and ann.value == {"contentions": {"1": "deadlock"}}

@@ -2,10 +2,15 @@
 lanes they involve, and the regions listed under it with a label each.
 
 Clicking a bar selects the region holding its call, clicking a region's "#N" marker selects
-that region; either way the list turns to the region's page and marks it "▶ Selected".
-Every action also has a focusable control in the list (labels, "Show on chart", paging,
-zoom). Filters, paging, chart clicks and saves re-run only this scheme's fragment
-(app/ui/page.scheme_block), with the saved note under it.
+that region; either way the list turns to the region's page and marks it "Selected", and a line
+under the chart names it. Every action also has a focusable control in the list (labels,
+"Select", paging, zoom). Filters, paging, chart clicks and saves re-run only this scheme's
+fragment (app/ui/page.scheme_block), with the saved note under it.
+
+The chart does not depend on the selection (app/timeline.build): selecting a region leaves its
+spec byte-identical, so the browser keeps the drawing (Plotly's first drawing of a window of
+calls costs 0.3-0.7 s; a changed spec is a new chart to Streamlit). Only what changes the
+drawing itself (the window, zoom, the resource filter, another item) draws it again.
 """
 from __future__ import annotations
 
@@ -23,8 +28,17 @@ from .. import shell
 from ..state import widget_key
 from ..text import md
 
-PAGE_SIZE = 10
+PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
 CALLS_SHOWN = 8  # calls named per region in the list; more are counted
+
+
+def _prepared(item: Item, scheme: Scheme) -> tuple[Derivation, str, tuple[float, float] | None, dict]:
+    """The derivation, its time kind and bounds and its calls by index, worked out once per item
+    (each is a pass over every call; the list re-runs on every selection)."""
+    d = shell.derivation(item, scheme)
+    kind, bounds, by_index = shell.per_derivation(d, f"tool_contention:{scheme['calls_key']}", lambda: (
+        tl.time_kind(item.data.get(scheme["calls_key"])), tl.time_bounds(d.calls), {c.index: c for c in d.calls}))
+    return d, kind, bounds, by_index
 
 
 def _k(scheme: Scheme, item: Item, *parts) -> str:
@@ -61,19 +75,9 @@ def _select(scheme, item, d: Derivation, bounds, region: int | None, message: st
         st.session_state[_k(scheme, item, "page")] = page
 
 
-def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    _surface(ws, item, scheme)
-
-
-def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    d = shell.derivation(item, scheme)
-    kind = tl.time_kind(item.data.get(scheme["calls_key"]))
-    bounds = tl.time_bounds(d.calls)
-    stored = _stored(ws, item, scheme)
-    labels = tl.labels_of(stored)
-
-    def save(value: dict, status: str = values.ANNOTATED) -> None:
-        shell.commit(ws, item, scheme, value, empty=tl.is_empty(value), status=status)
+def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
+    d, kind, bounds, _ = _prepared(item, scheme)
+    labels = tl.labels_of(_stored(ws, item, scheme))
 
     if not d.calls:
         st.info(f'This run has no timed tool calls (no "{md(scheme["calls_key"])}" list), '
@@ -81,24 +85,31 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> None:
     else:
         # The list sits under the chart, not beside it: the surface is the narrower column of
         # the page (the trace is on the left), and a chart sharing it with the list got too
-        # small to read or click. Selecting a region names it right under the chart.
+        # small to read or click. The list's first line names the selected region.
         _chart(item, scheme, d, kind, bounds)
-        _region_list(item, scheme, d, kind, bounds, labels, save, lambda: _stored(ws, item, scheme))
+        _region_list(ws, item, scheme)
 
     gone = {i: lab for i, lab in labels.items() if i not in {r.index for r in d.contentions}}
     if gone:
         st.caption("Saved labels for regions this trace no longer has (the data changed): "
                    + ", ".join(f"#{i} {md(lab)}" for i, lab in sorted(gone.items())))
-    st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"),
-              disabled=bool(labels),
-              help="Clear the labels first" if labels else
-              "Record that you looked at this run's contention and found nothing to label",
-              on_click=lambda: save({tl.KEY: {}}, values.REVIEWED_CLEAN))
+
+    def clean():
+        n = len(tl.labels_of(_stored(ws, item, scheme)))
+        if n:  # the list re-runs alone, so this button cannot follow it: it checks here
+            st.toast(f"{n} region{'s are' if n != 1 else ' is'} labelled: set them back to "
+                     f"\"{tl.UNLABELLED}\" first to record \"nothing to flag\". Nothing changed.")
+            return
+        shell.commit(ws, item, scheme, {tl.KEY: {}}, status=values.REVIEWED_CLEAN)
+
+    st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"), on_click=clean,
+              help="Record that you looked at this run's contention and found nothing to label "
+                   "(only while no region is labelled)")
+    return shell.CARDS
 
 
 def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None:
     res_key, win_key, chart_key = (_k(scheme, item, x) for x in ("resources", "window", "chart"))
-    selected = st.session_state.get(_k(scheme, item, "selected"))
     all_resources = tl.resources(d.calls)
     if len(all_resources) > 1:
         st.multiselect("Resources shown", all_resources, key=res_key, placeholder="All resources",
@@ -114,14 +125,22 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         st.slider("Time window (seconds from the first call)", 0.0, float(span), step=float(step),
                   key=win_key, format=f"%.{digits}f")
         z1, z2 = st.columns(2)
-        region = next((r for r in d.contentions if r.index == selected), None)
 
         def zoom(to):
             lo, hi = to
             st.session_state[win_key] = (max(0.0, lo - bounds[0]), min(float(span), hi - bounds[0]))
 
-        z1.button("Zoom to the selected region", key=_k(scheme, item, "zoom"), disabled=region is None,
-                  width="stretch", on_click=lambda: zoom(tl.zoom_window(region, bounds)))
+        def zoom_selected():  # the selection is read now: the list re-runs alone and may have changed it
+            selected = st.session_state.get(_k(scheme, item, "selected"))
+            region = next((r for r in d.contentions if r.index == selected), None)
+            if region is None:
+                st.session_state[_k(scheme, item, "message")] = (
+                    "No region is selected: click a bar or a ◆ marker, or “Select” one in the list.")
+                return
+            zoom(tl.zoom_window(region, bounds))
+
+        z1.button("Zoom to the selected region", key=_k(scheme, item, "zoom"), width="stretch",
+                  on_click=zoom_selected, help="Zoom the chart to the region selected below")
         z2.button("Show the whole run", key=_k(scheme, item, "unzoom"), width="stretch",
                   on_click=lambda: zoom(bounds))
     window = _window(scheme, item, bounds)
@@ -130,13 +149,21 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         shown = sum(1 for c in d.calls if tl.timed(c) and c.start < window[1] and c.end > window[0])
         st.caption(f"{shown:,} of {drawable:,} calls in this time window (a long run opens on its first "
                    f"{tl.FIRST_VIEW_CALLS}); move the window, or show the whole run.")
-    t = tl.build(d.calls, d.contentions, d.agents, kind, st.session_state.get(res_key) or (), window, selected)
+    t = tl.build(d.calls, d.contentions, d.agents, kind, st.session_state.get(res_key) or (), window)
     if kind == tl.DATETIME and window:
         st.caption(f"Window: {md(tl.fmt_span(window[0], window[1], kind))}")
 
+    last_key = _k(scheme, item, "last_click")
+
     def on_click():
         event = st.session_state.get(chart_key)
-        points = event.selection.points if event and event.selection else []
+        points = list(event.selection.points) if event and event.selection else []
+        if not points:
+            # Plotly deselects a point clicked a second time while the chart still holds it (the
+            # chart is not drawn again on a selection, so it still does after the list selected
+            # another region): that click means its call again.
+            points = st.session_state.get(last_key) or []
+        st.session_state[last_key] = points
         region, message = tl.clicked_region(points, d.contentions)
         if message:
             _select(scheme, item, d, bounds, region, message)
@@ -156,9 +183,7 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         st.info("No calls in this window or on these resources.")
     for note in t.notes:
         st.caption(note)
-    message = st.session_state.get(_k(scheme, item, "message"))
-    if message:
-        st.caption(f":material/ads_click: {md(message)}")
+    st.session_state[_k(scheme, item, "drawn")] = {m.region for m in t.markers}  # for the list's line
     problems = tl.problem_lines(d.calls)
     if problems:
         with st.expander(f":material/warning: {len(problems)} call(s) with problems", expanded=len(problems) <= 5):
@@ -168,7 +193,32 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
                 st.text(f"… and {len(problems) - 50} more")
 
 
-def _region_list(item, scheme, d: Derivation, kind, bounds, labels, save, load) -> None:
+def _selected_line(scheme, item, d: Derivation, kind: str) -> None:
+    """What was clicked, and the selected region named (the chart is not drawn again for it)."""
+    message = st.session_state.get(_k(scheme, item, "message"))
+    if message:
+        st.caption(f":material/ads_click: {md(message)}")
+    selected = st.session_state.get(_k(scheme, item, "selected"))
+    region = next((r for r in d.contentions if r.index == selected), None)
+    if region is None:
+        return
+    if region.index in st.session_state.get(_k(scheme, item, "drawn"), ()):
+        where = f"its ◆#{region.index} marker is on the chart"
+    else:
+        where = "not in this view of the chart (zoom to it, or change the window or the resources)"
+    st.caption(f":material/ads_click: **Selected: region #{region.index}** · {md(region.resource, 60)} · "
+               f"{md(tl.fmt_span(region.start, region.end, kind))} · agents: {md(', '.join(region.agents), 120)}"
+               f" · {where}")
+
+
+@st.fragment
+def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    """The regions, a fragment of its own: selecting, paging and labelling re-run only the list
+    (not the chart above it, nor its filters). What changes the chart (a chart click, the window,
+    the resources, zoom) re-runs the scheme's fragment, and this with it."""
+    d, kind, bounds, by_index = _prepared(item, scheme)
+    labels = tl.labels_of(_stored(ws, item, scheme))
+    _selected_line(scheme, item, d, kind)
     page_key = _k(scheme, item, "page")
     selected = st.session_state.get(_k(scheme, item, "selected"))
     listed = _listed(d, scheme, item, bounds)
@@ -178,7 +228,7 @@ def _region_list(item, scheme, d: Derivation, kind, bounds, labels, save, load) 
         st.caption("No two agents used the same resource at overlapping times.")
         return
     shown = f"{len(listed)} of {total}" if len(listed) != total else f"{total}"
-    st.markdown(f"**Contention regions** ({shown}) · {len(labels)} labelled")
+    st.markdown(f"**Contention regions** ({shown}) · {len(labels)} labelled (a label is saved when chosen)")
     n_pages = tl.page_count(len(listed), PAGE_SIZE)
     page = min(st.session_state.get(page_key, 0), n_pages - 1)
     if n_pages > 1:
@@ -195,32 +245,33 @@ def _region_list(item, scheme, d: Derivation, kind, bounds, labels, save, load) 
     if selected is not None and not any(r.index == selected for r in listed):
         st.caption(f"Region #{selected} is selected but hidden by the filters above.")
     options = [tl.UNLABELLED] + [x for x in scheme["contention_labels"] if x != tl.UNLABELLED]
-    by_index = {c.index: c for c in d.calls}
     for r in listed[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
         is_sel = r.index == selected
+        key, k_saved = _k(scheme, item, "label", r.index), _k(scheme, item, "saved", r.index)
+        current = labels.get(r.index, tl.UNLABELLED)
         with st.container(border=True):
             head = f"**Region #{r.index}** · {md(r.resource, 60)}"
+            if k_saved in st.session_state:  # what this region holds now, once changed in this session
+                head += f" · *{md(current)}*{shell.card_note(k_saved)}"
             st.markdown((":material/ads_click: **Selected** · " if is_sel else "") + head)
             calls = [f"{c} {by_index[c].tool} ({by_index[c].agent})" for c in r.calls[:CALLS_SHOWN]]
             more = f" and {len(r.calls) - CALLS_SHOWN} more" if len(r.calls) > CALLS_SHOWN else ""
             st.caption(md(tl.fmt_span(r.start, r.end, kind)) + " · agents: " + md(", ".join(r.agents), 200)
                        + "  \ncalls: " + md("; ".join(calls), 300) + more)
-            key = _k(scheme, item, "label", r.index)
-            current = labels.get(r.index, tl.UNLABELLED)
-            if current not in options:
-                options_r = options + [current]  # a saved label no longer in the config stays visible
-            else:
-                options_r = options
+            # a saved label no longer in the config stays visible
+            options_r = options if current in options else options + [current]
 
-            def on_label(idx=r.index, key=key):
-                before = load()  # the value on disk: other regions' widgets may be on other pages
+            def on_label(idx=r.index, key=key, k_saved=k_saved):
+                before = _stored(ws, item, scheme)  # the value on disk: other regions may be on other pages
                 value = tl.set_label(before, idx, st.session_state.get(key))
                 if tl.labels_of(value) != tl.labels_of(before):
-                    save(value)
+                    shell.card_saved(ws, item, scheme, value, k_saved, empty=tl.is_empty(value))
 
             st.selectbox(f"Label for region #{r.index}", options_r, index=options_r.index(current), key=key,
                          on_change=on_label)
-            st.button("Show on chart" if not is_sel else "Shown on chart", key=_k(scheme, item, "show", r.index),
+            st.button("Select" if not is_sel else "Selected", key=_k(scheme, item, "show", r.index),
                       disabled=is_sel, on_click=_select,
+                      help="Name this region above the list (its ◆ marker on the chart); "
+                           "“Zoom to the selected region” then brings it into view",
                       args=(scheme, item, d, bounds, r.index, f"Region #{r.index} selected from the list."))
-
+    shell.rerun_if_asked()
