@@ -32,6 +32,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from app import store_index
 from app.storage import AnnotationStore
 from tests.conftest import ROOT, write_project
 
@@ -165,7 +166,8 @@ class Launcher:
 
 
 def check_store(root: Path) -> tuple[AnnotationStore, list, int]:
-    """Every data file is whole; the folder reads as one dataset; leftovers are only temp files."""
+    """Every data file is whole; the folder reads as one dataset; leftovers are only temp files
+    (and row indexes)."""
     store = AnnotationStore(root)
     rows = store.all()
     assert store.problems == [], store.problems
@@ -173,7 +175,8 @@ def check_store(root: Path) -> tuple[AnnotationStore, list, int]:
     for p in files:
         assert pq.read_table(p).num_rows == 1, p
     assert len(pd.read_parquet(root)) == len(files) == len(rows)
-    temps = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".parquet"]
+    # besides key files: the annotator folders' row indexes (app/store_index), and temp files
+    temps = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".parquet" and p.name != store_index.NAME]
     assert all(p.name.startswith(".tmp-") for p in temps), temps
     return store, rows, len(temps)
 
