@@ -29,7 +29,7 @@ ORDER = ["derive", "saves", "summary", "readers", "server", "browser"]
 QUICK = {
     "derive": ["--sizes", "5000,10000,20000", "--quadratic", "500,1000", "--process-size", "20000", "--repeat", "2"],
     "saves": ["--stored", "0,2000,10000", "--saves", "60"],
-    "summary": ["--rows", "100000", "--repeat", "1"],
+    "summary": ["--rows", "100000", "--repeat", "1", "--store-rows", "2000"],
     "readers": ["--mb", "10", "--repeat", "2"],
     "server": ["--sizes", "50,500", "--runs", "3"],
     "browser": ["--sizes", "50,500", "--clicks", "2", "--trivial", "10"],

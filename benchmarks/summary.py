@@ -14,6 +14,12 @@ annotators disagree on, gold). The records of those objects are listed on demand
 page lists one scheme's when it is opened): the summary with every record listed, and one
 scheme's list, are timed too.
 Targets: the numbers under 2 s, and within 5x of `pyarrow.parquet.read_table` of the same file.
+
+Then the store itself (`--store-rows`, 20,000 by default; 0 skips it): the app keeps one small
+Parquet file per annotator, item and scheme, so reading the rows is the summary page's first
+cost. Timed: `AnnotationStore.to_table()` on first read (every file opened, the annotator
+folders' row indexes written), on a second read (files only stat-ed, rows from the indexes),
+after one save (one file opened again), against pyarrow reading the same files as a dataset.
 """
 from __future__ import annotations
 
@@ -128,12 +134,37 @@ def generate(folder: Path, n_rows: int, n_annotators: int, seed: int):
     return ws, der, path
 
 
+def store_read(n: int, seed: int) -> dict:
+    """Whole-store reads of n rows in the real layout, cold, indexed and after one save."""
+    from app.storage import Annotation, AnnotationStore
+    from benchmarks.saves import fill
+    with tempfile.TemporaryDirectory() as tmp:
+        store = AnnotationStore(tmp)
+        fill(store, n, seed)
+        past = time.time() - 60  # as files saved a minute ago (past the index's racy window)
+        for root, _dirs, files in os.walk(tmp):
+            for f in files:
+                os.utime(os.path.join(root, f), (past, past))
+        t_arrow, _ = best_of(lambda: pq.read_table(tmp), 1)
+        t = time.perf_counter()
+        rows = AnnotationStore(tmp).to_table().num_rows
+        t_cold = time.perf_counter() - t
+        t_warm, _ = best_of(lambda: AnnotationStore(tmp).to_table(), 3)
+        store.save(Annotation("run-0000", "annotator-00", "outcome", "radio", {"b": "true"}))
+        t = time.perf_counter()
+        AnnotationStore(tmp).to_table()
+        t_saved = time.perf_counter() - t
+    return {"rows (files)": rows, "pyarrow dataset read s": t_arrow, "first read s": t_cold,
+            "indexed read s": t_warm, "after one save s": t_saved, "indexed / pyarrow": t_warm / t_arrow}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.summary", description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--annotators", type=int, default=7, help="annotators per item (of a pool of 30)")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--store-rows", type=int, default=20_000, help="rows of the store-read part (0: skip it)")
     args = ap.parse_args(argv)
     print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -162,6 +193,9 @@ def main(argv=None) -> int:
         big = max(s["agreement"], key=lambda n: s["agreement"][n].get("disagreements", 0))
         t_one, one = best_of(lambda: summary_core.disagreements(ws, frame(pq.read_table(path)), big, derived=der), 1)
         print(f"listing one scheme's on demand ({big}, {len(one):,} records, read included): {t_one:.2f} s")
+    if args.store_rows:
+        print(table([store_read(args.store_rows, args.seed)],
+                    title=f"Reading the store: {args.store_rows:,} rows, one file each"))
     return 0
 
 
