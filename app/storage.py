@@ -370,6 +370,12 @@ def _data_files(path: Path) -> list[Path]:
     return out
 
 
+def _components(item_id: str, annotator: str, scheme: str) -> tuple[str, str, str]:
+    """The key's folder and file names under the store's root."""
+    return (encode_component(_check_name(annotator, "annotator")), encode_component(_check_name(item_id, "item_id")),
+            encode_component(_check_name(scheme, "scheme")) + SUFFIX)
+
+
 # --------------------------------------------------------------------------- #
 # Store
 # --------------------------------------------------------------------------- #
@@ -512,7 +518,9 @@ class AnnotationStore:
             if row["status"] not in STATUSES:
                 raise ValueError(f"unknown status {row['status']!r}")
             value_from_json(row["value"])
-            expected = self.path_for(row["item_id"], row["annotator"], row["scheme"])
+            # the key's place, by name only: the file was found inside the store already, and
+            # resolving every component (as path_for does before a write) tripled a cold read
+            expected = self.root.joinpath(*_components(row["item_id"], row["annotator"], row["scheme"]))
             if os.path.normcase(os.path.abspath(expected)) != os.path.normcase(
                 os.path.abspath(path)
             ):

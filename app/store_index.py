@@ -71,21 +71,22 @@ def rows(folder: Path, entries: Iterable[Entry], read_file: Callable[[Path], pa.
         cols = [index.column(f.name).to_pylist() for f in IDENTITY]
         known = {f: (i, ident) for i, (f, *ident) in enumerate(zip(*cols))}
     keep: list[int] = []
-    fresh: list[pa.Table] = []
-    fresh_ids: list[tuple] = []
-    changed = index is None
+    todo: list[tuple] = []
     for rel, path, st in entries:
         ident = identity(st)
         hit = known.pop(rel, None)
         if hit is not None and tuple(hit[1]) == ident:
             keep.append(hit[0])
-            continue
-        changed = True
+        else:
+            todo.append((rel, path, ident))
+    fresh: list[pa.Table] = []
+    fresh_ids: list[tuple] = []
+    for rel, path, ident in todo:
         t = read_file(path)
         if t is not None:
             fresh.append(t)
             fresh_ids.append((rel, *ident))
-    changed = changed or bool(known)  # files gone since the index was written
+    changed = index is None or bool(todo) or bool(known)  # new, changed or gone since the index
     kept = index.take(pa.array(keep, pa.int64())) if index is not None else None
     parts = ([kept.select(schema.names).cast(schema)] if kept is not None and kept.num_rows else []) + fresh
     out = pa.concat_tables(parts) if parts else schema.empty_table()
