@@ -209,6 +209,23 @@ def _pair_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 
 
 def _factor(values) -> tuple[np.ndarray, list]:
+    """(a code per value, the distinct values in order of first appearance); a missing value
+    is a value of its own. Categoricals are coded from their integer codes (no Python string
+    per row); numbers are factorized as numbers."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        raw = np.asarray(values.cat.codes, dtype=np.int64)
+        if not len(raw):
+            return raw, []
+        seen, first = np.unique(raw, return_index=True)
+        order = np.argsort(first, kind="stable")  # distinct codes in order of first appearance
+        rank = np.empty(len(seen), dtype=np.int64)
+        rank[order] = np.arange(len(seen))
+        cats = values.cat.categories
+        uniques = [cats[c] if c >= 0 else np.nan for c in seen[order].tolist()]
+        return rank[np.searchsorted(seen, raw)], uniques
+    if isinstance(values, pd.Series) and values.dtype.kind in "fiub":
+        codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        return np.asarray(codes, dtype=np.int64), [x.item() if hasattr(x, "item") else x for x in uniques]
     codes, uniques = pd.factorize(pd.Series(list(values) if not isinstance(values, pd.Series) else values,
                                             dtype=object), use_na_sentinel=False)
     return np.asarray(codes, dtype=np.int64), list(uniques)
