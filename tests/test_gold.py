@@ -69,6 +69,8 @@ def test_summary_json_command_has_gold_and_agreement(tmp_path):
     text = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg)], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert text.returncode == 0 and "alice: n=6 agent 50%, step 33%, step ±1 50%" in text.stdout
+    # the text counts the disagreements the JSON lists
+    assert f"\n{len(out['disagreements'])} disagreement(s): see --json" in text.stdout and out["disagreements"]
 
 
 def test_trail_and_agentrx_failures():

@@ -38,7 +38,9 @@ def run(args) -> int:
     if args.k < 0:
         print("-k must be 0 or more", file=sys.stderr)
         return 2
-    s = summarize(ws, annotators=args.annotator, schemes=args.scheme, items=args.item, k=args.k)
+    # the records of every disagreement only for --json; the text gives their number
+    s = summarize(ws, annotators=args.annotator, schemes=args.scheme, items=args.item, k=args.k,
+                  disagreements=args.json)
     if args.json:
         json.dump(s, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -60,6 +62,7 @@ def run(args) -> int:
     out.append("\nAgreement:")
     for row in headline_agreement(s["agreement"]):
         out.append(f"  {row['scheme']} ({row['type']}): {row['agreement']}")
-    out.append(f"\n{len(s['disagreements'])} disagreement(s)" + (": see --json" if s["disagreements"] else ""))
+    n = sum(a.get("disagreements", 0) for a in s["agreement"].values())
+    out.append(f"\n{n} disagreement(s)" + (": see --json" if n else ""))
     print("\n".join(out))
     return 0
