@@ -316,6 +316,14 @@ def marker_hover(m: Marker, kind: str) -> str:
             f"<br>{esc(fmt_span(m.start, m.end, kind))}<br>agents: {esc(', '.join(m.agents), 160)}")
 
 
+BAR_LABELS_UP_TO = 40  # bars in view: more, and the bars carry no tool names (the hover does)
+
+
+def bar_labels(t: Timeline) -> bool:
+    """Whether the bars are labelled with their tools (few enough bars in view to read them)."""
+    return len(t.bars) <= BAR_LABELS_UP_TO
+
+
 def figure(t: Timeline):
     """The Plotly figure: bars (customdata "call:N"), region shading, markers ("region:N").
 
@@ -325,14 +333,18 @@ def figure(t: Timeline):
 
     date = t.kind == DATETIME
     scale = 1000.0 if date else 1.0  # a date axis measures bar lengths in milliseconds
+    labelled = bar_labels(t)
     bars = dict(
         type="bar", name="tool calls", orientation="h",
         y=[b.lane for b in t.bars],
         base=[axis_value(b.start, t.kind) for b in t.bars],
         x=[(b.end - b.start) * scale for b in t.bars],
         width=0.6,
-        text=[esc(b.tool, 40) + ("" if b.region is None else f" ⚠#{b.region}") for b in t.bars],
-        textposition="inside", insidetextanchor="start",
+        # tool names on the bars only while there is room to read them: with many bars most would
+        # not fit, yet Plotly creates, measures and hides each one (a forced layout per distinct
+        # text), which was most of a long run's drawing; the hover names every call's tool
+        text=[esc(b.tool, 40) + ("" if b.region is None else f" ⚠#{b.region}") for b in t.bars] if labelled else None,
+        textposition="inside" if labelled else "none", insidetextanchor="start",
         hovertext=[bar_hover(b, t.kind) for b in t.bars], hoverinfo="text",
         customdata=[b.customdata for b in t.bars],
         marker=dict(

@@ -295,3 +295,20 @@ def test_real_trail_trace(path):
     assert min(fig.data[0].base) == tl.to_datetime(first.start)
     assert fig.layout.xaxis.type == "date"
     json.loads(fig.to_json())  # serialisable as Streamlit sends it
+
+
+def test_bars_labelled_only_when_few_are_in_view():
+    """Many bars carry no text (Plotly would create, measure and hide each label); the hatching
+    still marks contended calls and the hover names every call."""
+    calls = [Call(i, f"agent{i % 3}", f"tool{i % 5}", f"res{i % 4}", float(i), i + 10.5) for i in range(200)]
+    regions = find_regions(calls)
+    few = tl.build(calls, regions, window=(0.0, 20.0))
+    assert 0 < len(few.bars) <= tl.BAR_LABELS_UP_TO and tl.bar_labels(few)
+    bars = tl.figure(few).data[0]
+    assert bars.textposition == "inside" and bars.text[0].startswith("tool0")
+    assert any("⚠#" in x for x in bars.text)
+    many = tl.build(calls, regions)
+    assert len(many.bars) == 200 and not tl.bar_labels(many)
+    bars = tl.figure(many).data[0]
+    assert bars.text is None and bars.textposition == "none"
+    assert "/" in bars.marker.pattern.shape and all(h.startswith("<b>tool") for h in bars.hovertext)

@@ -174,9 +174,11 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
                         alt=f"Timeline of {len(t.bars)} tool calls in {len(t.lanes)} agent lanes with "
                             f"{len({m.region for m in t.markers})} contention regions; the list beside it "
                             "holds the same regions")
-        st.caption("Bars are calls (labelled with their tool; ⚠#N and hatching: in contention region N). "
-                   "Shaded boxes with a ◆#N marker are contention regions. Click a bar or a marker to "
-                   "select its region in the list.")
+        named = ("labelled with their tool; ⚠#N and hatching: in contention region N" if tl.bar_labels(t) else
+                 f"hatched: in a contention region; with more than {tl.BAR_LABELS_UP_TO} calls in view the bars "
+                 "carry no labels: hover for a call's tool and region, or narrow the window")
+        st.caption(f"Bars are calls ({named}). Shaded boxes with a ◆#N marker are contention regions. "
+                   "Click a bar or a marker to select its region in the list.")
     elif bounds is None:
         st.info("No call has a usable start and end time, so there is nothing to draw (see the problems below).")
     else:
