@@ -37,6 +37,9 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+LISTED = 200  # disagreement records in the report (a large study has hundreds of thousands)
+
+
 def table(records: list[dict], caption: str = "") -> str:
     if not records:
         return f"<p class='none'>{_e(caption)}: nothing yet.</p>" if caption else ""
@@ -223,7 +226,12 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
     # agreement
     parts.append("<h2>Agreement between annotators</h2>")
     parts.append(table(headline_agreement(s["agreement"]), "Main measure per scheme"))
-    parts.append(table(s["disagreements"], f"Where annotators differ ({len(s['disagreements'])})"))
+    dis = s["disagreements"] or []
+    n = sum(a.get("disagreements", 0) for a in s["agreement"].values())
+    caption = f"Where annotators differ ({n:,})" if len(dis) <= LISTED else (
+        f"Where annotators differ ({n:,}; the first {LISTED} listed: the Summary page and "
+        "`python -m app summary --json` list every one)")
+    parts.append(table(dis[:LISTED], caption))
     # runs
     rs = runs(ws, lab, der, of("failure_attribution"), of("handoff_review"), of("agent_interaction_graph"))
     if rs:

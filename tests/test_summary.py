@@ -226,3 +226,16 @@ def test_t_quantiles():
     assert core.t975(1) == pytest.approx(12.7062) and core.t975(30) == pytest.approx(2.0423)
     for df, t in [(40, 2.0211), (60, 2.0003), (120, 1.9799), (1000, 1.9623)]:
         assert core.t975(df) == pytest.approx(t, abs=2e-4)
+
+
+def test_report_lists_the_first_disagreements_and_counts_them_all(tmp_path, monkeypatch):
+    from app import report
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    ws = open_project(cfg)
+    assert "Where annotators differ (2)" in report.build_html(ws)
+    monkeypatch.setattr(report, "LISTED", 1)
+    html = report.build_html(ws)
+    assert "Where annotators differ (2; the first 1 listed" in html
+    assert "<td>responsible agent</td>" in html and "<td>decisive step</td>" not in html
