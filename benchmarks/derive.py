@@ -5,7 +5,8 @@
 
 1. In process, on generated runs of n steps and n timed calls: the time of each derivation
    and of the whole `derive()`, with the growth from one size to the next against n log n.
-   Target: the whole derivation at 100,000 steps / calls well under 1 s.
+   Target: the whole derivation at 100,000 steps / calls well under 1 s. Also timed as the app
+   caches it (app/ui/shell: the collector paused until the result is frozen).
 2. The contention sweep against the quadratic reference (`find_regions_quadratic`) on the
    same calls, at sizes where the quadratic method is feasible: both times and the ratio
    (the results are checked equal).
@@ -16,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import subprocess
 import sys
@@ -25,9 +27,19 @@ from pathlib import Path
 from benchmarks.gen import ROOT, best_of, make_item, table, verdict, write_project
 
 from app.contention import find_regions, find_regions_quadratic, normalize_calls  # noqa: E402
-from app.derive import count_edges, derive, find_handoffs  # noqa: E402
+from app.derive import count_edges, derive, find_handoffs, no_gc  # noqa: E402
 from app.toolcall import extract_tool_calls  # noqa: E402
 from app.trace import read_steps  # noqa: E402
+
+
+def as_the_app_does(data: dict):
+    """derive() as app/ui/shell caches it: the collector paused until the result is frozen, so
+    no collection walks the new objects (unfrozen again here, for the next repetition)."""
+    with no_gc():
+        d = derive(data)
+        gc.freeze()
+    gc.unfreeze()
+    return d
 
 
 def in_process(sizes: list[int], repeat: int, seed: int) -> list[dict]:
@@ -44,9 +56,11 @@ def in_process(sizes: list[int], repeat: int, seed: int) -> list[dict]:
         t_norm = best_of(lambda: normalize_calls(data["calls"]), repeat)[0]
         t_regions = best_of(lambda: find_regions(calls), repeat)[0]
         t_all = best_of(lambda: derive(data), repeat)[0]
+        t_app = best_of(lambda: as_the_app_does(data), repeat)[0]
         d = derive(data)
         row = {"n": n, "steps ms": t_steps * 1e3, "handoffs+edges ms": t_hand * 1e3, "tool calls ms": t_tools * 1e3,
                "calls ms": t_norm * 1e3, "regions ms": t_regions * 1e3, "derive() ms": t_all * 1e3,
+               "as cached by the app ms": t_app * 1e3,
                "handoffs": len(d.handoffs), "tool calls": len(d.tool_calls), "regions": len(d.contentions)}
         if prev is not None:
             pn, pt = prev
@@ -99,8 +113,8 @@ def main(argv=None) -> int:
     rows = in_process(sizes, args.repeat, args.seed)
     print(table(rows, title="Derivations in process (best of %d)" % args.repeat))
     big = rows[-1]
-    print(f"\nwhole derive() at {big['n']:,}: {big['derive() ms']:.0f} ms — target < 1,000 ms: "
-          f"{verdict(big['derive() ms'] < 1000)}")
+    print(f"\nwhole derive() at {big['n']:,}: {big['derive() ms']:.0f} ms, as the app caches it "
+          f"{big['as cached by the app ms']:.0f} ms — target < 1,000 ms: {verdict(big['derive() ms'] < 1000)}")
     q = [int(x) for x in args.quadratic.split(",") if x]
     if q:
         print(table(sweep_vs_quadratic(q, args.repeat, args.seed), title="Contention: sweep vs quadratic"))

@@ -17,7 +17,7 @@ import streamlit as st
 
 from .. import access
 from ..config import load_config
-from ..derive import Derivation, derive, scheme_keys
+from ..derive import Derivation, derive, no_gc, scheme_keys
 from ..readers import data_paths
 from ..registry import TYPES
 from ..storage import SUFFIX, Annotation, AnnotationStore, encode_component
@@ -67,17 +67,20 @@ def _stamp(path: str) -> tuple:
 @st.cache_resource(show_spinner="Reading the project…", max_entries=4)
 def _load(path: str, _stamp: tuple) -> Workspace | ProjectError:
     try:
-        ws = open_project(path)
+        with no_gc():
+            ws = open_project(path)
+            _settle_heap()
     except ProjectError as e:
         return e
-    _settle_heap()
     return ws
 
 
 def _settle_heap() -> None:
     """Move everything alive now (the parsed items, their derivations) out of the cyclic garbage
     collector's sight: they live as long as the cache does, and each full collection would
-    otherwise walk all of them again. Reference counting still frees them when dropped."""
+    otherwise walk all of them again. Reference counting still frees them when dropped.
+    Called with the collector paused (no_gc) since before they were made: its first pass after
+    resuming would otherwise walk every new object once (0.1-0.3 s after a 100,000-step derive)."""
     gc.freeze()
 
 
@@ -96,8 +99,9 @@ def workspace() -> Workspace:
 
 @st.cache_resource(max_entries=64)
 def _derive(item_id: str, trace_hash: str, keys: tuple, _data: dict) -> Derivation:
-    d = derive(_data, **dict(keys))
-    _settle_heap()
+    with no_gc():
+        d = derive(_data, **dict(keys))
+        _settle_heap()
     return d
 
 
@@ -114,6 +118,45 @@ def derivation(item: Item, scheme=None) -> Derivation:
     """The item's derived structures with the scheme's keys, computed once per item."""
     keys = tuple(sorted(scheme_keys(scheme).items()))
     return _derive(item.id, item.trace_hash, keys, item.data)
+
+
+_PREFETCHED: dict[tuple, None] = {}  # (item id, trace hash, derivation keys) warmed or being warmed
+_PREFETCH_MAX = 256
+
+
+def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
+    """Work out an item's derivations (and `extra(item, derivation)`, e.g. the trace view's
+    conversation tree) before it is opened: "Done → next" then draws it from the cache instead of
+    reading its steps, calls and regions on the click (~100 ms at 2,000 steps). Run in a daemon
+    thread while the annotator reads the current item; the caches' per-key locks make a click
+    that arrives first wait for it rather than compute it twice. Only in a served app (AppTest and
+    the command line have no runtime, and work as before)."""
+    todo = []
+    for scheme in schemes:
+        keys = tuple(sorted(scheme_keys(scheme).items()))
+        sig = (item.id, item.trace_hash, keys)
+        if sig not in _PREFETCHED:
+            if len(_PREFETCHED) >= _PREFETCH_MAX:
+                _PREFETCHED.clear()
+            _PREFETCHED[sig] = None
+            todo.append(scheme)
+    if not todo:
+        return
+
+    def work():
+        for scheme in todo:
+            d = derivation(item, scheme)
+            if extra is not None:
+                extra(item, d)
+
+    if not background:
+        work()
+        return
+    from streamlit import runtime
+    if not runtime.exists():
+        return
+    import threading
+    threading.Thread(target=work, name=f"baton-prefetch-{item.id[:40]}", daemon=True).start()
 
 
 def trace_scheme(ws: Workspace):
