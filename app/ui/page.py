@@ -55,6 +55,10 @@ def annotation_page(type_name: str, render_scheme: Renderer) -> None:
                     st.caption(md(scheme.description))
                 scheme_block(ws, item, scheme, render_scheme, _asked_about(ws, scheme))
         done_button(ws, item)
+    nxt = shell.neighbour(ws, item.id, 1)
+    if nxt:  # the item "Done → next" opens: derived while this one is read
+        shell.prefetch(ws.by_id[nxt], [shell.trace_scheme(ws)], extra=trace_view.warm)
+        shell.prefetch(ws.by_id[nxt], schemes)
 
 
 def _asked_about(ws: Workspace, scheme: Scheme) -> bool:

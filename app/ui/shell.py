@@ -6,6 +6,7 @@ annotator and the item so a refresh or a shared link lands in the same place.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import json
 import os
@@ -131,10 +132,14 @@ def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
     thread while the annotator reads the current item; the caches' per-key locks make a click
     that arrives first wait for it rather than compute it twice. Only in a served app (AppTest and
     the command line have no runtime, and work as before)."""
+    if background:
+        from streamlit import runtime
+        if not runtime.exists():
+            return
     todo = []
     for scheme in schemes:
         keys = tuple(sorted(scheme_keys(scheme).items()))
-        sig = (item.id, item.trace_hash, keys)
+        sig = (item.id, id(item.data), keys)  # not the trace hash: hashing the item is work for the thread
         if sig not in _PREFETCHED:
             if len(_PREFETCHED) >= _PREFETCH_MAX:
                 _PREFETCHED.clear()
@@ -152,11 +157,22 @@ def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
     if not background:
         work()
         return
-    from streamlit import runtime
-    if not runtime.exists():
-        return
     import threading
-    threading.Thread(target=work, name=f"baton-prefetch-{item.id[:40]}", daemon=True).start()
+    _quiet_prefetch_threads()
+    threading.Thread(target=work, name=f"{_PREFETCH_THREAD}{item.id[:40]}", daemon=True).start()
+
+
+_PREFETCH_THREAD = "baton-prefetch-"
+
+
+@functools.cache
+def _quiet_prefetch_threads() -> None:
+    """The caches warn once per call that a thread has no script run context: expected here."""
+    import logging
+    import threading
+
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+        lambda record: not threading.current_thread().name.startswith(_PREFETCH_THREAD))
 
 
 def trace_scheme(ws: Workspace):

@@ -89,6 +89,11 @@ def _conversation(item_id: str, trace_hash: str, derivation_id: int, _steps) -> 
     return conversation.build(_steps)
 
 
+def warm(item: Item, d: Derivation) -> None:
+    """Build the item's conversation view into the cache (see shell.prefetch)."""
+    _conversation(item.id, item.trace_hash, id(d), d.steps)
+
+
 @st.fragment
 def render(item: Item, d: Derivation) -> None:
     """The trace column, as a fragment: its paging and "Full input" toggles re-run only it.
