@@ -478,19 +478,23 @@ def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Itera
 def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, step_schemes, k: int) -> dict:
     ids = set(item_ids)
     golds = {it.id: g for it in ws.items if it.id in ids and (g := goldmod.normalize(it.gold))}
+    gold_ids = list(golds)
+    # only judgements of items with gold count (goldmod.accuracy skips the others): filtered
+    # column-wise first, not turned into Python records to be skipped one by one
+    with_gold = lambda df: df[df["item_id"].isin(gold_ids)]  # noqa: E731
     if attribution_scheme is None:
         atts = []
     else:
-        at = part_of(lab.attribution, attribution_scheme.name)
+        at = with_gold(part_of(lab.attribution, attribution_scheme.name))
         cols = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step", "status"))
         atts = [{"item_id": i, "annotator": w, "agent": a, "step": None if s is None or s != s else int(s),
                  "status": st_} for i, w, a, s, st_ in zip(*cols)]
     tags: dict = defaultdict(set)
     for s in step_schemes:
-        m = part_of(lab.step_modes, s.name)
+        m = with_gold(part_of(lab.step_modes, s.name))
         for i, w, st_ in zip(_values(m["item_id"]), _values(m["annotator"]), _values(m["step"])):
             tags[(i, w)].add(int(st_))
-        for i, w in zip(*[_values(part_of(lab.rows, s.name)[c]) for c in ("item_id", "annotator")]):
+        for i, w in zip(*[_values(with_gold(part_of(lab.rows, s.name))[c]) for c in ("item_id", "annotator")]):
             tags.setdefault((i, w), set())
     res = goldmod.accuracy(atts, golds, k, tags)
     res["items_with_gold"] = len(golds)
