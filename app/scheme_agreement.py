@@ -37,6 +37,12 @@ def _codes(col: pd.Series, names: pd.Index) -> np.ndarray:
     return names.get_indexer(col.astype(object)) if len(col) else np.zeros(0, dtype=np.int64)
 
 
+def _seen(col: pd.Series) -> list:
+    """The distinct values of a column in order of first appearance (a value per distinct value,
+    not per row)."""
+    return list(col.unique())
+
+
 def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     """Whether each of keys is in sorted_keys (both int64)."""
     if not len(sorted_keys):
@@ -71,7 +77,7 @@ class Panel:
         self.judged_by = int(r["annotator"].nunique())
         self.any_annotator = len(part_of(lab.rows, scheme)) > 0
         self.item_ids = pd.Index(pd.unique(r["item_id"].astype(object)), dtype=object)
-        self.rater_names = pd.Index(sorted(set(r["annotator"].astype(object))), dtype=object)
+        self.rater_names = pd.Index(sorted(_seen(r["annotator"])), dtype=object)
         self.items = self.item_ids.tolist()  # plain lists: indexing a pandas Index per unit is slow
         self.raters = self.rater_names.tolist()
         item = _codes(r["item_id"], self.item_ids)
@@ -426,7 +432,7 @@ def _contention(lab, s, panel, der, k, base, dis):
     objs = Objects(panel, der, s, lambda d: [(r.index, r.resource) for r in d.contentions], ["region", "resource"],
                    lambda o: f"region {o[0]} ({o[1]})")
     given = objs.attach(c[["item", "rater", "region", "label"]])
-    labels = list(dict.fromkeys(list(s.get("contention_labels") or []) + list(every["label"])))
+    labels = list(dict.fromkeys(list(s.get("contention_labels") or []) + _seen(every["label"])))
     lc, lv = _factor(given["label"])
     overall = objs.ratings(given["unit"], given["rater"], lc, lv, UNLABELLED)
     base["label"] = overall.nominal()
@@ -449,7 +455,7 @@ def _step_objects(panel, der, s, with_agent: bool) -> Objects:
 def _emergent(lab, s, panel, der, k, base, dis):
     names = panel.raters
     every = part_of(lab.behaviours, s.name)
-    behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + list(every["behavior"])))
+    behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + _seen(every["behavior"])))
     b = panel.keyed(every)
     b = b.assign(turn=_ints(b["turn"]))
     base["behaviors"] = {}
@@ -485,8 +491,8 @@ def _steps(lab, s, panel, der, k, base, dis):
     names = panel.raters
     objs = _step_objects(panel, der, s, with_agent=True)
     every = part_of(lab.step_modes, s.name)
-    all_modes = sorted(set(every["mode"]))  # modes seen anywhere in the scheme, shared items or not
-    cats = sorted(set(every["category"]))
+    all_modes = sorted(_seen(every["mode"]))  # modes seen anywhere in the scheme, shared items or not
+    cats = sorted(_seen(every["category"]))
     m = panel.keyed(every)
     m = m.assign(step=_ints(m["step"]))
     tagged = objs.attach(m[["item", "rater", "step", "mode", "category"]]).drop_duplicates(["unit", "rater", "mode"])
@@ -524,7 +530,7 @@ def _radio(lab, s, panel, der, k, base, dis):
 def _multiselect(lab, s, panel, der, k, base, dis):
     every = part_of(lab.choices, s.name)
     labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
-                                + list(every["label"])))
+                                + _seen(every["label"])))
     c = panel.keyed(every).drop_duplicates(["item", "rater", "label"])
     base["labels"] = {}
     for name in labels:

@@ -196,7 +196,7 @@ def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None = None,
 
 def progress(lab: Labels, n_items: int) -> dict:
     rows, time, done = lab.rows, lab.time, lab.done
-    who = sorted(set(time["annotator"]) | set(rows["annotator"]))
+    who = sorted(set(time["annotator"].unique()) | set(rows["annotator"].unique()))
     secs = time.groupby("annotator")["seconds_spent"].sum()
     n_done = done.groupby("annotator").size()
     touched = rows.groupby("annotator")["item_id"].nunique()
