@@ -19,6 +19,11 @@ def key(*parts, item=ITEM, scheme="mast_steps"):
     return widget_key("traj", scheme, item, *parts)
 
 
+def card(step, field, scheme="mast_steps"):
+    """A step card's control: keyed by its place on the page, not by item and step."""
+    return widget_key("traj", scheme, "slot", step % PAGE_SIZE, field)
+
+
 def stored(tmp_path, item=ITEM, scheme="mast_steps"):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", scheme)
 
@@ -33,9 +38,9 @@ def test_cards_modes_and_paging(demo_project):
     assert len(cards(at)) == PAGE_SIZE and cards(at)[4].startswith("Step 4: ")
     assert "not judged yet" in cards(at)[4]
     assert any(m.value.startswith("**Step 4** · ") and "FlightAgent" in m.value for m in at.markdown)
-    ms = at.multiselect(key=key(4, "modes"))
+    ms = at.multiselect(key=card(4, "modes"))
     assert len(ms.options) == 14 and ms.options[0] == M11 and ms.value == []
-    assert at.radio(key=key(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
+    assert at.radio(key=card(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
     assert any(m.value.startswith("**Score: 100 / 100**") for m in at.markdown)
     # step text is the step's content, as plain text
     assert any(t.value.startswith("Cheapest option is FR7102") for t in at.text)
@@ -49,12 +54,12 @@ def test_cards_modes_and_paging(demo_project):
 def test_label_save_reopen_correct_again(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    at.radio(key=key(4, "corr")).set_value("incorrect").run()
-    at.multiselect(key=key(4, "modes")).select(0).run()
-    at.multiselect(key=key(4, "modes")).select(12).run()
-    at.selectbox(key=key(4, "sev")).select("major").run()
-    at.text_input(key=key(4, "why")).input("books a 06:40 flight").run()
-    at.radio(key=key(0, "corr")).set_value("correct").run()
+    at.radio(key=card(4, "corr")).set_value("incorrect").run()
+    at.multiselect(key=card(4, "modes")).select(0).run()
+    at.multiselect(key=card(4, "modes")).select(12).run()
+    at.selectbox(key=card(4, "sev")).select("major").run()
+    at.text_input(key=card(4, "why")).input("books a 06:40 flight").run()
+    at.radio(key=card(0, "corr")).set_value("correct").run()
     assert not at.exception
     ann = stored(tmp)
     assert ann.status == "annotated"
@@ -69,29 +74,29 @@ def test_label_save_reopen_correct_again(demo_project):
     assert "· saved " in cards(at)[0] and cards(at)[0].endswith("score now 95 / 100")  # the card's own line
 
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    assert again.radio(key=key(4, "corr")).value == "incorrect"
-    assert again.multiselect(key=key(4, "modes")).value == [0, 12]  # M11, M32
-    assert again.selectbox(key=key(4, "sev")).value == "major"
-    assert again.text_input(key=key(4, "why")).value == "books a 06:40 flight"
-    assert again.radio(key=key(0, "corr")).value == "correct"
-    assert again.radio(key=key(1, "corr")).value is None
+    assert again.radio(key=card(4, "corr")).value == "incorrect"
+    assert again.multiselect(key=card(4, "modes")).value == [0, 12]  # M11, M32
+    assert again.selectbox(key=card(4, "sev")).value == "major"
+    assert again.text_input(key=card(4, "why")).value == "books a 06:40 flight"
+    assert again.radio(key=card(0, "corr")).value == "correct"
+    assert again.radio(key=card(1, "corr")).value is None
     assert "incorrect, 2 failure modes, major" in cards(again)[4]
 
     # correct again: modes and severity cleared in the stored value and in the widgets
-    again.radio(key=key(4, "corr")).set_value("correct").run()
-    assert again.multiselect(key=key(4, "modes")).value == []
-    assert again.selectbox(key=key(4, "sev")).value is None
-    assert again.multiselect(key=key(4, "modes")).disabled
+    again.radio(key=card(4, "corr")).set_value("correct").run()
+    assert again.multiselect(key=card(4, "modes")).value == []
+    assert again.selectbox(key=card(4, "sev")).value is None
+    assert again.multiselect(key=card(4, "modes")).disabled
     assert stored(tmp).value["steps"][1] == {"step_index": 4, "agent": "FlightAgent", "correctness": "correct",
                                              "errors": [], "severity": None, "rationale": "books a 06:40 flight"}
     assert stored(tmp).value["score"] == 100
     assert any(m.value.startswith("**Score: 100 / 100**") for m in again.markdown)
 
     # clear both steps: nothing left is "not annotated"
-    again.button(key=key(4, "corr") + "\u241freset").click().run()
-    again.button(key=key(0, "corr") + "\u241freset").click().run()
+    again.button(key=card(4, "corr") + "\u241freset").click().run()
+    again.button(key=card(0, "corr") + "\u241freset").click().run()
     assert stored(tmp) is None
-    assert again.radio(key=key(4, "corr")).value is None
+    assert again.radio(key=card(4, "corr")).value is None
 
 
 def test_label_on_a_later_page_and_reviewed_clean(demo_project):
@@ -99,9 +104,9 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     at.button(key=key("next")).click().run()
     at.button(key=key("next")).click().run()
-    at.radio(key=key(13, "corr")).set_value("incorrect").run()
-    at.multiselect(key=key(13, "modes")).select(11).run()  # 3.1 Premature termination
-    at.selectbox(key=key(13, "sev")).select("critical").run()
+    at.radio(key=card(13, "corr")).set_value("incorrect").run()
+    at.multiselect(key=card(13, "modes")).select(11).run()  # 3.1 Premature termination
+    at.selectbox(key=card(13, "sev")).select("critical").run()
     assert stored(tmp).value == {"steps": [
         {"step_index": 13, "agent": "Planner", "correctness": "incorrect",
          "errors": [{"type": "Task Verification & Termination", "subtype": "3.1 Premature termination"}],
@@ -113,7 +118,7 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
     again.button(key=key("next")).click().run()
     again.button(key=key("next")).click().run()
-    assert again.radio(key=key(13, "corr")).value is None
+    assert again.radio(key=card(13, "corr")).value is None
 
 
 def test_step_text_key_fallbacks_without_score(tmp_path):
@@ -130,15 +135,15 @@ def test_step_text_key_fallbacks_without_score(tmp_path):
     texts = [t.value for t in at.text]
     assert "thinking" in texts and "only content" in texts and "search_web('SF weather')" in texts
     assert not any(m.value.startswith("**Score") for m in at.markdown)
-    assert at.multiselect(key=key(2, "modes", item="r1", scheme="steps")).options == ["reasoning › logic", "safety"]
-    at.multiselect(key=key(2, "modes", item="r1", scheme="steps")).select(1).run()
-    at.radio(key=key(1, "corr", item="r1", scheme="steps")).set_value("ok").run()
+    assert at.multiselect(key=card(2, "modes", scheme="steps")).options == ["reasoning › logic", "safety"]
+    at.multiselect(key=card(2, "modes", scheme="steps")).select(1).run()
+    at.radio(key=card(1, "corr", scheme="steps")).set_value("ok").run()
     assert stored(tmp_path, "r1", "steps").value == {"steps": [
         {"step_index": 1, "agent": "B", "correctness": "ok", "errors": [], "severity": None, "rationale": ""},
         {"step_index": 2, "agent": "A", "correctness": None, "errors": [{"type": "safety", "subtype": None}],
          "severity": None, "rationale": ""}]}
     # "ok" is the first option: marking step 2 ok clears its mode
-    at.radio(key=key(2, "corr", item="r1", scheme="steps")).set_value("ok").run()
+    at.radio(key=card(2, "corr", scheme="steps")).set_value("ok").run()
     assert stored(tmp_path, "r1", "steps").value["steps"][1]["errors"] == []
 
 
@@ -152,13 +157,38 @@ def test_saved_labels_the_config_or_trace_no_longer_has_are_kept(demo_project):
     AnnotationStore(tmp / "annotations").save(Annotation(ITEM, "alice", "mast_steps", "trajectory_eval",
                                                          {"steps": [old, moved], "score": 100}))
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    ms = at.multiselect(key=key(2, "modes"))
+    ms = at.multiselect(key=card(2, "modes"))
     assert ms.options[-1] == "Old category › x (not configured)" and ms.value == [14]
-    assert at.selectbox(key=key(2, "sev")).value == "blocker"
+    assert at.selectbox(key=card(2, "sev")).value == "blocker"
     # step 3 is now FlightAgent's: the label is listed apart, not shown on the step
-    assert at.radio(key=key(3, "corr")).value is None
+    assert at.radio(key=card(3, "corr")).value is None
     assert any("step 3 · SomeoneElse: incorrect" in t.value for t in at.text)
-    at.text_input(key=key(2, "why")).input("still wrong").run()
+    at.text_input(key=card(2, "why")).input("still wrong").run()
     assert stored(tmp).value["steps"] == [dict(old, rationale="still wrong"), moved]
     at.button(key=key("orphan", 3)).click().run()
     assert [s["step_index"] for s in stored(tmp).value["steps"]] == [2]
+
+
+def test_a_cards_place_takes_the_judgement_of_the_step_it_now_holds(demo_project):
+    """The controls are keyed by their place on the page: turning the page or the item puts
+    another step in the same place, which must show that step's stored judgement."""
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    at.radio(key=card(0, "corr")).set_value("incorrect").run()
+    at.text_input(key=card(0, "why")).input("wrong city").run()
+    assert "Step 0: *incorrect*" in cards(at)[0] and "· saved " in cards(at)[0]
+    at.button(key=key("next")).click().run()  # the same place now holds step 5
+    assert at.radio(key=card(0, "corr")).label == "Correctness of step 5"
+    assert at.radio(key=card(0, "corr")).value is None and at.text_input(key=card(0, "why")).value == ""
+    assert cards(at)[0].startswith("Step 5: *not judged yet*") and "saved" not in cards(at)[0]
+    at.radio(key=card(0, "corr")).set_value("correct").run()
+    at.button(key=key("prev")).click().run()
+    assert at.radio(key=card(0, "corr")).value == "incorrect"
+    assert at.text_input(key=card(0, "why")).value == "wrong city"
+    # another item: the first place holds that item's step 0, not judged
+    at.button(key=widget_key("nav", "next")).click().run()
+    other = at.query_params["item"]
+    other = other[0] if isinstance(other, list) else other
+    assert other != ITEM
+    assert at.radio(key=card(0, "corr")).value is None
+    assert stored(demo_project.parent).value["steps"][0]["correctness"] == "incorrect"
+    assert [s["step_index"] for s in stored(demo_project.parent).value["steps"]] == [0, 5]

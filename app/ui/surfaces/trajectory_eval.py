@@ -48,6 +48,11 @@ class _Ctx:
         self.kw = dict(show_score=self.show_score, severities=self.severities, max_score=self.max_score,
                        options=self.options)
         self.prefix = ("traj", scheme.name, item.id)
+        # the cards' controls are keyed by their place on the page, not by item and step: on the
+        # next item (or page) the browser updates the same controls instead of mounting new ones
+        # (~150 ms of "Done → next" at five cards); each place remembers which step it holds and
+        # takes that step's stored judgement when it changes (see _card)
+        self.slots = ("traj", scheme.name, "slot")
         self.stored = shell.stored_value(ws, item, scheme.name)
         self.matched, self.orphans = stepreview.reconcile(self.stored, agent_of, self.options)
         self.modes = stepreview.modes(scheme["error_types"])
@@ -63,8 +68,8 @@ class _Ctx:
     def current(self):
         return shell.stored_value(self.ws, self.item, self.scheme.name)
 
-    def keys(self, i: int) -> dict[str, str]:
-        return {f: widget_key(*self.prefix, i, f) for f in ("corr", "modes", "sev", "why", "saved")}
+    def keys(self, slot: int) -> dict[str, str]:
+        return {f: widget_key(*self.slots, slot, f) for f in ("corr", "modes", "sev", "why", "saved", "holds")}
 
     def score_line(self, value) -> str:
         sc = stepreview.score(stepreview.parse(value, self.options), self.severities, self.max_score)
@@ -104,7 +109,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
             c1, _ = st.columns([2, 5])
             c1.number_input("Go to step", min_value=0, max_value=n - 1, value=None, step=1, key=k_jump,
                             on_change=jump, placeholder=f"0–{n - 1}")
-        for step in d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
+        for slot, step in enumerate(d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
             with st.container(border=True):
                 st.markdown(f"**Step {step.index}** · {agent_badge(step.agent)}")
                 text = step_text(step.raw, c.text_key)
@@ -116,7 +121,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
                         st.text(text)
                 else:
                     st.text(text)
-                _card(ws, item, scheme, step)
+                _card(ws, item, scheme, step, slot)
 
     if c.orphans:
         with st.expander(f":material/warning: {len(c.orphans)} saved step label(s) no longer match this trace "
@@ -131,7 +136,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
                           on_click=lambda i=o["step_index"]: commit(stepreview.drop(c.current(), i, **c.kw)))
 
     def clean():
-        shell.reviewed_clean(ws, item, scheme, stepreview.build([], **c.kw), forget=c.prefix)
+        shell.reviewed_clean(ws, item, scheme, stepreview.build([], **c.kw), forget=c.slots)
 
     st.button("Reviewed, nothing to flag", key=widget_key(*c.prefix, "clean"), on_click=clean,
               help="Record that you went through the steps and found no failure "
@@ -140,11 +145,16 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
 
 
 @st.fragment
-def _card(ws: Workspace, item: Item, scheme: Scheme, step) -> None:
-    """A step's judgement, a fragment of its own: a change re-runs only this card's controls."""
+def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
+    """A step's judgement, a fragment of its own: a change re-runs only this card's controls,
+    the `slot`-th card of the page."""
     c = _Ctx(ws, item, scheme, {step.index: step.agent})
     e = c.matched.get(step.index)
-    k = c.keys(step.index)
+    k = c.keys(slot)
+    if st.session_state.get(k["holds"]) != (item.id, step.index):  # another step in this place now
+        for f in ("corr", "modes", "sev", "why", "saved"):
+            st.session_state.pop(k[f], None)
+        st.session_state[k["holds"]] = (item.id, step.index)
     options, sev_names, modes, weight = c.options, c.sev_names, c.modes, c.weight
     # a saved choice the config no longer offers stays visible and kept
     if e and e["correctness"] and e["correctness"] not in options:
@@ -175,8 +185,8 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step) -> None:
         return cb
 
     def reset():
-        for key in k.values():
-            st.session_state.pop(key, None)
+        for f in ("corr", "modes", "sev", "why", "saved"):
+            st.session_state.pop(k[f], None)
         _save(c, stepreview.drop(c.current(), step.index, **c.kw), k["saved"])
 
     def mode_label(j: int) -> str:
