@@ -262,6 +262,13 @@ def _agreement(ws: Workspace, s: dict, listing) -> None:
     if not counts:
         st.caption("No disagreement among items with two or more annotators.")
         return
+    _differences(ws, counts, listing)
+
+
+@st.fragment
+def _differences(ws: Workspace, counts: dict, listing) -> None:
+    """The disagreement browser: choosing a scheme, turning a page or picking a record re-runs
+    this alone, not the whole summary (whose tables are large in a large study)."""
     scheme = st.selectbox("Scheme", list(counts), key=_k("dis_scheme"),
                           format_func=lambda n: f"{n} ({counts[n]:,})")
     dis = listing(scheme)
