@@ -161,10 +161,12 @@ def _failures(s: dict) -> None:
         st.caption(f"{att['attributions']} attributions · {att['no_failure']} without a responsible agent")
         c1, c2 = st.columns(2)
         with c1:
-            _chart(f"blame-{name}", "blame", att)
+            # only what each chart draws: its cache key is hashed on every rerun, and the
+            # attribution holds a position per judgement
+            _chart(f"blame-{name}", "blame", {"blame": att["blame"]})
             _table(att["blame"])
         with c2:
-            _chart(f"pos-{name}", "position_histogram", att)
+            _chart(f"pos-{name}", "position_histogram", {"position_histogram": att["position_histogram"]})
             _table(att["position_histogram"])
         with st.expander("Every decisive step"):
             _table(att["positions"])
