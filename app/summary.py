@@ -62,6 +62,14 @@ def load(ws) -> pd.DataFrame:
     return frame(AnnotationStore(ws.project.output_dir).to_table())
 
 
+def fingerprint(df: pd.DataFrame) -> str:
+    """What identifies the stored rows' state: how many there are, and the sums of their save
+    times and time spent. A save, a clear or a delete changes it; it is equal for an unchanged
+    store, so a summary computed from it can be reused."""
+    saved = np.asarray(df["updated_at"].to_numpy(dtype="datetime64[us]").astype(np.int64), dtype=np.int64)
+    return f"{len(df)}:{int(saved.sum(dtype=np.int64))}:{float(np.nansum(df['seconds_spent'].to_numpy())):.6f}"
+
+
 def _values(col: pd.Series) -> list:
     """A column as a Python list; categoricals through their categories (iterating pandas'
     Arrow-backed strings one by one is several times slower)."""

@@ -81,3 +81,20 @@ def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, 
     assert list(second["object"]) == ["decisive step"] and not at.exception
     at.button(key=k("open")).click().run()
     assert [t.value for t in at.title] == ["Failure attribution"]
+
+
+def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypatch):
+    from app import summary as core
+    calls = []
+    real = core.summarize
+    monkeypatch.setattr(core, "summarize", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    at = open_page(make_app(cfg, annotator="carol"), "summary")
+    assert len(calls) == 1
+    at.button(key=k("refresh")).click().run()  # read again: nothing changed, nothing recomputed
+    assert len(calls) == 1 and "1 judgements" in at.caption[0].value
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    at.button(key=k("refresh")).click().run()
+    assert len(calls) == 2 and "2 judgements" in at.caption[0].value
+    assert not at.exception

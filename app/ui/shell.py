@@ -85,6 +85,12 @@ def _settle_heap() -> None:
     gc.freeze()
 
 
+def project_stamp() -> tuple:
+    """What identifies the open project's state (its files' modification times): a cache of
+    anything computed from the project keys on it."""
+    return _stamp(config_path())
+
+
 def workspace() -> Workspace:
     """The open project; on a broken config, every problem is shown and the page stops."""
     path = config_path()

@@ -33,18 +33,24 @@ def _k(*parts) -> str:
 
 
 @st.cache_data(ttl=TTL, show_spinner="Reading the annotations…", max_entries=4)
-def _frame(config: str, _ws: Workspace, generation: int) -> pd.DataFrame:
-    return core.load(_ws)
+def _frame(config: str, _ws: Workspace, generation: int) -> tuple[pd.DataFrame, str]:
+    df = core.load(_ws)
+    return df, core.fingerprint(df)
 
 
-@st.cache_data(ttl=TTL, show_spinner="Computing the summary…", max_entries=16)
-def _summary(config: str, generation: int, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
+# The summary and the disagreement lists are kept for as long as the rows they were computed
+# from and the project are unchanged (the read above is redone every TTL seconds, the summary
+# only if that read found a change): at a million rows a summary costs seconds, a read of an
+# unchanged store a fraction of that. Shared by every session (cache_resource: no copy made
+# on each rerun); the page only reads them.
+@st.cache_resource(show_spinner="Computing the summary…", max_entries=16)
+def _summary(project: tuple, rows: str, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
     # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
     return core.summarize(_ws, _df, **_f, disagreements=False)
 
 
-@st.cache_data(ttl=TTL, show_spinner="Listing the disagreements…", max_entries=16)
-def _disagreements(config: str, generation: int, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
+@st.cache_resource(show_spinner="Listing the disagreements…", max_entries=16)
+def _disagreements(project: tuple, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
                    _f: dict) -> list[dict]:
     return core.disagreements(_ws, _df, scheme, annotators=_f["annotators"], items=_f["items"], k=_f["k"])
 
@@ -101,13 +107,14 @@ def render() -> None:
         st.stop()
     gen_key = _k("generation")
     st.session_state.setdefault(gen_key, 0)
-    df = _frame(shell.config_path(), ws, st.session_state[gen_key])
+    df, rows = _frame(shell.config_path(), ws, st.session_state[gen_key])
+    project = shell.project_stamp()
     top = st.columns([4, 1])
     if top[1].button("Refresh", key=_k("refresh"), icon=":material/refresh:", help="Read the annotations again"):
         st.session_state[gen_key] += 1
         st.rerun()
     f = _filters(ws, df)
-    s = _summary(shell.config_path(), st.session_state[gen_key], repr(sorted(f.items())), ws, df, f)
+    s = _summary(project, rows, repr(sorted(f.items())), ws, df, f)
     c = s["counts"]
     top[0].caption(f"{c['items']} items · {c['annotators']} annotators · {c['judgements']} judgements · "
                    f"{c['items_with_gold']} items with gold")
@@ -130,8 +137,7 @@ def render() -> None:
     with tabs[6]:
         _choices(s)
     with tabs[7]:
-        _agreement(ws, s, lambda scheme: _disagreements(shell.config_path(), st.session_state[gen_key],
-                                                        repr(sorted(f.items())), scheme, ws, df, f))
+        _agreement(ws, s, lambda scheme: _disagreements(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
     with tabs[8]:
         _gold(s)
     with tabs[9]:
