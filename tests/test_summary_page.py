@@ -98,3 +98,18 @@ def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypa
     at.button(key=k("refresh")).click().run()
     assert len(calls) == 2 and "2 judgements" in at.caption[0].value
     assert not at.exception
+
+
+def test_rows_are_read_again_once_the_last_read_is_old_enough(tmp_path, monkeypatch):
+    from app.ui import summary_page
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    at = open_page(make_app(cfg, annotator="carol"), "summary")
+    assert "1 judgements" in at.caption[0].value and "annotations as read just now" in at.caption[0].value
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    at.run()  # a click within TTL: the rows as read
+    assert "1 judgements" in at.caption[0].value
+    monkeypatch.setattr(summary_page, "TTL", 0)
+    monkeypatch.setattr(summary_page, "SLOW_READ", 0)
+    at.run()  # the last read is now old enough
+    assert "2 judgements" in at.caption[0].value and not at.exception

@@ -5,6 +5,7 @@ from app/summary_charts.py (trace text HTML-escaped). Visible to every signed-in
 """
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 import pandas as pd
@@ -20,7 +21,8 @@ from .text import excerpt, md
 
 PAGE = shell.ROOT / "pages" / "summary.py"
 ALL, SHARED, GOLD, CHOSEN = "All items", "Items with two or more annotators", "Items with gold", "Chosen items"
-TTL = 10  # seconds a read of the store is reused (the Refresh button reads again at once)
+TTL = 10  # seconds a read of the store is reused at least (the Refresh button reads again at once)
+SLOW_READ = 10  # ... and at least this many times as long as the read took (a large store)
 
 
 @lru_cache(maxsize=None)
@@ -32,10 +34,26 @@ def _k(*parts) -> str:
     return widget_key("summary", *parts)
 
 
-@st.cache_data(ttl=TTL, show_spinner="Reading the annotations…", max_entries=4)
-def _frame(config: str, _ws: Workspace, generation: int) -> tuple[pd.DataFrame, str]:
-    df = core.load(_ws)
-    return df, core.fingerprint(df)
+@st.cache_resource(show_spinner=False)
+def _reads() -> dict:
+    """config path -> (project stamp, rows, their fingerprint, when read, seconds the read took)."""
+    return {}
+
+
+def _frame(config: str, ws: Workspace, project: tuple) -> tuple[pd.DataFrame, str, float]:
+    """The stored rows, their fingerprint and how many seconds ago they were read. Read again
+    when the project changed or the last read is older than TTL, or than SLOW_READ times what
+    it took: a store of a million rows takes seconds just to stat, and a click on this page must
+    not wait for that every ten seconds. Shared by sessions; never copied (the page only reads)."""
+    reads = _reads()
+    got = reads.get(config)
+    now = time.monotonic()
+    if got is None or got[0] != project or now - got[3] > max(TTL, SLOW_READ * got[4]):
+        with st.spinner("Reading the annotations…"):
+            df = core.load(ws)
+            done = time.monotonic()
+            got = reads[config] = (project, df, core.fingerprint(df), done, done - now)
+    return got[1], got[2], time.monotonic() - got[3]
 
 
 # The summary and the disagreement lists are kept for as long as the rows they were computed
@@ -53,6 +71,10 @@ def _summary(project: tuple, rows: str, filters: str, _ws: Workspace, _df: pd.Da
 def _disagreements(project: tuple, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
                    _f: dict) -> list[dict]:
     return core.disagreements(_ws, _df, scheme, annotators=_f["annotators"], items=_f["items"], k=_f["k"])
+
+
+def _ago(seconds: float) -> str:
+    return "just now" if seconds < 2 else f"{seconds:.0f} s ago" if seconds < 120 else f"{seconds / 60:.0f} min ago"
 
 
 def _table(records, **kw) -> None:
@@ -105,19 +127,17 @@ def render() -> None:
         # With tokens configured, annotators see only their own work; the summary shows everyone's.
         st.info("The summary shows every annotator's work: it is open to admins only.")
         st.stop()
-    gen_key = _k("generation")
-    st.session_state.setdefault(gen_key, 0)
-    df, rows = _frame(shell.config_path(), ws, st.session_state[gen_key])
     project = shell.project_stamp()
+    df, rows, age = _frame(shell.config_path(), ws, project)
     top = st.columns([4, 1])
     if top[1].button("Refresh", key=_k("refresh"), icon=":material/refresh:", help="Read the annotations again"):
-        st.session_state[gen_key] += 1
+        _reads().pop(shell.config_path(), None)
         st.rerun()
     f = _filters(ws, df)
     s = _summary(project, rows, repr(sorted(f.items())), ws, df, f)
     c = s["counts"]
     top[0].caption(f"{c['items']} items · {c['annotators']} annotators · {c['judgements']} judgements · "
-                   f"{c['items_with_gold']} items with gold")
+                   f"{c['items_with_gold']} items with gold · annotations as read {_ago(age)}")
     if not c["judgements"]:
         st.info("No annotations yet (for these filters).")
     tabs = st.tabs(["Progress", "Failures", "Scorecards", "Handoffs", "Contention & tools", "Behaviours & MAST",
