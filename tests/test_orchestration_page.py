@@ -16,8 +16,8 @@ def stored(tmp_path):
 
 def test_label_and_free_text_are_stored_together(demo_project):
     tmp = demo_project.parent
-    k_choice = widget_key("radio", "orchestration", ITEM)
-    k_free = widget_key("radio-free", "orchestration", ITEM)
+    k_choice = widget_key("radio", "orchestration")  # keyed by scheme, not item (see the test below)
+    k_free = widget_key("radio-free", "orchestration")
     at = open_page(make_app(demo_project, item=ITEM), "radio")
     radio = at.radio(key=k_choice)
     assert radio.options == LABELS and radio.value is None
@@ -37,3 +37,21 @@ def test_label_and_free_text_are_stored_together(demo_project):
                                  "free_response": "manager delegates, reviewer gates the merge"}
     # the other radio of the page (outcome) is a separate row
     assert AnnotationStore(tmp / "annotations").load(ITEM, "alice", "outcome") is None
+
+
+def test_the_same_controls_take_each_items_stored_answer(demo_project):
+    """The controls are kept across items (keys name the scheme, not the item): moving to
+    another item and back shows each item's own stored answer, never the previous item's."""
+    from app.ui.state import widget_key as wk
+    k_choice, k_free = wk("radio", "orchestration"), wk("radio-free", "orchestration")
+    at = open_page(make_app(demo_project, item=ITEM), "radio")
+    at.radio(key=k_choice).set_value("debate").run()
+    at.text_input(key=k_free).input("they argue").run()
+    at.sidebar.button(key=wk("nav", "next")).click().run()
+    assert at.radio(key=k_choice).value is None and at.text_input(key=k_free).value == ""
+    at.radio(key=k_choice).set_value("group_chat").run()
+    at.sidebar.button(key=wk("nav", "prev")).click().run()
+    assert at.radio(key=k_choice).value == "debate" and at.text_input(key=k_free).value == "they argue"
+    at.sidebar.button(key=wk("nav", "next")).click().run()
+    assert at.radio(key=k_choice).value == "group_chat"
+    assert stored(demo_project.parent).value == {"debate": "true", "free_response": "they argue"}

@@ -98,5 +98,5 @@ def done_button(ws: Workspace, item: Item) -> None:
         if nxt:
             shell.go_to(nxt)
 
-    st.button(label, key=state.widget_key("done", item.id), type="primary", width="stretch",
+    st.button(label, key=state.widget_key("done"), type="primary", width="stretch",
               shortcut=nav.SHORTCUTS["done with this item"], on_click=done)

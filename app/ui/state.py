@@ -31,3 +31,17 @@ def init() -> None:
 def widget_key(*parts) -> str:
     """A widget key unique per surface, scheme, item and field, so items never share state."""
     return "w:" + "\u241f".join(str(p) for p in parts)
+
+
+def follow(holds: str, owner, values: dict) -> None:
+    """Widgets keyed by their place, not by the item (so that the browser updates them on the
+    next item instead of mounting new ones), take `values` (what is stored for `owner`, e.g. the
+    item) whenever the owner changes; otherwise they keep their state, and a missing one is set."""
+    if st.session_state.get(holds) != owner:
+        for k, v in values.items():
+            st.session_state[k] = v
+        st.session_state[holds] = owner
+    else:
+        for k, v in values.items():
+            if k not in st.session_state:
+                st.session_state[k] = v

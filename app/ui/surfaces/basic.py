@@ -8,7 +8,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
-from ..state import widget_key
+from ..state import follow, widget_key
 from ..text import md
 
 
@@ -19,11 +19,14 @@ def _saver(ws: Workspace, item: Item, scheme: Scheme, build):
     return cb
 
 
-def _free_text(ws, item, scheme, stored, build_key, cb) -> None:
+# Widget keys name the scheme, not the item: on "Done → next" the browser updates the same
+# controls; state.follow gives them the new item's stored value.
+
+def _free_text(scheme, build_key, cb) -> None:
     fr = scheme.get("has_free_response")
     if fr:
         label = fr.get("instruction", "Other (free text)") if isinstance(fr, dict) else "Other (free text)"
-        st.text_input(md(label), value=values.free_text(stored), key=build_key, on_change=cb)
+        st.text_input(md(label), key=build_key, on_change=cb)
 
 
 def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -31,17 +34,19 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
     stored = ann.value if ann else {}
     names = [lab["name"] for lab in scheme["labels"]]
     tips = {lab["name"]: lab.get("tooltip") for lab in scheme["labels"]}
-    k_choice, k_free = widget_key("radio", scheme.name, item.id), widget_key("radio-free", scheme.name, item.id)
+    k_choice, k_free = widget_key("radio", scheme.name), widget_key("radio-free", scheme.name)
     choice = values.radio_choice(stored)
+    follow(widget_key("radio-holds", scheme.name), item.id,
+           {k_choice: choice if choice in names else None, k_free: values.free_text(stored)})
 
     def build():
         return values.radio(st.session_state.get(k_choice), st.session_state.get(k_free, ""))
 
     cb = _saver(ws, item, scheme, build)
-    st.radio(md(scheme.name), names, index=names.index(choice) if choice in names else None, key=k_choice,
+    st.radio(md(scheme.name), names, index=None, key=k_choice,
              on_change=cb, label_visibility="collapsed", format_func=str,
              captions=[md(tips[n]) for n in names] if any(tips.values()) else None)
-    _free_text(ws, item, scheme, stored, k_free, cb)
+    _free_text(scheme, k_free, cb)
 
 
 def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -49,8 +54,10 @@ def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
     stored = ann.value if ann else {}
     names = [lab["name"] for lab in scheme["labels"]]
     chosen = set(values.multiselect_choices(stored))
-    keys = {n: widget_key("multi", scheme.name, item.id, n) for n in names}
-    k_free = widget_key("multi-free", scheme.name, item.id)
+    keys = {n: widget_key("multi", scheme.name, n) for n in names}
+    k_free = widget_key("multi-free", scheme.name)
+    follow(widget_key("multi-holds", scheme.name), item.id,
+           {**{keys[n]: n in chosen for n in names}, k_free: values.free_text(stored)})
 
     def build():
         return values.multiselect([n for n in names if st.session_state.get(keys[n])],
@@ -58,9 +65,8 @@ def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     cb = _saver(ws, item, scheme, build)
     for lab in scheme["labels"]:
-        st.checkbox(md(lab["name"]), value=lab["name"] in chosen, key=keys[lab["name"]], on_change=cb,
-                    help=lab.get("tooltip") or None)
-    _free_text(ws, item, scheme, stored, k_free, cb)
+        st.checkbox(md(lab["name"]), key=keys[lab["name"]], on_change=cb, help=lab.get("tooltip") or None)
+    _free_text(scheme, k_free, cb)
 
 
 def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -72,24 +78,26 @@ def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
         labels = {i: scheme["labels"][i - 1]["name"] for i in points}
     else:
         labels[1], labels[n] = scheme.get("min_label") or "", scheme.get("max_label") or ""
-    key = widget_key("likert", scheme.name, item.id)
+    key = widget_key("likert", scheme.name)
     current = values.likert_choice(ann.value) if ann else None
+    follow(widget_key("likert-holds", scheme.name), item.id, {key: current if current in points else None})
 
     def build():
         return values.likert(st.session_state.get(key))
 
-    st.radio(md(scheme.name), points, index=points.index(current) if current in points else None, key=key,
+    st.radio(md(scheme.name), points, index=None, key=key,
              horizontal=True, on_change=_saver(ws, item, scheme, build), label_visibility="collapsed",
              format_func=lambda i: f"{i} {labels[i]}".strip())
 
 
 def text(ws: Workspace, item: Item, scheme: Scheme) -> None:
     ann = shell.load(ws, item, scheme.name)
-    key = widget_key("text", scheme.name, item.id)
+    key = widget_key("text", scheme.name)
+    follow(widget_key("text-holds", scheme.name), item.id, {key: values.text_of(ann.value if ann else None)})
 
     def build():
         return values.text(st.session_state.get(key, ""))
 
     widget = st.text_area if scheme.get("multiline", True) else st.text_input
-    widget(md(scheme.name), value=values.text_of(ann.value if ann else None), key=key,
+    widget(md(scheme.name), key=key,
            on_change=_saver(ws, item, scheme, build), label_visibility="collapsed")
