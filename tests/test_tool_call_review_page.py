@@ -17,6 +17,11 @@ def key(*parts, item=ITEM):
     return widget_key("toolreview", "tool_review", item, *parts)
 
 
+def card(call, field):
+    """A call card's control: keyed by its place on the page, not by item and call."""
+    return widget_key("toolreview", "tool_review", "slot", call % PAGE_SIZE, field)
+
+
 def stored(tmp_path, item=ITEM):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", "tool_review")
 
@@ -24,8 +29,8 @@ def stored(tmp_path, item=ITEM):
 def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
     for i in range(5):
-        assert at.selectbox(key=key(i, "verdict")).value is None
-        assert at.selectbox(key=key(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
+        assert at.selectbox(key=card(i, "verdict")).value is None
+        assert at.selectbox(key=card(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
                                                                "wrong_args", "wrong_order"]
     codes = [c.value for c in at.code]
     # OpenAI arguments (a JSON string) pretty-printed
@@ -43,9 +48,9 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
 def test_verdict_notes_save_reopen_and_unset(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    at.selectbox(key=key(2, "verdict")).select("wrong_args").run()
-    at.text_input(key=key(0, "notes")).input("delegation looks fine").run()
-    at.selectbox(key=key(0, "verdict")).select("correct").run()
+    at.selectbox(key=card(2, "verdict")).select("wrong_args").run()
+    at.text_input(key=card(0, "notes")).input("delegation looks fine").run()
+    at.selectbox(key=card(0, "verdict")).select("correct").run()
     assert not at.exception
     ann = stored(tmp)
     assert ann.status == "annotated"
@@ -54,29 +59,29 @@ def test_verdict_notes_save_reopen_and_unset(demo_project):
         {"index": 2, "step": 4, "tool": "book_flight", "verdict": "wrong_args", "notes": ""}]
 
     again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    assert again.selectbox(key=key(0, "verdict")).value == "correct"
-    assert again.text_input(key=key(0, "notes")).value == "delegation looks fine"
-    assert again.selectbox(key=key(2, "verdict")).value == "wrong_args"
-    assert again.selectbox(key=key(1, "verdict")).value is None
+    assert again.selectbox(key=card(0, "verdict")).value == "correct"
+    assert again.text_input(key=card(0, "notes")).value == "delegation looks fine"
+    assert again.selectbox(key=card(2, "verdict")).value == "wrong_args"
+    assert again.selectbox(key=card(1, "verdict")).value is None
     assert any("2 of 5 calls judged" in c.value for c in again.caption)
 
-    again.selectbox(key=key(2, "verdict")).select(None).run()
+    again.selectbox(key=card(2, "verdict")).select(None).run()
     assert [e["index"] for e in stored(tmp).value] == [0]
-    again.selectbox(key=key(0, "verdict")).select(None).run()
+    again.selectbox(key=card(0, "verdict")).select(None).run()
     assert stored(tmp).value == [{"index": 0, "step": 1, "tool": "delegate", "verdict": None,
                                   "notes": "delegation looks fine"}]
-    again.text_input(key=key(0, "notes")).input("").run()
+    again.text_input(key=card(0, "notes")).input("").run()
     assert stored(tmp) is None
 
 
 def test_reviewed_clean(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    at.selectbox(key=key(1, "verdict")).select("wrong_tool").run()
+    at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
     at.button(key=key("clean")).click().run()
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == []
-    assert at.selectbox(key=key(1, "verdict")).value is None
+    assert at.selectbox(key=card(1, "verdict")).value is None
     again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
 
@@ -93,13 +98,13 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     at = open_page(make_app(cfg, item="many"), "tool_call_review")
     assert len([m for m in at.markdown if m.value.startswith("**Call ")]) == PAGE_SIZE
     # the stale label is listed apart, not shown on call 3
-    assert at.selectbox(key=key(3, "verdict", item="many")).value is None
+    assert at.selectbox(key=card(3, "verdict")).value is None
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
     for _ in range(4):
         at.button(key=key("next", item="many")).click().run()
     assert [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**Call ")] == \
         ["Call 20", "Call 21", "Call 22", "Call 23", "Call 24"]
-    at.selectbox(key=key(21, "verdict", item="many")).select("wrong_order").run()
+    at.selectbox(key=card(21, "verdict")).select("wrong_order").run()
     assert any(c.value.startswith("Call 21: verdict wrong\\_order · saved") for c in at.caption)
     assert stored(tmp_path, "many").value == [
         {"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""},
@@ -108,9 +113,28 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     assert stored(tmp_path, "many").value == [
         {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
     at.selectbox(key=key("page", item="many")).select(0).run()
-    assert at.selectbox(key=key(3, "verdict", item="many")).value is None
+    assert at.selectbox(key=card(3, "verdict")).value is None
 
 
 def test_item_without_tool_calls(demo_project):
     at = open_page(make_app(demo_project, item="whowhen-hand-crafted-5"), "tool_call_review")
     assert any("No tool calls" in i.value for i in at.info)
+
+
+def test_a_cards_place_takes_the_verdict_of_the_call_it_now_holds(tmp_path):
+    data = tmp_path / "runs.jsonl"
+    steps = [{"agent": f"A{i % 3}", "content": f"s{i}", "tool_calls": [{"name": f"tool{i}", "args": {"i": i}}]}
+             for i in range(12)]
+    data.write_text(json.dumps({"id": "many", "text": "t", "steps": steps}) + "\n")
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    at = open_page(make_app(cfg, item="many"), "tool_call_review")
+    at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
+    at.text_input(key=card(1, "notes")).input("should search").run()
+    assert any(c.value.startswith("Call 1: verdict wrong\\_tool") for c in at.caption)
+    at.button(key=key("next", item="many")).click().run()  # the same place now holds call 6
+    assert at.selectbox(key=card(1, "verdict")).label == "Verdict on call 6"
+    assert at.selectbox(key=card(1, "verdict")).value is None and at.text_input(key=card(1, "notes")).value == ""
+    assert not any(c.value.startswith("Call 6:") for c in at.caption)  # nothing saved for it
+    at.button(key=key("prev", item="many")).click().run()
+    assert at.selectbox(key=card(1, "verdict")).value == "wrong_tool"
+    assert at.text_input(key=card(1, "notes")).value == "should search"

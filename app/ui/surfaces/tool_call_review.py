@@ -13,7 +13,7 @@ from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
 from ..pager import pager
-from ..state import widget_key
+from ..state import follow, widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 5
@@ -61,7 +61,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
         st.info("No tool calls were found in this trace.")
     else:
         page = pager(prefix, len(calls), PAGE_SIZE, "Calls")
-        for call in calls[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
+        for slot, call in enumerate(calls[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
             with st.container(border=True):
                 st.markdown(f"**Call {call.index}** · step {call.step} · {agent_badge(call.agent)} · "
                             f"tool **{md(call.tool, 120)}**")
@@ -71,7 +71,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
                     _show_data("Arguments", call.arguments, expanded=True)
                 if call.result is not None:
                     _show_data("Result", call.result, expanded=len(toolreview.pretty(call.result)[0]) <= SHORT)
-                _verdict(ws, item, scheme, call)
+                _verdict(ws, item, scheme, call, slot)
 
     if orphans:
         with st.expander(f":material/warning: {len(orphans)} saved label(s) no longer match a call of this "
@@ -83,7 +83,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
                 c2.button("Discard", key=widget_key(*prefix, "orphan", o["index"]), on_click=discard(o["index"]))
 
     def clean():
-        shell.reviewed_clean(ws, item, scheme, [], forget=prefix)
+        shell.reviewed_clean(ws, item, scheme, [], forget=_slots(scheme))
 
     st.button("Reviewed, nothing to flag", key=widget_key(*prefix, "clean"), on_click=clean,
               help="Record that you checked every call and found nothing wrong "
@@ -91,19 +91,24 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
+def _slots(scheme: Scheme) -> tuple:
+    """The cards' controls are keyed by their place on the page, not by item and call: a page
+    turn or the next item updates the same controls instead of mounting new ones."""
+    return ("toolreview", scheme.name, "slot")
+
+
 @st.fragment
-def _verdict(ws: Workspace, item: Item, scheme: Scheme, call) -> None:
-    """A call's verdict and notes, a fragment of their own: a change re-runs only these."""
+def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None:
+    """A call's verdict and notes, a fragment of their own: a change re-runs only these (the
+    `slot`-th card of the page)."""
     verdicts: list[str] = scheme["verdict_options"]
-    prefix = ("toolreview", scheme.name, item.id)
     e = toolreview.reconcile(shell.stored_value(ws, item, scheme.name), [call])[0].get(call.index)
-    k_verdict = widget_key(*prefix, call.index, "verdict")
-    k_notes = widget_key(*prefix, call.index, "notes")
-    k_saved = widget_key(*prefix, call.index, "saved")
-    if k_verdict not in st.session_state:
-        st.session_state[k_verdict] = e["verdict"] if e and e["verdict"] in verdicts else None
-    if k_notes not in st.session_state:
-        st.session_state[k_notes] = e["notes"] if e else ""
+    k_verdict, k_notes, k_saved, k_holds = (widget_key(*_slots(scheme), slot, f)
+                                            for f in ("verdict", "notes", "saved", "holds"))
+    if st.session_state.get(k_holds) != (item.id, call.index):  # another call in this place now
+        st.session_state.pop(k_saved, None)
+    follow(k_holds, (item.id, call.index), {k_verdict: e["verdict"] if e and e["verdict"] in verdicts else None,
+                                            k_notes: e["notes"] if e else ""})
 
     def changed():
         entry = toolreview.entry(call, st.session_state.get(k_verdict), st.session_state.get(k_notes, ""))
