@@ -25,7 +25,7 @@ from ...derive import Derivation
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
-from ..state import widget_key
+from ..state import follow, widget_key
 from ..text import md
 
 PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
@@ -247,10 +247,16 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if selected is not None and not any(r.index == selected for r in listed):
         st.caption(f"Region #{selected} is selected but hidden by the filters above.")
     options = [tl.UNLABELLED] + [x for x in scheme["contention_labels"] if x != tl.UNLABELLED]
-    for r in listed[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
+    for slot, r in enumerate(listed[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
         is_sel = r.index == selected
-        key, k_saved = _k(scheme, item, "label", r.index), _k(scheme, item, "saved", r.index)
+        # keyed by the card's place on the page, not by item and region: a page turn or the next
+        # item updates the same controls; the place takes the region's stored label when it changes
+        key, k_saved, k_holds = (widget_key("tool_contention", scheme.name, "slot", slot, f)
+                                 for f in ("label", "saved", "holds"))
         current = labels.get(r.index, tl.UNLABELLED)
+        if st.session_state.get(k_holds) != (item.id, r.index):
+            st.session_state.pop(k_saved, None)
+        follow(k_holds, (item.id, r.index), {key: current})
         with st.container(border=True):
             head = f"**Region #{r.index}** · {md(r.resource, 60)}"
             if k_saved in st.session_state:  # what this region holds now, once changed in this session
@@ -269,9 +275,9 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
                 if tl.labels_of(value) != tl.labels_of(before):
                     shell.card_saved(ws, item, scheme, value, k_saved, empty=tl.is_empty(value))
 
-            st.selectbox(f"Label for region #{r.index}", options_r, index=options_r.index(current), key=key,
-                         on_change=on_label)
-            st.button("Select" if not is_sel else "Selected", key=_k(scheme, item, "show", r.index),
+            st.selectbox(f"Label for region #{r.index}", options_r, key=key, on_change=on_label)
+            st.button("Select" if not is_sel else "Selected",
+                      key=widget_key("tool_contention", scheme.name, "slot", slot, "select"),
                       disabled=is_sel, on_click=_select,
                       help="Name this region above the list (its ◆ marker on the chart); "
                            "“Zoom to the selected region” then brings it into view",
