@@ -239,3 +239,16 @@ def test_report_lists_the_first_disagreements_and_counts_them_all(tmp_path, monk
     html = report.build_html(ws)
     assert "Where annotators differ (2; the first 1 listed" in html
     assert "<td>responsible agent</td>" in html and "<td>decisive step</td>" not in html
+
+
+def test_fingerprint_changes_with_a_value_rewritten_under_the_same_save_time(tmp_path):
+    # `import --overwrite` of an edited export keeps updated_at and seconds_spent: the summary
+    # page must not keep the summary of the old value (it reuses one while the fingerprint holds)
+    cfg, save = demo(tmp_path)  # the test saver stamps every row with the same time
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Coder", 4))
+    ws = open_project(cfg)
+    before = core.fingerprint(core.load(ws))
+    assert core.fingerprint(core.load(ws)) == before  # unchanged store, same fingerprint
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    assert core.fingerprint(core.load(ws)) != before
