@@ -578,9 +578,12 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements)
                           "confusion": g["confusion"], "items": g["items"]}
     # the long lists (one entry per attribution, per run and behaviour) are built from plain
     # Python values already (_records, or by hand): no need to walk them again
-    long = [(part, name, key, out[part][name].pop(key)) for part, key in (("attribution", "positions"),
-                                                                           ("emergent", "per_run"))
+    # (the key order stays as it was: the positions last, the runs first)
+    long = [(part, name, key, out[part][name].pop(key)) for part, key in (("attribution", "positions"),)
             for name in out[part]]
+    for name, e in out["emergent"].items():
+        long.append(("emergent", name, "per_run", e["per_run"]))
+        e["per_run"] = None  # keeps its place
     out = clean(out)
     for part, name, key, records in long:
         out[part][name][key] = records

@@ -252,3 +252,14 @@ def test_fingerprint_changes_with_a_value_rewritten_under_the_same_save_time(tmp
     assert core.fingerprint(core.load(ws)) == before  # unchanged store, same fingerprint
     save(CODE, "bob", "attribution", attribution("Tester", 7))
     assert core.fingerprint(core.load(ws)) != before
+
+
+def test_json_keys_keep_their_order(tmp_path):
+    # summarize() hands the long lists past clean(); the JSON keeps the order it always had
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "emergent", {"sycophantic_agreement": {"turns": [3], "note": ""}})
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    s = summarize(cfg)
+    assert list(s["emergent"]["emergent"]) == ["per_run", "totals"]
+    assert list(s["attribution"]["attribution"])[-1] == "positions"
+    assert s["emergent"]["emergent"]["per_run"][0]["marks"] == 1
