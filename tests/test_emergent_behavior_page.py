@@ -21,6 +21,14 @@ def key_of(widgets, *suffix):
 
 
 def box(at, behaviour, turn):
+    """A turn's box, turning the behaviour's tab to the page holding it first (paged by PAGE_SIZE)."""
+    shown = [int(c.key.rsplit(SEP, 1)[1]) for c in at.checkbox if SEP + behaviour + SEP + "turn" + SEP in c.key]
+    while shown and turn > max(shown):
+        at.button(key=key_of(at.button, behaviour, "next")).click().run()
+        shown = [int(c.key.rsplit(SEP, 1)[1]) for c in at.checkbox if SEP + behaviour + SEP + "turn" + SEP in c.key]
+    while shown and turn < min(shown):
+        at.button(key=key_of(at.button, behaviour, "prev")).click().run()
+        shown = [int(c.key.rsplit(SEP, 1)[1]) for c in at.checkbox if SEP + behaviour + SEP + "turn" + SEP in c.key]
     return at.checkbox(key=key_of(at.checkbox, behaviour, "turn", turn))
 
 
@@ -30,8 +38,9 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     assert [t.label for t in at.tabs] == ["echoing", "role\\_swap", "sycophantic\\_agreement",
                                           "ignored\\_critique"]
     echo = [c for c in at.checkbox if SEP + "echoing" + SEP in c.key]
-    assert len(echo) == 14  # every step of the trace, across all agents
-    assert echo[12].label.startswith("Step 12 · Critic · ")
+    assert PAGE_SIZE == 10 and len(echo) == 10  # every step of the trace, across all agents, paged
+    assert echo[3].label.startswith("Step 3 · ")
+    assert box(at, "echoing", 12).label.startswith("Step 12 · Critic · ")  # on the second page
     assert stored(demo_project, item) is None
 
     box(at, "echoing", 12).check().run()
@@ -62,6 +71,8 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     at2 = open_page(make_app(demo_project, item=item), PAGE)  # a new session (a refresh)
     assert [t for t in range(14) if box(at2, "echoing", t).value] == [12]
     assert [t for t in range(14) if box(at2, "role_swap", t).value] == [6, 7]
+    box(at2, "echoing", 0)  # back to the first pages
+    box(at2, "role_swap", 0)
     assert at2.text_area(key=key_of(at2.text_area, "echoing", "note")).value == "Critic repeats the plan"
     assert any("saved at once" in c.value for c in at2.caption)
 

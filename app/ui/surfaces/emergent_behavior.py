@@ -16,7 +16,7 @@ from .. import shell
 from ..state import widget_key
 from ..text import md
 
-PAGE_SIZE = 20
+PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the tab, so it redraws these
 
 
 def _k(scheme: Scheme, item: Item, *parts) -> str:
