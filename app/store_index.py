@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 
 NAME = ".row-index"  # not "*.parquet": globs such as DuckDB's **/*.parquet must not take it for a key file
 RACY_NS = 2_000_000_000
+FOLDER = b"baton.folder"  # the index's metadata: the name of the folder it describes
 IDENTITY = [pa.field("file", pa.string()), pa.field("size", pa.int64()), pa.field("mtime_ns", pa.int64()),
             pa.field("ctime_ns", pa.int64()), pa.field("ino", pa.uint64())]
 
@@ -56,6 +57,10 @@ def read(folder: Path, schema: pa.Schema) -> pa.Table | None:
         return None
     want = _index_schema(schema)
     if [(f.name, f.type) for f in table.schema] != [(f.name, f.type) for f in want]:
+        return None
+    # an index describes the folder it was written for: a renamed annotator folder keeps its
+    # files' stat (and their paths within it), but its rows belong to the old name
+    if (table.schema.metadata or {}).get(FOLDER) != os.fsencode(folder.name):
         return None
     return table
 
@@ -108,6 +113,7 @@ def _write(folder: Path, schema: pa.Schema, kept: pa.Table | None, fresh: list[p
     table = pa.concat_tables(parts) if parts else want.empty_table()
     racy = time.time_ns() - RACY_NS
     table = table.filter(pc.less(table.column("mtime_ns"), racy))
+    table = table.replace_schema_metadata({FOLDER: os.fsencode(folder.name)})
     tmp = folder / f".tmp-{NAME.lstrip('.')}.{os.getpid()}.{secrets.token_hex(6)}"
     try:
         pq.write_table(table, tmp)

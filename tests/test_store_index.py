@@ -134,3 +134,14 @@ def test_stale_index_temp_files_are_cleaned(filled, tmp_path):
     leftover.write_bytes(b"x")
     os.utime(leftover, (time.time() - 7200, time.time() - 7200))
     assert filled.remove_stale_temp_files() == 1 and not leftover.exists()
+
+
+def test_a_renamed_annotator_folder_is_not_served_from_its_index(filled, tmp_path):
+    # the files keep their stat and their paths within the folder; their rows name the old
+    # folder's annotator, which a read of the files reports (the index must not hide that)
+    values(filled)
+    os.rename(tmp_path / "bob", tmp_path / "robert")
+    fresh = AnnotationStore(tmp_path)
+    got = values(fresh)
+    assert {a for a, _i, _s in got} == {"alice"}
+    assert len(fresh.problems) == 5 and all("not here" in p for p in fresh.problems)
