@@ -8,6 +8,7 @@ same object.
 from __future__ import annotations
 
 import gc
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,14 +63,29 @@ def no_gc():
     """Pause the cyclic garbage collector: the derivations allocate hundreds of thousands of
     small acyclic objects, and the collections they trigger (each walking every live object,
     the parsed trace included) cost a third of the time. Reference counting still frees
-    everything; the collector is resumed (if it was running) on the way out."""
-    was = gc.isenabled()
-    gc.disable()
+    everything; the collector is resumed (if it was running) on the way out.
+
+    Threads (sessions, prefetch) pause it together: it is resumed when the last of them leaves.
+    (Each remembering what it found would let one that looked while another had it paused
+    pause it for good, once that other had resumed it in between.)"""
+    global _paused, _resume
+    with _pause_lock:
+        if not _paused:
+            _resume = gc.isenabled()
+            gc.disable()
+        _paused += 1
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        with _pause_lock:
+            _paused -= 1
+            if not _paused and _resume:
+                gc.enable()
+
+
+_pause_lock = threading.Lock()
+_paused = 0  # how many no_gc() blocks are running, in any thread
+_resume = False  # whether the collector ran before the first of them
 
 
 def derive(data: dict, steps_key: str = "steps", agent_key: str = "agent", calls_key: str = "calls",

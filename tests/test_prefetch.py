@@ -41,3 +41,42 @@ def test_no_thread_without_a_served_app(demo_project):
     seen = []
     shell.prefetch(item, [shell.trace_scheme(ws)], extra=lambda it, d: seen.append(it.id))
     assert seen == [] and not shell._PREFETCHED
+
+
+def test_the_collector_runs_again_after_threads_pause_it_together(monkeypatch):
+    # a prefetch thread and a session deriving at once: thread b looks at the collector while
+    # thread a has it paused, a resumes it, then b pauses it; it must not stay paused for good
+    import gc
+    import threading
+
+    from app import derive
+    a_inside, b_looked, a_left = threading.Event(), threading.Event(), threading.Event()
+    real = gc.isenabled
+
+    def isenabled():
+        found = real()
+        if threading.current_thread().name == "b":
+            b_looked.set()
+            a_left.wait(1)
+        return found
+    monkeypatch.setattr(gc, "isenabled", isenabled)
+
+    def a():
+        with derive.no_gc():
+            a_inside.set()
+            b_looked.wait(1)
+        a_left.set()
+
+    def b():
+        a_inside.wait(1)
+        with derive.no_gc():
+            pass
+    assert real()
+    threads = [threading.Thread(target=a, name="a"), threading.Thread(target=b, name="b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    running = real()
+    gc.enable()  # for the tests after this one, whatever happened
+    assert running
