@@ -269,7 +269,7 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
     bins = [0] * 5
     for p in positions:
         if p["position"] is not None:
-            bins[min(int(p["position"] * 5), 4)] += 1
+            bins[min(max(int(p["position"] * 5), 0), 4)] += 1  # a step out of the run: the end it is past
     hist = [{"part_of_run": f"{i * 20}–{(i + 1) * 20}%", "count": c} for i, c in enumerate(bins)]
     return {"blame": blame, "positions": positions, "position_histogram": hist,
             "no_failure": int((at["agent"].isna()).sum()), "attributions": int(len(at))}

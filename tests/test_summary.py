@@ -263,3 +263,13 @@ def test_json_keys_keep_their_order(tmp_path):
     assert list(s["emergent"]["emergent"]) == ["per_run", "totals"]
     assert list(s["attribution"]["attribution"])[-1] == "positions"
     assert s["emergent"]["emergent"]["per_run"][0]["marks"] == 1
+
+
+def test_decisive_steps_out_of_the_run_fall_in_the_end_bins(tmp_path):
+    # an imported attribution may name a step before the first or past the last (10 steps here)
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", -20))
+    save(CODE, "bob", "attribution", attribution("Coder", -1))
+    save(CODE, "carol", "attribution", attribution("Coder", 99))
+    hist = summarize(cfg)["attribution"]["attribution"]["position_histogram"]
+    assert [h["count"] for h in hist] == [2, 0, 0, 0, 1]
