@@ -122,7 +122,10 @@ class Derived:
     @classmethod
     def of(cls, ws) -> "Derived":
         """The workspace's own (its items never change: a new project state is a new workspace),
-        so successive summaries and disagreement lists derive each item once."""
+        so successive summaries and disagreement lists derive each item once. It lives as long
+        as the workspace: the derivations of every item, about the size of the parsed items
+        (their steps share the items' text), traded for not deriving them again on each
+        summary after a save."""
         found = ws.__dict__.get("_summary_derived")
         if found is None:
             found = ws.__dict__["_summary_derived"] = cls(ws)

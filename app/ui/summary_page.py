@@ -61,13 +61,13 @@ def _frame(config: str, ws: Workspace, project: tuple) -> tuple[pd.DataFrame, st
 # only if that read found a change): at a million rows a summary costs seconds, a read of an
 # unchanged store a fraction of that. Shared by every session (cache_resource: no copy made
 # on each rerun); the page only reads them.
-@st.cache_resource(show_spinner="Computing the summary…", max_entries=16)
+@st.cache_resource(show_spinner="Computing the summary…", max_entries=4)
 def _summary(project: tuple, rows: str, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
     # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
     return core.summarize(_ws, _df, **_f, disagreements=False)
 
 
-@st.cache_resource(show_spinner="Listing the disagreements…", max_entries=16)
+@st.cache_resource(show_spinner="Listing the disagreements…", max_entries=8)
 def _disagreements(project: tuple, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
                    _f: dict) -> list[dict]:
     return core.disagreements(_ws, _df, scheme, annotators=_f["annotators"], items=_f["items"], k=_f["k"])
@@ -119,6 +119,10 @@ def _filters(ws: Workspace, df: pd.DataFrame) -> dict:
 
 
 def render() -> None:
+    # the project's stamp before the workspace: were the project to change in between, a
+    # summary of the newer workspace would be filed under the older stamp (and redone), never
+    # the reverse (a summary of the older workspace kept under the newer stamp)
+    project = shell.project_stamp()
     ws = shell.workspace()
     shell.require_annotator()
     nav.sidebar(ws)
@@ -127,7 +131,6 @@ def render() -> None:
         # With tokens configured, annotators see only their own work; the summary shows everyone's.
         st.info("The summary shows every annotator's work: it is open to admins only.")
         st.stop()
-    project = shell.project_stamp()
     df, rows, age = _frame(shell.config_path(), ws, project)
     top = st.columns([4, 1])
     if top[1].button("Refresh", key=_k("refresh"), icon=":material/refresh:", help="Read the annotations again"):
