@@ -5,8 +5,10 @@ node ids and empty titles. A click on an agent toggles it; a click on a handoff'
 (its handle) cycles normal → critical → problematic. Each handled click is remembered with
 the graph's mount number and remounts the graph, so a stale return value is never applied
 again and the same node can be clicked again. The click is applied and the graph redrawn in the same
-script run, which re-runs only the scheme's fragment. Below it, a toggle per agent, a choice per
-handoff and a text summary do the same without a mouse.
+script run. Below it, a toggle per agent, a choice per handoff and a text summary do the same
+without a mouse. The graph, the summary and the agents' toggles are a fragment of their own: a
+toggle or an agent click re-runs only them, not the (up to twenty) handoff controls; a handoff
+change re-runs the scheme's fragment, and a click on a handoff's handle the page.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from ... import graph, values
 from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
-from .. import shell
+from .. import shell, state
 from ..state import widget_key
 from ..text import md
 
@@ -78,7 +80,7 @@ def summary_lines(s: graph.Summary) -> list[str]:
     return lines
 
 
-def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
+def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     d = shell.derivation(item, scheme)
     agents = list(d.agents)
 
@@ -89,47 +91,78 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         ann = shell.load(ws, item, scheme.name)
         return graph.normalize(ann.value if ann else None, agents)
 
-    def commit(value: dict) -> None:
-        shell.commit(ws, item, scheme, graph.normalize(value, agents), empty=graph.is_empty(value))
+    def commit(value: dict) -> None:  # says when in the summary (the graph's part re-runs alone)
+        shell.card_saved(ws, item, scheme, graph.normalize(value, agents), key("saved"), empty=graph.is_empty(value))
 
-    value = current()
     if not agents:
         st.info("This trace names no agents, so there is no graph to mark.")
     else:
-        lay = graph.layout(agents, d.step_counts, d.edges, prefix=f"g{scheme.index}-")
-        k_mount, k_last = key("mount"), key("last")
-        mount = st.session_state.setdefault(k_mount, 0)
-        # The click the graph reported, read before the graph is drawn: it is applied and the
-        # graph drawn once, in this run. The component is keyed by its mount number, so the
-        # keyboard controls below change the drawing in place (no new iframe); only a handled
-        # click mounts a fresh graph, whose empty selection lets the same node be clicked again.
-        clicked = st.session_state.get(key("canvas", mount))
-        if graph.fresh_click(clicked, mount, st.session_state.get(k_last)):
-            st.session_state[k_last] = (mount, clicked)
-            mount += 1
-            st.session_state[k_mount] = mount
-            new = graph.apply_click(value, lay, clicked)
-            if new is not None:
-                commit(new)
-                value = current()
-        nodes, edges = _nodes_and_edges(lay, value)
-        _draw(nodes, edges, _Options(graph.vis_options(mount)), key("canvas", mount))
-        st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
-                   "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
-                   "The controls below do the same with the keyboard.")
+        _graph_and_agents(ws, item, scheme)
+        # the handoffs' controls are outside the graph's fragment: a toggle above does not redraw
+        # them; a change here re-runs the scheme, the graph with it
+        _edge_controls(d.edges, current(), key, commit, current, agents)
 
+    def clean():
+        if not graph.is_empty(current()):  # the graph's part re-runs alone: this button checks here
+            st.toast("Agents or handoffs are marked: clear them first to record \"nothing to flag\". "
+                     "Nothing changed.")
+            return
+        shell.save(ws, item, scheme.name, scheme.type, graph.empty_value(), status=values.REVIEWED_CLEAN)
+
+    st.button("Reviewed, nothing to flag", key=key("clean"), on_click=clean,
+              help="Record that you looked at this graph and found no critical path or handoff to flag "
+                   "(only while nothing is marked)")
+    return shell.CARDS
+
+
+@st.fragment
+def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    """The graph, the live summary and the agents' toggles, a fragment of its own: a toggle (or
+    a click on an agent) re-runs and redraws only these. A click on a handoff's handle changes
+    what the handoffs' controls below show, so it asks for the whole page."""
+    d = shell.derivation(item, scheme)
+    agents = list(d.agents)
+
+    def key(*parts):
+        return widget_key("graph", scheme.name, item.id, *parts)
+
+    def current() -> dict:
+        ann = shell.load(ws, item, scheme.name)
+        return graph.normalize(ann.value if ann else None, agents)
+
+    def commit(value: dict) -> None:  # says when in the summary (the graph's part re-runs alone)
+        shell.card_saved(ws, item, scheme, graph.normalize(value, agents), key("saved"), empty=graph.is_empty(value))
+
+    value = current()
+    lay = graph.layout(agents, d.step_counts, d.edges, prefix=f"g{scheme.index}-")
+    k_mount, k_last = key("mount"), key("last")
+    mount = st.session_state.setdefault(k_mount, 0)
+    # The click the graph reported, read before the graph is drawn: it is applied and the
+    # graph drawn once, in this run. The component is keyed by its mount number, so the
+    # keyboard controls below change the drawing in place (no new iframe); only a handled
+    # click mounts a fresh graph, whose empty selection lets the same node be clicked again.
+    clicked = st.session_state.get(key("canvas", mount))
+    if graph.fresh_click(clicked, mount, st.session_state.get(k_last)):
+        st.session_state[k_last] = (mount, clicked)
+        mount += 1
+        st.session_state[k_mount] = mount
+        new = graph.apply_click(value, lay, clicked)
+        if new is not None:
+            commit(new)
+            if graph.normalize(new, agents)["edges"] != value["edges"]:
+                st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
+            value = current()
+    shell.rerun_if_asked()
+    nodes, edges = _nodes_and_edges(lay, value)
+    _draw(nodes, edges, _Options(graph.vis_options(mount)), key("canvas", mount))
+    st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
+               "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
+               "The controls below do the same with the keyboard.")
     for line in summary_lines(graph.summarize(value, agents, d.edges)):  # the live summary, in words
         st.markdown(line)
-
-    if agents:
-        _node_controls(agents, d.step_counts, value, key, commit, current)
-        _edge_controls(d.edges, value, key, commit, current, agents)
-
-    st.button("Reviewed, nothing to flag", key=key("clean"), disabled=not graph.is_empty(value),
-              on_click=lambda: shell.save(ws, item, scheme.name, scheme.type, graph.empty_value(),
-                                          status=values.REVIEWED_CLEAN),
-              help="Record that you looked at this graph and found no critical path or handoff to flag "
-                   "(only possible while nothing is marked)")
+    if key("saved") in st.session_state:  # this part re-runs alone: it says when it saved
+        st.caption(f"Saved {st.session_state[key('saved')]}")
+    _node_controls(agents, d.step_counts, value, key, commit, current)
 
 
 def _node_controls(agents, step_counts, value, key, commit, current) -> None:
