@@ -494,7 +494,7 @@ class AnnotationStore:
         return removed
 
     # ---- read ----------------------------------------------------------- #
-    def _read_file(self, path: Path) -> pa.Table | None:
+    def _read_file(self, path: str | Path) -> pa.Table | None:
         """Read one key file; None (and a recorded problem) if it is unusable.
 
         A file that vanished in the meantime (concurrent delete) is not a problem.
@@ -565,7 +565,7 @@ class AnnotationStore:
                 except OSError:  # removed meanwhile
                     continue
                 if stat.S_ISREG(st.st_mode):
-                    yield f"{idir.name}/{e.name}", Path(e.path), st
+                    yield f"{idir.name}/{e.name}", e.path, st  # a str: a Path per file cost more than its stat
 
     def _annotator_rows(self, adir: Path) -> pa.Table:
         """Every readable row of one annotator folder, through its row index (app/store_index):

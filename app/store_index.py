@@ -38,7 +38,7 @@ FOLDER = b"baton.folder"  # the index's metadata: the name of the folder it desc
 IDENTITY = [pa.field("file", pa.string()), pa.field("size", pa.int64()), pa.field("mtime_ns", pa.int64()),
             pa.field("ctime_ns", pa.int64()), pa.field("ino", pa.uint64())]
 
-Entry = tuple[str, Path, os.stat_result]  # (path within the annotator folder, path, its stat)
+Entry = tuple[str, str, os.stat_result]  # (path within the annotator folder, path, its stat)
 
 
 def identity(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -65,7 +65,7 @@ def read(folder: Path, schema: pa.Schema) -> pa.Table | None:
     return table
 
 
-def rows(folder: Path, entries: Iterable[Entry], read_file: Callable[[Path], pa.Table | None],
+def rows(folder: Path, entries: Iterable[Entry], read_file: Callable[[str], pa.Table | None],
          schema: pa.Schema) -> pa.Table:
     """The rows (`schema`) of the folder's key files: from the index where a file is unchanged,
     from `read_file` (one-row table or None) otherwise; the index is rewritten if anything

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
@@ -46,7 +47,7 @@ def counting(monkeypatch, store):
     real = store._read_file
 
     def read_file(path):
-        reads.append(path)
+        reads.append(Path(path))
         return real(path)
     monkeypatch.setattr(store, "_read_file", read_file)
     return reads
