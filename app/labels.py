@@ -14,17 +14,15 @@ No Streamlit here.
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
-import orjson
 import pandas as pd
 import pyarrow as pa
 
-from . import behavior, graph, handoff, scorecard, stepreview, toolreview, values
+from . import behavior, graph, handoff, jsontext, scorecard, stepreview, toolreview, values
 from .storage import SCHEMA, STATUS_CLEARED
 from .values import as_int as _int
 
@@ -223,16 +221,12 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _loads(text: Any) -> Any:
-    """A stored value's JSON (orjson: a few times faster than json on a summary's thousands of
-    distinct values; json still reads what orjson refuses, such as NaN written by hand)."""
+    """A stored value's JSON (app/jsontext: orjson, json for what orjson refuses), None if it
+    is not JSON."""
     if not isinstance(text, str):
         return None
     try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        return json.loads(text)
+        return jsontext.loads(text)
     except ValueError:
         return None
 

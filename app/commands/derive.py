@@ -1,7 +1,6 @@
 """`python -m app derive`."""
 from __future__ import annotations
 
-import json
 import sys
 
 from ._common import open_or_exit, trace_scheme
@@ -20,6 +19,7 @@ def run(args) -> int:
     # A short batch run that builds only acyclic data (the parsed trace, its derivations, the
     # output): the cyclic collector would walk every live object again and again for nothing.
     gc.disable()
+    from .. import jsontext
     from ..derive import derive, scheme_keys, to_json
     ws = open_or_exit(args.config)
     scheme = trace_scheme(ws.project)
@@ -38,6 +38,6 @@ def run(args) -> int:
         items = [ws.by_id[args.item]]
     out = sys.stdout
     for it in items:
-        out.write(json.dumps(to_json(it.id, derive(it.data, **keys)), ensure_ascii=False, default=str))
+        out.write(jsontext.dumps(to_json(it.id, derive(it.data, **keys))))
         out.write("\n")
     return 0
