@@ -86,12 +86,17 @@ def test_reviewed_clean(demo_project):
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
 
 
-def test_paged_calls_and_orphan_labels(tmp_path):
+def many_calls(tmp_path, n: int):
+    """A project whose item "many" has n steps, one tool call each."""
     data = tmp_path / "runs.jsonl"
     steps = [{"agent": f"A{i % 3}", "content": f"s{i}", "tool_calls": [{"name": f"tool{i}", "args": {"i": i}}]}
-             for i in range(25)]
+             for i in range(n)]
     data.write_text(json.dumps({"id": "many", "text": "t", "steps": steps}) + "\n")
-    cfg = write_project(tmp_path, data_files=[str(data)])
+    return write_project(tmp_path, data_files=[str(data)])
+
+
+def test_paged_calls_and_orphan_labels(tmp_path):
+    cfg = many_calls(tmp_path, 25)
     db = AnnotationStore(tmp_path / "annotations")
     db.save(Annotation("many", "alice", "tool_review", "tool_call_review",
                        [{"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""}]))
@@ -122,11 +127,7 @@ def test_item_without_tool_calls(demo_project):
 
 
 def test_a_cards_place_takes_the_verdict_of_the_call_it_now_holds(tmp_path):
-    data = tmp_path / "runs.jsonl"
-    steps = [{"agent": f"A{i % 3}", "content": f"s{i}", "tool_calls": [{"name": f"tool{i}", "args": {"i": i}}]}
-             for i in range(12)]
-    data.write_text(json.dumps({"id": "many", "text": "t", "steps": steps}) + "\n")
-    cfg = write_project(tmp_path, data_files=[str(data)])
+    cfg = many_calls(tmp_path, 12)
     at = open_page(make_app(cfg, item="many"), "tool_call_review")
     at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
     at.text_input(key=card(1, "notes")).input("should search").run()

@@ -80,10 +80,9 @@ def summary_lines(s: graph.Summary) -> list[str]:
     return lines
 
 
-def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
-    d = shell.derivation(item, scheme)
-    agents = list(d.agents)
-
+def _bound(ws: Workspace, item: Item, scheme: Scheme, agents: list[str]):
+    """(key, current, commit) for this scheme on this item: widget keys, the stored value as
+    clean graph marks, and a save that says when in the summary (the graph's part re-runs alone)."""
     def key(*parts):
         return widget_key("graph", scheme.name, item.id, *parts)
 
@@ -91,8 +90,15 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         ann = shell.load(ws, item, scheme.name)
         return graph.normalize(ann.value if ann else None, agents)
 
-    def commit(value: dict) -> None:  # says when in the summary (the graph's part re-runs alone)
+    def commit(value: dict) -> None:
         shell.card_saved(ws, item, scheme, graph.normalize(value, agents), key("saved"), empty=graph.is_empty(value))
+    return key, current, commit
+
+
+def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
+    d = shell.derivation(item, scheme)
+    agents = list(d.agents)
+    key, current, commit = _bound(ws, item, scheme, agents)
 
     if not agents:
         st.info("This trace names no agents, so there is no graph to mark.")
@@ -122,16 +128,7 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
     what the handoffs' controls below show, so it asks for the whole page."""
     d = shell.derivation(item, scheme)
     agents = list(d.agents)
-
-    def key(*parts):
-        return widget_key("graph", scheme.name, item.id, *parts)
-
-    def current() -> dict:
-        ann = shell.load(ws, item, scheme.name)
-        return graph.normalize(ann.value if ann else None, agents)
-
-    def commit(value: dict) -> None:  # says when in the summary (the graph's part re-runs alone)
-        shell.card_saved(ws, item, scheme, graph.normalize(value, agents), key("saved"), empty=graph.is_empty(value))
+    key, current, commit = _bound(ws, item, scheme, agents)
 
     value = current()
     lay = graph.layout(agents, d.step_counts, d.edges, prefix=f"g{scheme.index}-")
