@@ -1,4 +1,4 @@
-"""One pager for long lists: ◀ Earlier · a page picker · Later ▶, all keyboard-reachable."""
+"""One pager for long lists: ◀ Earlier · the page number · Later ▶, all keyboard-reachable."""
 from __future__ import annotations
 
 import streamlit as st
@@ -24,12 +24,20 @@ def pager(prefix: tuple, n: int, size: int, noun: str) -> int:
             st.session_state[k_page] = min(max(st.session_state[k_page] + delta, 0), n_pages - 1)
         return cb
 
+    # The page number is typed (1-based) rather than chosen from a list: a list of every page is
+    # hundreds of labels at 2,000 steps, sent and redrawn on each page turn (a tool-call page turn
+    # took 256 ms with it, 204 ms without). The number mirrors the page, however it was turned.
+    k_number = widget_key(*prefix, "page_number")
+    st.session_state[k_number] = st.session_state[k_page] + 1
+
+    def typed():
+        st.session_state[k_page] = min(max(int(st.session_state[k_number] or 1) - 1, 0), n_pages - 1)
+
+    page = st.session_state[k_page]
     c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
-    c1.button("◀ Earlier", key=widget_key(*prefix, "prev"), on_click=move(-1),
-              disabled=st.session_state[k_page] == 0, width="stretch")
-    c2.selectbox(f"{noun} page", list(range(n_pages)), key=k_page,
-                 format_func=lambda p: f"{noun} {p * size}–{min(n, (p + 1) * size) - 1} "
-                 f"of {n} (page {p + 1}/{n_pages})")
-    c3.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1),
-              disabled=st.session_state[k_page] >= n_pages - 1, width="stretch")
-    return st.session_state[k_page]
+    c1.button("◀ Earlier", key=widget_key(*prefix, "prev"), on_click=move(-1), disabled=page == 0, width="stretch")
+    c2.number_input(f"{noun} page (of {n_pages:,}, {size} a page)", min_value=1, max_value=n_pages, step=1,
+                    key=k_number, on_change=typed)
+    c3.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1), disabled=page >= n_pages - 1,
+              width="stretch")
+    return page
