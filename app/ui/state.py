@@ -33,11 +33,14 @@ def widget_key(*parts) -> str:
     return "w:" + "\u241f".join(str(p) for p in parts)
 
 
-def follow(holds: str, owner, values: dict) -> None:
+def follow(holds: str, owner, values: dict, forget: tuple = ()) -> None:
     """Widgets keyed by their place, not by the item (so that the browser updates them on the
     next item instead of mounting new ones), take `values` (what is stored for `owner`, e.g. the
-    item) whenever the owner changes; otherwise they keep their state, and a missing one is set."""
+    item) whenever the owner changes, and the `forget` keys (e.g. a card's "saved" note about the
+    previous owner) are dropped; otherwise they keep their state, and a missing one is set."""
     if st.session_state.get(holds) != owner:
+        for k in forget:
+            st.session_state.pop(k, None)
         for k, v in values.items():
             st.session_state[k] = v
         st.session_state[holds] = owner

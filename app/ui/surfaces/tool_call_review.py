@@ -105,10 +105,8 @@ def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None
     e = toolreview.reconcile(shell.stored_value(ws, item, scheme.name), [call])[0].get(call.index)
     k_verdict, k_notes, k_saved, k_holds = (widget_key(*_slots(scheme), slot, f)
                                             for f in ("verdict", "notes", "saved", "holds"))
-    if st.session_state.get(k_holds) != (item.id, call.index):  # another call in this place now
-        st.session_state.pop(k_saved, None)
     follow(k_holds, (item.id, call.index), {k_verdict: e["verdict"] if e and e["verdict"] in verdicts else None,
-                                            k_notes: e["notes"] if e else ""})
+                                            k_notes: e["notes"] if e else ""}, forget=(k_saved,))
 
     def changed():
         entry = toolreview.entry(call, st.session_state.get(k_verdict), st.session_state.get(k_notes, ""))

@@ -254,9 +254,7 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
         key, k_saved, k_holds = (widget_key("tool_contention", scheme.name, "slot", slot, f)
                                  for f in ("label", "saved", "holds"))
         current = labels.get(r.index, tl.UNLABELLED)
-        if st.session_state.get(k_holds) != (item.id, r.index):
-            st.session_state.pop(k_saved, None)
-        follow(k_holds, (item.id, r.index), {key: current})
+        follow(k_holds, (item.id, r.index), {key: current}, forget=(k_saved,))
         with st.container(border=True):
             head = f"**Region #{r.index}** · {md(r.resource, 60)}"
             if k_saved in st.session_state:  # what this region holds now, once changed in this session

@@ -15,7 +15,7 @@ from ...trace import Item, step_text
 from ...workspace import Workspace
 from .. import shell
 from ..pager import pager
-from ..state import widget_key
+from ..state import follow, widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 5
@@ -151,25 +151,19 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     c = _Ctx(ws, item, scheme, {step.index: step.agent})
     e = c.matched.get(step.index)
     k = c.keys(slot)
-    if st.session_state.get(k["holds"]) != (item.id, step.index):  # another step in this place now
-        for f in ("corr", "modes", "sev", "why", "saved"):
-            st.session_state.pop(k[f], None)
-        st.session_state[k["holds"]] = (item.id, step.index)
     options, sev_names, modes, weight = c.options, c.sev_names, c.modes, c.weight
     # a saved choice the config no longer offers stays visible and kept
     if e and e["correctness"] and e["correctness"] not in options:
         options = options + [e["correctness"]]
     if e and e["severity"] and e["severity"] not in sev_names:
         sev_names = sev_names + [e["severity"]]
-    if k["corr"] not in st.session_state:
-        st.session_state[k["corr"]] = e["correctness"] if e and e["correctness"] in options else None
-    if k["modes"] not in st.session_state:
-        chosen = [stepreview.Mode(x["type"], x["subtype"]) for x in (e["errors"] if e else [])]
-        st.session_state[k["modes"]] = [c.mode_index[m] for m in chosen if m in c.mode_index]
-    if k["sev"] not in st.session_state:
-        st.session_state[k["sev"]] = e["severity"] if e and e["severity"] in sev_names else None
-    if k["why"] not in st.session_state:
-        st.session_state[k["why"]] = e["rationale"] if e else ""
+    chosen = [stepreview.Mode(x["type"], x["subtype"]) for x in (e["errors"] if e else [])]
+    # another step in this place now: its stored judgement, and no note about the previous one
+    follow(k["holds"], (item.id, step.index), {
+        k["corr"]: e["correctness"] if e and e["correctness"] in options else None,
+        k["modes"]: [c.mode_index[m] for m in chosen if m in c.mode_index],
+        k["sev"]: e["severity"] if e and e["severity"] in sev_names else None,
+        k["why"]: e["rationale"] if e else ""}, forget=(k["saved"],))
     correct = stepreview.is_correct(st.session_state[k["corr"]], options)
 
     def changed(field: str):
