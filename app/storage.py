@@ -357,17 +357,21 @@ def _subdirs(path: Path) -> list[Path]:
     return out
 
 
-def _data_files(path: Path) -> list[Path]:
-    out = []
+def _key_file_entries(path: Path) -> Iterator[os.DirEntry]:
+    """The key files of an item folder: regular files named *.parquet, not hidden (temp files,
+    the row index) and not symlinks."""
     for e in _list_dir(path):
         if e.name.startswith((".", "_")) or not e.name.endswith(SUFFIX):
             continue
         try:
             if e.is_file(follow_symlinks=False):
-                out.append(Path(e.path))
+                yield e
         except OSError:
             continue
-    return out
+
+
+def _data_files(path: Path) -> list[Path]:
+    return [Path(e.path) for e in _key_file_entries(path)]
 
 
 def _components(item_id: str, annotator: str, scheme: str) -> tuple[str, str, str]:
@@ -557,14 +561,12 @@ class AnnotationStore:
     def _annotator_entries(self, adir: Path) -> Iterator[store_index.Entry]:
         """(path within adir, path, stat) of each key file of one annotator."""
         for idir in _subdirs(adir):
-            for e in _list_dir(idir):
-                if e.name.startswith((".", "_")) or not e.name.endswith(SUFFIX):
-                    continue
+            for e in _key_file_entries(idir):
                 try:
                     st = e.stat(follow_symlinks=False)
                 except OSError:  # removed meanwhile
                     continue
-                if stat.S_ISREG(st.st_mode):
+                if stat.S_ISREG(st.st_mode):  # not replaced by something else since listed
                     yield f"{idir.name}/{e.name}", e.path, st  # a str: a Path per file cost more than its stat
 
     def _annotator_rows(self, adir: Path) -> pa.Table:
@@ -575,10 +577,6 @@ class AnnotationStore:
     def for_annotator(self, annotator: str) -> list[Annotation]:
         adir = self.annotator_dir(annotator)
         return _sorted(self._tables_to_annotations([self._annotator_rows(adir)]) if adir.is_dir() else [])
-
-    def _all_files(self) -> Iterator[Path]:
-        for adir in _subdirs(self.root):
-            yield from self._annotator_files(adir)
 
     def all(self) -> list[Annotation]:
         """Every readable row, sorted by (annotator, item_id, scheme)."""
