@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -34,9 +35,17 @@ def _k(*parts) -> str:
     return widget_key("summary", *parts)
 
 
+class _Read(NamedTuple):
+    project: tuple  # the project stamp it was read under
+    rows: pd.DataFrame
+    fingerprint: str
+    at: float  # time.monotonic() when read
+    took: float  # seconds the read took
+
+
 @st.cache_resource(show_spinner=False)
-def _reads() -> dict:
-    """config path -> (project stamp, rows, their fingerprint, when read, seconds the read took)."""
+def _reads() -> dict[str, _Read]:
+    """config path -> its last read of the store."""
     return {}
 
 
@@ -48,12 +57,12 @@ def _frame(config: str, ws: Workspace, project: tuple) -> tuple[pd.DataFrame, st
     reads = _reads()
     got = reads.get(config)
     now = time.monotonic()
-    if got is None or got[0] != project or now - got[3] > max(TTL, SLOW_READ * got[4]):
+    if got is None or got.project != project or now - got.at > max(TTL, SLOW_READ * got.took):
         with st.spinner("Reading the annotations…"):
             df = core.load(ws)
             done = time.monotonic()
-            got = reads[config] = (project, df, core.fingerprint(df), done, done - now)
-    return got[1], got[2], time.monotonic() - got[3]
+            got = reads[config] = _Read(project, df, core.fingerprint(df), done, done - now)
+    return got.rows, got.fingerprint, time.monotonic() - got.at
 
 
 # The summary and the disagreement lists are kept for as long as the rows they were computed
