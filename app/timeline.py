@@ -324,6 +324,37 @@ def bar_labels(t: Timeline) -> bool:
     return len(t.bars) <= BAR_LABELS_UP_TO
 
 
+# widths in px of characters in the axis' 12 px sans-serif, a little generous (no browser to measure)
+_NARROW, _WIDE = set("iljtfrI.,:;'!|() "), set("WMmw@%")
+LABEL_PX = 170  # a lane name is shortened to about this width: the plot keeps most of the column
+
+
+def label_px(text: str) -> float:
+    """About how wide a text is drawn on the axis."""
+    return sum(3.8 if c in _NARROW else 11.5 if c in _WIDE else 8.2 if c.isupper() or not c.isascii() else 6.6
+               for c in text)
+
+
+def lane_label(agent: Any) -> str:
+    """A lane's name as the axis shows it: one line, at most LABEL_CHARS characters and about
+    LABEL_PX wide (the hover of each bar names the agent in full)."""
+    s = " ".join(("" if agent is None else str(agent)).split())
+    if len(s) > LABEL_CHARS:
+        s = s[:LABEL_CHARS - 1] + "…"
+    while len(s) > 1 and label_px(s) > LABEL_PX:
+        s = s[:-2] + "…"
+    return s
+
+
+def margins(labels: list[str], date: bool) -> dict:
+    """The chart's margins: room on the left for the widest lane label, below for the time axis
+    (a date axis writes the day under the first time of day). Fixed here, not grown by Plotly:
+    its automatic margins measure the drawn labels and then draw the whole chart a second time
+    (half the time of a new item's chart)."""
+    widest = max((label_px(a) for a in labels), default=30)
+    return dict(l=int(18 + widest), r=10, t=36, b=72 if date else 52, autoexpand=False)
+
+
 def figure(t: Timeline):
     """The Plotly figure: bars (customdata "call:N"), region shading, markers ("region:N").
 
@@ -380,13 +411,14 @@ def figure(t: Timeline):
         lo, hi = t.window
         pad = (hi - lo) * 0.02 or 1.0
         xr = [axis_value(lo - pad, t.kind), axis_value(hi + pad, t.kind)]
+    labels = [lane_label(a) for a in t.lanes]
     layout = dict(
         shapes=shapes,
-        yaxis=dict(tickmode="array", tickvals=list(range(n)), ticktext=[esc(a, LABEL_CHARS) for a in t.lanes],
-                   range=[n - 0.5, -0.7], fixedrange=True, showgrid=False),
-        xaxis=dict(type="date" if date else "linear", range=xr,
-                   title=dict(text="time (UTC)" if date else "time (s)")),
-        barmode="overlay", height=max(240, 110 + 44 * n), margin=dict(l=10, r=10, t=36, b=40),
+        yaxis=dict(tickmode="array", tickvals=list(range(n)), ticktext=[esc(a) for a in labels],
+                   range=[n - 0.5, -0.7], fixedrange=True, showgrid=False, automargin=False),
+        xaxis=dict(type="date" if date else "linear", range=xr, automargin=False,
+                   title=dict(text="time (UTC)" if date else "time (s)", standoff=8)),
+        barmode="overlay", height=max(240, 110 + 44 * n), margin=margins(labels, date),
         uniformtext=dict(minsize=8, mode="hide"), hovermode="closest", clickmode="event+select",
         dragmode="zoom",
     )

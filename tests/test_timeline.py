@@ -312,3 +312,21 @@ def test_bars_labelled_only_when_few_are_in_view():
     bars = tl.figure(many).data[0]
     assert bars.text is None and bars.textposition == "none"
     assert "/" in bars.marker.pattern.shape and all(h.startswith("<b>tool") for h in bars.hovertext)
+
+
+def test_margins_fixed_from_the_lane_labels():
+    """Plotly's automatic margins draw a chart twice (measure, then draw again): the figure sets
+    them itself, wide enough for the widest lane label, which is shortened to about LABEL_PX."""
+    names = ["W" * 40, "Research Coordinator Agent v2 (primary)", "C"]
+    calls = [Call(i, names[i % 3], "t", "r", float(i), i + 2.0) for i in range(6)]
+    t = tl.build(calls, find_regions(calls), agents=names)
+    fig = tl.figure(t)
+    labels = list(fig.layout.yaxis.ticktext)
+    assert labels[2] == "C" and all(x.endswith("…") for x in labels[:2])
+    assert all(tl.label_px(x) <= tl.LABEL_PX for x in labels) and len(labels[1]) <= tl.LABEL_CHARS
+    assert labels[1].startswith("Research Coordinator")
+    m = fig.layout.margin
+    assert m.autoexpand is False and fig.layout.yaxis.automargin is False and fig.layout.xaxis.automargin is False
+    assert max(tl.label_px(x) for x in labels) < m.l <= tl.LABEL_PX + 20
+    short = tl.figure(tl.build([Call(0, "Al", "t", "r", 0.0, 1.0)], [], agents=["Al"]))
+    assert short.layout.margin.l < 40 and short.layout.margin.b < tl.margins(["Al"], date=True)["b"]
