@@ -28,11 +28,17 @@ def stored(tmp_path, item=ITEM):
 
 def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    for i in range(5):
-        assert at.selectbox(key=card(i, "verdict")).value is None
-        assert at.selectbox(key=card(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
-                                                               "wrong_args", "wrong_order"]
-    codes = [c.value for c in at.code]
+    codes, headers = [], []
+    for first in range(0, 5, PAGE_SIZE):  # every page of the item's five calls
+        if first:
+            at.button(key=key("next")).click().run()
+        for i in range(first, min(first + PAGE_SIZE, 5)):
+            assert at.selectbox(key=card(i, "verdict")).value is None
+            assert at.selectbox(key=card(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
+                                                                   "wrong_args", "wrong_order"]
+        codes += [c.value for c in at.code]
+        headers += [m.value for m in at.markdown if m.value.startswith("**Call ")]
+    assert [h.split("**")[1] for h in headers] == [f"Call {i}" for i in range(5)]
     # OpenAI arguments (a JSON string) pretty-printed
     assert '{\n  "to": "LIS",\n  "passengers": 2,\n  "earliest": "09:00"\n}' in codes
     # Potato {name, args} and Anthropic tool_use input
@@ -40,7 +46,6 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
     # results: the role=tool message (JSON) and the Anthropic tool_result
     assert any('"flight": "TP1331"' in c for c in codes)
     assert any(c.startswith("Taberna X") for c in codes)
-    headers = [m.value for m in at.markdown if m.value.startswith("**Call ")]
     assert headers[1].startswith("**Call 1** · step 2 · ") and "FlightAgent" in headers[1]
     assert "search\\_flights" in headers[1]
 
@@ -105,10 +110,11 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     # the stale label is listed apart, not shown on call 3
     assert at.selectbox(key=card(3, "verdict")).value is None
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
-    for _ in range(4):
+    page = 21 // PAGE_SIZE  # the page holding call 21
+    for _ in range(page):
         at.button(key=key("next", item="many")).click().run()
     assert [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**Call ")] == \
-        ["Call 20", "Call 21", "Call 22", "Call 23", "Call 24"]
+        [f"Call {i}" for i in range(page * PAGE_SIZE, min(25, (page + 1) * PAGE_SIZE))]
     at.selectbox(key=card(21, "verdict")).select("wrong_order").run()
     assert any(c.value.startswith("Call 21: verdict wrong\\_order · saved") for c in at.caption)
     assert stored(tmp_path, "many").value == [
@@ -117,7 +123,7 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     at.button(key=key("orphan", 3, item="many")).click().run()
     assert stored(tmp_path, "many").value == [
         {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
-    at.number_input(key=key("page_number", item="many")).set_value(1).run()
+    at.number_input(key=key("page_number", item="many")).set_value(3 // PAGE_SIZE + 1).run()  # call 3's page
     assert at.selectbox(key=card(3, "verdict")).value is None
 
 
@@ -132,10 +138,11 @@ def test_a_cards_place_takes_the_verdict_of_the_call_it_now_holds(tmp_path):
     at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
     at.text_input(key=card(1, "notes")).input("should search").run()
     assert any(c.value.startswith("Call 1: verdict wrong\\_tool") for c in at.caption)
-    at.button(key=key("next", item="many")).click().run()  # the same place now holds call 6
-    assert at.selectbox(key=card(1, "verdict")).label == "Verdict on call 6"
+    at.button(key=key("next", item="many")).click().run()  # the same place now holds call 1 + PAGE_SIZE
+    now = 1 + PAGE_SIZE
+    assert at.selectbox(key=card(1, "verdict")).label == f"Verdict on call {now}"
     assert at.selectbox(key=card(1, "verdict")).value is None and at.text_input(key=card(1, "notes")).value == ""
-    assert not any(c.value.startswith("Call 6:") for c in at.caption)  # nothing saved for it
+    assert not any(c.value.startswith(f"Call {now}:") for c in at.caption)  # nothing saved for it
     at.button(key=key("prev", item="many")).click().run()
     assert at.selectbox(key=card(1, "verdict")).value == "wrong_tool"
     assert at.text_input(key=card(1, "notes")).value == "should search"

@@ -16,7 +16,9 @@ from ..pager import pager
 from ..state import follow, widget_key
 from ..text import agent_badge, md
 
-PAGE_SIZE = 5
+# calls per page: about a screenful of cards (arguments and result shown); a page turn draws
+# this many cards, and three keep it within twice a trivial Streamlit round trip (five: 2.5x)
+PAGE_SIZE = 3
 LONG = 1500  # characters: longer arguments/results start collapsed
 SHORT = 400  # characters: a result this short is shown open
 
