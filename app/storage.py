@@ -413,6 +413,13 @@ class AnnotationStore:
             self.annotator_dir(annotator) / encode_component(_check_name(item_id, "item_id"))
         )
 
+    def key_file(self, item_id: str, annotator: str, scheme: str) -> str:
+        """The key's file by name alone (names checked and encoded, nothing resolved): for a
+        stat telling whether the file changed, on every rerun. Reading goes through load(),
+        whose path_for also checks that the resolved path stays inside the store (a few
+        dozen system calls: ~1.5 ms a key)."""
+        return os.path.join(self.root, *_components(item_id, annotator, scheme))
+
     def path_for(self, item_id: str, annotator: str, scheme: str) -> Path:
         """File holding the key's row (whether or not it exists)."""
         name = encode_component(_check_name(scheme, "scheme")) + SUFFIX

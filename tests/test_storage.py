@@ -358,6 +358,20 @@ def test_path_escape_impossible(tmp_path):
     with pytest.raises(ValueError):
         store.path_for("i", "mallory", "s")
     assert list(outside.iterdir()) == []
+    # the by-name path (for a stat on every rerun) names the same file; reading it still checks
+    assert store.key_file("i", "mallory", "s") == str(root / "mallory" / "i" / "s.parquet")
+    with pytest.raises(ValueError):
+        store.load("i", "mallory", "s")
+
+
+def test_key_file_is_path_for_by_name(tmp_path):
+    store = AnnotationStore(tmp_path / "store")
+    for name in TRICKY:
+        for key in [(name, "a", "s"), ("i", name, "s"), ("i", "a", name)]:
+            assert store.key_file(*key) == str(store.path_for(*key))
+    for bad in ["", None, "\udc80"]:
+        with pytest.raises(ValueError):
+            store.key_file("i", bad, "s")
 
 
 def test_encode_component_rules():

@@ -22,10 +22,16 @@ DEFAULTS = {
 }
 
 
+_READY = "baton.state_ready"  # set once the defaults are in: init() runs many times a rerun
+
+
 def init() -> None:
+    if _READY in st.session_state:
+        return
     for key, default in DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = default.copy() if isinstance(default, dict) else default
+    st.session_state[_READY] = True
 
 
 def widget_key(*parts) -> str:

@@ -1,0 +1,46 @@
+"""shell._stamp: what tells the app that the project's files changed, looked at every few
+seconds; the config is parsed again only when it changed."""
+import json
+
+from app.ui import shell
+
+from tests.conftest import write_project
+
+
+def _run(i: int) -> str:
+    return json.dumps({"id": f"r{i}", "text": "t", "steps": [{"agent": "A", "content": "x"}]}) + "\n"
+
+
+def test_the_config_is_parsed_again_only_when_it_changed(tmp_path, monkeypatch):
+    data = tmp_path / "runs"
+    data.mkdir()
+    (data / "a.jsonl").write_text(_run(0))
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    parsed = []
+    real = shell.load_config
+    monkeypatch.setattr(shell, "load_config", lambda p: (parsed.append(p), real(p))[1])
+    monkeypatch.setattr(shell, "RECHECK", 0.0)  # look every time
+
+    first = shell._stamp(str(cfg))
+    assert shell._stamp(str(cfg)) == first and len(parsed) == 1
+    assert [f.rsplit("/", 1)[-1] for f, _ in first] == ["project.yaml", "a.jsonl"]
+
+    (data / "b.jsonl").write_text(_run(1))  # a new trace in the data folder: seen without a parse
+    second = shell._stamp(str(cfg))
+    assert second != first and [f.rsplit("/", 1)[-1] for f, _ in second][-1] == "b.jsonl"
+    assert len(parsed) == 1
+
+    cfg.write_text(cfg.read_text() + "\n# edited\n")  # the config itself: parsed again
+    assert shell._stamp(str(cfg)) != second and len(parsed) == 2
+
+    cfg.unlink()  # gone: the stamp says so, and the page shows the config's error
+    gone = shell._stamp(str(cfg))
+    assert gone[0][1] is None and len(parsed) == 3
+
+
+def test_a_recent_look_is_reused(tmp_path, monkeypatch):
+    cfg = write_project(tmp_path)
+    monkeypatch.setattr(shell, "RECHECK", 3600.0)
+    first = shell._stamp(str(cfg))
+    cfg.write_text(cfg.read_text() + "\n# edited\n")
+    assert shell._stamp(str(cfg)) is first  # looked again only after RECHECK seconds
