@@ -45,6 +45,7 @@ class DataFile:
     path: Path
     data_format: str = "auto"
     where: str = ""  # its config path, for messages
+    given: Path | None = None  # the path as the config names it (unresolved: a link may be retargeted)
 
 
 @dataclass
@@ -199,7 +200,7 @@ def _data_files(raw: Any, base: Path, out: list[Problem], file: str) -> list[Dat
         if not found:
             out.append(Problem(file, where, f"data file not found: {path}"))
             continue
-        files.append(DataFile(path, fmt, where))
+        files.append(DataFile(path, fmt, where, base / entry))
     return files
 
 

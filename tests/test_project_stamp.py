@@ -44,3 +44,39 @@ def test_a_recent_look_is_reused(tmp_path, monkeypatch):
     first = shell._stamp(str(cfg))
     cfg.write_text(cfg.read_text() + "\n# edited\n")
     assert shell._stamp(str(cfg)) is first  # looked again only after RECHECK seconds
+
+
+def test_a_project_waiting_for_its_data_recovers(tmp_path, monkeypatch):
+    """A config naming a folder not there yet does not load; once the folder appears, the next
+    look sees it (the failed parse is not kept)."""
+    monkeypatch.setattr(shell, "RECHECK", 0.0)
+    data = tmp_path / "runs"
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    before = shell._stamp(str(cfg))
+    data.mkdir()
+    (data / "a.jsonl").write_text(_run(0))
+    after = shell._stamp(str(cfg))
+    assert after != before and after[-1][0].endswith("a.jsonl")
+
+
+def test_a_retargeted_data_link_and_an_edit_keeping_the_time_are_changes(tmp_path, monkeypatch):
+    import os
+    monkeypatch.setattr(shell, "RECHECK", 0.0)
+    for name, i in (("A", 0), ("B", 1)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.jsonl").write_text(_run(i))
+    link = tmp_path / "current"
+    link.symlink_to(tmp_path / "A", target_is_directory=True)
+    cfg = write_project(tmp_path, data_files=[str(link)])
+    first = shell._stamp(str(cfg))
+    assert any("/A/" in f for f, _ in first)
+    tmp = tmp_path / "next"
+    tmp.symlink_to(tmp_path / "B", target_is_directory=True)
+    os.replace(tmp, link)  # the link now points at other data
+    second = shell._stamp(str(cfg))
+    assert any("/B/" in f for f, _ in second) and second != first
+
+    st_ = cfg.stat()
+    cfg.write_text(cfg.read_text() + "\n# edited, then its time put back\n")
+    os.utime(cfg, ns=(st_.st_atime_ns, st_.st_mtime_ns))
+    assert shell._stamp(str(cfg)) != second

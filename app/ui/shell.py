@@ -62,9 +62,13 @@ def _stamp(path: str) -> tuple:
     named = _named.get(path)
     if named is None or named[0] != sig or sig is None:
         project, _ = load_config(path)  # names the data files
-        named = _named[path] = (sig, [df.path for df in project.data_files] if project is not None else [])
-    out = [(str(config), sig[0] if sig else None)]
-    for f in (f for p in named[1] for f in data_paths(p)):  # a folder is listed again: a file may be new
+        # kept only for a project that loads: a broken one (a data folder not there yet) is
+        # parsed at every look, so it recovers once its files appear
+        named = (sig if project is not None else None,
+                 [df.given or df.path for df in project.data_files] if project is not None else [])
+        _named[path] = named
+    out = [(str(config), sig)]
+    for f in (f for p in named[1] for f in data_paths(_resolved(p))):  # listed again: a file may be new
         try:
             out.append((str(f), f.stat().st_mtime_ns))
         except OSError:
@@ -72,6 +76,14 @@ def _stamp(path: str) -> tuple:
     stamp = tuple(out)
     _stamps[path] = (now, stamp)
     return stamp
+
+
+def _resolved(p: Path) -> Path:
+    """A data path with its links followed now (a link retargeted to other data is a change)."""
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return p
 
 
 @st.cache_resource(show_spinner="Reading the project…", max_entries=4)
