@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Iterable
@@ -329,10 +330,16 @@ _NARROW, _WIDE = set("iljtfrI.,:;'!|() "), set("WMmw@%")
 LABEL_PX = 170  # a lane name is shortened to about this width: the plot keeps most of the column
 
 
+def _char_px(c: str) -> float:
+    if c.isascii():
+        return 3.8 if c in _NARROW else 11.5 if c in _WIDE else 8.2 if c.isupper() else 6.6
+    # full-width (CJK, most emoji) and the ellipsis take about an em; other letters like capitals
+    return 12.5 if c == "…" or unicodedata.east_asian_width(c) in ("W", "F") else 8.2
+
+
 def label_px(text: str) -> float:
     """About how wide a text is drawn on the axis."""
-    return sum(3.8 if c in _NARROW else 11.5 if c in _WIDE else 8.2 if c.isupper() or not c.isascii() else 6.6
-               for c in text)
+    return sum(_char_px(c) for c in text)
 
 
 def lane_label(agent: Any) -> str:

@@ -328,5 +328,7 @@ def test_margins_fixed_from_the_lane_labels():
     m = fig.layout.margin
     assert m.autoexpand is False and fig.layout.yaxis.automargin is False and fig.layout.xaxis.automargin is False
     assert max(tl.label_px(x) for x in labels) < m.l <= tl.LABEL_PX + 20
+    wide = tl.lane_label("研究协调代理程序负责人" * 2)  # full-width characters: about an em each
+    assert wide.endswith("…") and tl.label_px(wide) <= tl.LABEL_PX and len(wide) <= 14
     short = tl.figure(tl.build([Call(0, "Al", "t", "r", 0.0, 1.0)], [], agents=["Al"]))
     assert short.layout.margin.l < 40 and short.layout.margin.b < tl.margins(["Al"], date=True)["b"]

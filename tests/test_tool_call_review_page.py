@@ -107,9 +107,12 @@ def test_paged_calls_and_orphan_labels(tmp_path):
                        [{"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""}]))
     at = open_page(make_app(cfg, item="many"), "tool_call_review")
     assert len([m for m in at.markdown if m.value.startswith("**Call ")]) == PAGE_SIZE
-    # the stale label is listed apart, not shown on call 3
-    assert at.selectbox(key=card(3, "verdict")).value is None
+    # the stale label is listed apart, not shown on call 3 (on its page)
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
+    at.number_input(key=key("page_number", item="many")).set_value(3 // PAGE_SIZE + 1).run()
+    assert at.selectbox(key=card(3, "verdict")).label == "Verdict on call 3"
+    assert at.selectbox(key=card(3, "verdict")).value is None
+    at.number_input(key=key("page_number", item="many")).set_value(1).run()
     page = 21 // PAGE_SIZE  # the page holding call 21
     for _ in range(page):
         at.button(key=key("next", item="many")).click().run()
@@ -124,6 +127,7 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     assert stored(tmp_path, "many").value == [
         {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
     at.number_input(key=key("page_number", item="many")).set_value(3 // PAGE_SIZE + 1).run()  # call 3's page
+    assert at.selectbox(key=card(3, "verdict")).label == "Verdict on call 3"
     assert at.selectbox(key=card(3, "verdict")).value is None
 
 

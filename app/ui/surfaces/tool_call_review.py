@@ -17,7 +17,7 @@ from ..state import follow, widget_key
 from ..text import agent_badge, md
 
 # calls per page: about a screenful of cards (arguments and result shown); a page turn draws
-# this many cards, and three keep it within twice a trivial Streamlit round trip (five: 2.5x)
+# this many cards: three took 1.9-2.3x a trivial Streamlit round trip, five 2.5-3.3x
 PAGE_SIZE = 3
 LONG = 1500  # characters: longer arguments/results start collapsed
 SHORT = 400  # characters: a result this short is shown open
