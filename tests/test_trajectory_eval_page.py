@@ -38,6 +38,11 @@ def test_cards_modes_and_paging(demo_project):
     assert len(cards(at)) == PAGE_SIZE and cards(at)[4].startswith("Step 4: ")
     assert "not judged yet" in cards(at)[4]
     assert any(m.value.startswith("**Step 4** · ") and "FlightAgent" in m.value for m in at.markdown)
+    # an unjudged card asks for a correctness and a rationale; modes and severity on request
+    assert not [w for w in at.multiselect if w.key == card(4, "modes")]
+    assert not [w for w in at.selectbox if w.key == card(4, "sev")]
+    at.button(key=card(4, "open") + "\u241fbutton").click().run()
+    assert "not judged yet" in cards(at)[4]
     ms = at.multiselect(key=card(4, "modes"))
     assert len(ms.options) == 14 and ms.options[0] == M11 and ms.value == []
     assert at.radio(key=card(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
@@ -135,6 +140,7 @@ def test_step_text_key_fallbacks_without_score(tmp_path):
     texts = [t.value for t in at.text]
     assert "thinking" in texts and "only content" in texts and "search_web('SF weather')" in texts
     assert not any(m.value.startswith("**Score") for m in at.markdown)
+    at.button(key=card(2, "open", scheme="steps") + "\u241fbutton").click().run()  # modes before a correctness
     assert at.multiselect(key=card(2, "modes", scheme="steps")).options == ["reasoning › logic", "safety"]
     at.multiselect(key=card(2, "modes", scheme="steps")).select(1).run()
     at.radio(key=card(1, "corr", scheme="steps")).set_value("ok").run()
@@ -192,3 +198,24 @@ def test_a_cards_place_takes_the_judgement_of_the_step_it_now_holds(demo_project
     assert at.radio(key=card(0, "corr")).value is None
     assert stored(demo_project.parent).value["steps"][0]["correctness"] == "incorrect"
     assert [s["step_index"] for s in stored(demo_project.parent).value["steps"]] == [0, 5]
+
+
+def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
+    """An unjudged card draws no modes or severity (a new item's first screen is lighter); they
+    appear when a correctness is chosen, on request, or when a saved value has them."""
+    from app.storage import Annotation
+    db = AnnotationStore(demo_project.parent / "annotations")
+    db.save(Annotation(ITEM, "alice", "mast_steps", "trajectory_eval", {"steps": [
+        {"step_index": 1, "agent": "Planner", "correctness": None,
+         "errors": [{"type": "Specification & System Design", "subtype": "1.1 Disobey task specification"}],
+         "severity": None, "rationale": ""}]}))
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    shown = lambda: {w.key for w in at.multiselect}  # noqa: E731
+    assert card(1, "modes") in shown() and at.multiselect(key=card(1, "modes")).value == [0]  # saved: shown
+    assert card(2, "modes") not in shown()
+    at.radio(key=card(2, "corr")).set_value("incorrect").run()
+    assert card(2, "modes") in shown() and at.selectbox(key=card(2, "sev")).value is None
+    at.button(key=card(3, "open") + "\u241fbutton").click().run()
+    assert card(3, "modes") in shown() and stored(demo_project.parent).value["steps"][-1]["step_index"] == 2
+    at.button(key=key("next")).click().run()  # the same places now hold unjudged steps 5-9
+    assert not {card(i, "modes") for i in range(5, 10)} & shown()

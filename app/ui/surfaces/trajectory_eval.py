@@ -69,7 +69,8 @@ class _Ctx:
         return shell.stored_value(self.ws, self.item, self.scheme.name)
 
     def keys(self, slot: int) -> dict[str, str]:
-        return {f: widget_key(*self.slots, slot, f) for f in ("corr", "modes", "sev", "why", "saved", "holds")}
+        return {f: widget_key(*self.slots, slot, f)
+                for f in ("corr", "modes", "sev", "why", "saved", "holds", "open")}
 
     def score_line(self, value) -> str:
         sc = stepreview.score(stepreview.parse(value, self.options), self.severities, self.max_score)
@@ -163,7 +164,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
         k["corr"]: e["correctness"] if e and e["correctness"] in options else None,
         k["modes"]: [c.mode_index[m] for m in chosen if m in c.mode_index],
         k["sev"]: e["severity"] if e and e["severity"] in sev_names else None,
-        k["why"]: e["rationale"] if e else ""}, forget=(k["saved"],))
+        k["why"]: e["rationale"] if e else ""}, forget=(k["saved"], k["open"]))
     correct = stepreview.is_correct(st.session_state[k["corr"]], options)
 
     def changed(field: str):
@@ -179,7 +180,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
         return cb
 
     def reset():
-        for f in ("corr", "modes", "sev", "why", "saved"):
+        for f in ("corr", "modes", "sev", "why", "saved", "open"):
             st.session_state.pop(k[f], None)
         _save(c, stepreview.drop(c.current(), step.index, **c.kw), k["saved"])
 
@@ -193,15 +194,29 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
 
     st.radio(f"Correctness of step {step.index}", options, key=k["corr"], horizontal=True,
              on_change=changed("corr"), format_func=md)
-    st.multiselect(f"Failure modes of step {step.index}", list(range(len(modes))), key=k["modes"],
-                   format_func=mode_label, on_change=changed("modes"),
-                   disabled=correct, placeholder="None" if correct else "Choose one or more modes",
-                   help="A step marked correct has no failure modes" if correct else None)
-    c1, c2 = st.columns([1, 2])
-    c1.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"], format_func=severity_label,
-                 on_change=changed("sev"), disabled=correct, placeholder="– no severity")
-    c2.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
-                  placeholder="Why this judgement?")
+    # failure modes and severity once the step is judged, asked for, or saved with either: a new
+    # item's five unjudged cards then draw three controls each, not four heavier ones (step review's
+    # "Done → next" at 2,000 steps: ~450 → ~330 ms)
+    if st.session_state[k["corr"]] is None and not st.session_state.get(k["modes"]) \
+            and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["open"]):
+        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+        c1.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
+                      placeholder="Why this judgement?")
+        c2.button("Failure modes…", key=k["open"] + "\u241fbutton", width="stretch",
+                  on_click=lambda: st.session_state.__setitem__(k["open"], True),
+                  help="Tag failure modes and a severity before choosing a correctness "
+                       "(they appear by themselves once the step is judged)")
+    else:
+        st.multiselect(f"Failure modes of step {step.index}", list(range(len(modes))), key=k["modes"],
+                       format_func=mode_label, on_change=changed("modes"),
+                       disabled=correct, placeholder="None" if correct else "Choose one or more modes",
+                       help="A step marked correct has no failure modes" if correct else None)
+        c1, c2 = st.columns([1, 2])
+        c1.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"],
+                     format_func=severity_label, on_change=changed("sev"), disabled=correct,
+                     placeholder="– no severity")
+        c2.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
+                      placeholder="Why this judgement?")
     state = "not judged yet" if not e else (e["correctness"] or "labelled")
     if e and e["errors"]:
         state += f", {len(e['errors'])} failure mode{'s' if len(e['errors']) != 1 else ''}"
