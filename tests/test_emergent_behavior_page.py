@@ -5,6 +5,7 @@ import json
 
 from app.storage import AnnotationStore
 from app.ui.surfaces.emergent_behavior import PAGE_SIZE
+from app.ui.state import widget_key
 from tests.conftest import make_app, open_page, write_project
 
 PAGE = "emergent_behavior"
@@ -15,13 +16,24 @@ def stored(project, item, scheme="emergent", who="alice"):
     return AnnotationStore(project.parent / "annotations").load(item, who, scheme)
 
 
+def shown_key(scheme="emergent"):
+    return widget_key("emergent_behavior", scheme, "shown")
+
+
+def show(at, behaviour, scheme="emergent"):
+    """Choose the behaviour whose turns and note are shown (one at a time)."""
+    if at.radio(key=shown_key(scheme)).value != behaviour:
+        at.radio(key=shown_key(scheme)).set_value(behaviour).run()
+
+
 def key_of(widgets, *suffix):
     end = SEP + SEP.join(str(s) for s in suffix)
     return next(w.key for w in widgets if w.key and w.key.endswith(end))
 
 
 def box(at, behaviour, turn):
-    """A turn's box, turning the behaviour's tab to the page holding it first (paged by PAGE_SIZE)."""
+    """A turn's box, showing the behaviour and turning to the page holding it first (paged by PAGE_SIZE)."""
+    show(at, behaviour)
     shown = [int(c.key.rsplit(SEP, 1)[1]) for c in at.checkbox if SEP + behaviour + SEP + "turn" + SEP in c.key]
     while shown and turn > max(shown):
         at.button(key=key_of(at.button, behaviour, "next")).click().run()
@@ -35,8 +47,9 @@ def box(at, behaviour, turn):
 def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     item = "trip-planner-001"
     at = open_page(make_app(demo_project, item=item), PAGE)
-    assert [t.label for t in at.tabs] == ["echoing", "role\\_swap", "sycophantic\\_agreement",
-                                          "ignored\\_critique"]
+    assert at.radio(key=shown_key()).options == ["echoing", "role\\_swap", "sycophantic\\_agreement",
+                                                 "ignored\\_critique"]
+    assert at.radio(key=shown_key()).value == "echoing"  # one behaviour's turns at a time
     echo = [c for c in at.checkbox if SEP + "echoing" + SEP in c.key]
     assert PAGE_SIZE == 10 and len(echo) == 10  # every step of the trace, across all agents, paged
     assert echo[3].label.startswith("Step 3 · ")
@@ -48,6 +61,8 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     assert stored(demo_project, item).value == {"echoing": {"turns": [3, 12], "note": ""}}
     at.text_area(key=key_of(at.text_area, "echoing", "note")).input("Critic repeats the plan").run()
     # a range: from 9 to 6 (either order) on role_swap
+    show(at, "role_swap")
+    assert not [c for c in at.checkbox if SEP + "echoing" + SEP in c.key]  # the other behaviour is not drawn
     at.number_input(key=key_of(at.number_input, "role_swap", "from")).set_value(9).run()
     at.number_input(key=key_of(at.number_input, "role_swap", "to")).set_value(6).run()
     at.button(key=key_of(at.button, "role_swap", "add")).click().run()
@@ -60,6 +75,7 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     assert any("role\\_swap\\: 4 turns \\(6–9\\)" in m.value for m in at.markdown)
 
     # remove part of the range, then a single box
+    show(at, "role_swap")
     at.number_input(key=key_of(at.number_input, "role_swap", "from")).set_value(8).run()
     at.number_input(key=key_of(at.number_input, "role_swap", "to")).set_value(13).run()
     at.button(key=key_of(at.button, "role_swap", "remove")).click().run()
@@ -71,19 +87,22 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     at2 = open_page(make_app(demo_project, item=item), PAGE)  # a new session (a refresh)
     assert [t for t in range(14) if box(at2, "echoing", t).value] == [12]
     assert [t for t in range(14) if box(at2, "role_swap", t).value] == [6, 7]
-    box(at2, "echoing", 0)  # back to the first pages
-    box(at2, "role_swap", 0)
+    box(at2, "role_swap", 0)  # back to the first pages
+    box(at2, "echoing", 0)
     assert at2.text_area(key=key_of(at2.text_area, "echoing", "note")).value == "Critic repeats the plan"
     assert any("saved at once" in c.value for c in at2.caption)
 
     # clearing everything leaves no row: "not annotated" again
     at2.text_area(key=key_of(at2.text_area, "echoing", "note")).input("").run()
     box(at2, "echoing", 12).uncheck().run()
+    show(at2, "role_swap")
     at2.button(key=key_of(at2.button, "role_swap", "remove")).click().run()  # range 0-0: nothing
     at2.number_input(key=key_of(at2.number_input, "role_swap", "to")).set_value(13).run()
     at2.button(key=key_of(at2.button, "role_swap", "remove")).click().run()
     assert stored(demo_project, item) is None
-    assert sum("No turns marked for this behaviour yet." in c.value for c in at2.caption) == 4
+    for b in ("echoing", "role_swap", "sycophantic_agreement", "ignored_critique"):
+        show(at2, b)
+        assert sum("No turns marked for this behaviour yet." in c.value for c in at2.caption) == 1
 
 
 def test_reviewed_nothing_to_flag_is_distinct(demo_project):

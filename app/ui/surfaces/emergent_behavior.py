@@ -1,7 +1,8 @@
 """Emergent behaviour: for each configured behaviour, the turns of the run that show it
 (a checkbox per turn, paged; a from/to range to add or remove at once) and a note.
 
-Each behaviour's tab is a fragment of its own: paging and ticks re-run only that tab.
+One behaviour is shown at a time (a choice above its turns); its turns and note are a fragment of
+their own: paging and ticks re-run only them.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .. import shell
 from ..state import widget_key
 from ..text import md
 
-PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the tab, so it redraws these
+PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the behaviour's fragment, so it redraws these
 
 
 def _k(scheme: Scheme, item: Item, *parts) -> str:
@@ -41,14 +42,14 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         ann = shell.load(ws, item, scheme.name)
         return ann.value if ann and isinstance(ann.value, dict) else {}
 
-    def save(value: dict, behavior: str) -> None:  # a change made in one behaviour's tab
+    def save(value: dict, behavior: str) -> None:  # a change made in one behaviour's fragment
         shell.card_saved(ws, item, scheme, value, _k(scheme, item, behavior, "saved"))
 
     stored = load()
     entries = bh.parse(stored)
-    # each behaviour's tab re-runs alone and says what it marked; this overview is as of drawing
+    # the behaviour shown re-runs alone and says what it marked; this overview is as of drawing
     st.markdown("  \n".join(md(line) for line in bh.summary(stored, behaviors)))
-    st.caption("Overview when this list was drawn; a click re-runs only its behaviour's tab.")
+    st.caption("Overview when this list was drawn; a click re-runs only the behaviour shown below.")
     extra = [b for b in entries if b not in behaviors]
     if extra:
         st.caption("Also saved, for behaviours no longer in the config: "
@@ -56,13 +57,17 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
     if not rows:
         st.info("This run has no steps to mark.")
     else:
-        tabs = st.tabs([md(b) for b in behaviors])
-        for b, tab in zip(behaviors, tabs):
-            with tab:
-                _behavior(item, scheme, b, behaviors, rows, valid, load, save)
+        # one behaviour's turns at a time, chosen here: tabs would hold every behaviour's controls,
+        # and a tick inside one tab re-drew all of them in the browser (~60 ms of each tick)
+        k_shown = widget_key("emergent_behavior", scheme.name, "shown")  # kept from item to item
+        if st.session_state.get(k_shown) not in behaviors:
+            st.session_state[k_shown] = behaviors[0]
+        b = st.radio("Behaviour", behaviors, key=k_shown, horizontal=True, format_func=md,
+                     help="The turns and note of this behaviour are shown below; the overview above counts all")
+        _behavior(item, scheme, b, behaviors, rows, valid, load, save)
 
     def clean():
-        if bh.parse(load()):  # the tabs re-run alone, so this button cannot follow them: it checks here
+        if bh.parse(load()):  # the behaviour re-runs alone, so this button cannot follow it: it checks here
             st.toast("Turns or notes are marked: clear them first to record \"nothing to flag\". Nothing changed.")
             return
         shell.save(ws, item, scheme.name, scheme.type, {}, status=values.REVIEWED_CLEAN)
@@ -74,7 +79,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
 
 @st.fragment
 def _behavior(item, scheme, b, behaviors, rows, valid, load, save) -> None:
-    """One behaviour's turns and note, a fragment of its own: a tick re-runs only this tab."""
+    """One behaviour's turns and note, a fragment of its own: a tick re-runs only these."""
     _marks(item, scheme, b, behaviors, rows, valid, bh.parse(load()).get(b, bh.entry()), load, save)
     shell.rerun_if_asked()
 
