@@ -80,3 +80,23 @@ def test_a_retargeted_data_link_and_an_edit_keeping_the_time_are_changes(tmp_pat
     cfg.write_text(cfg.read_text() + "\n# edited, then its time put back\n")
     os.utime(cfg, ns=(st_.st_atime_ns, st_.st_mtime_ns))
     assert shell._stamp(str(cfg)) != second
+
+
+def test_an_edited_config_is_read_again_by_the_app(tmp_path, monkeypatch):
+    """End to end: the workspace cache is keyed by the stamp, so an edit shows on the next run."""
+    import yaml
+
+    from tests.conftest import make_app, open_page
+    monkeypatch.setattr(shell, "RECHECK", 0.0)
+    cfg = write_project(tmp_path)
+    at = open_page(make_app(cfg, item="trip-planner-001"), "emergent_behavior")
+    key = "w:" + "\u241f".join(["emergent_behavior", "emergent", "shown"])
+    assert "role\\_swap" in at.radio(key=key).options
+    raw = yaml.safe_load(cfg.read_text())
+    for s in raw["annotation_schemes"]:
+        if s["annotation_type"] == "emergent_behavior":
+            s["behaviors"] = ["only_this"]
+    cfg.write_text(yaml.safe_dump(raw, sort_keys=False))
+    at.run()
+    assert at.radio(key=key).options == ["only\\_this"] and not at.exception
+    assert shell.project_stamp() != "" and len(shell.project_stamp()) == 32

@@ -57,7 +57,7 @@ def test_label_regions_saved_exactly_and_shown_again(demo_project):
     assert label_box(at, 0).options == ["unlabelled", "deadlock", "circular_wait", "race_condition", "benign"]
     assert stored(demo_project, item) is None
     # the list re-runs alone: each region says what it holds once changed, not the scheme's note
-    assert any("each card (or tab) says what it holds" in c.value for c in at.caption)
+    assert any("each card says what it holds" in c.value for c in at.caption)
     assert not any("· saved " in m.value for m in at.markdown)
 
     label_box(at, 1).set_value("deadlock").run()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
+import hashlib
 import json
 import os
 import time
@@ -86,8 +87,11 @@ def _resolved(p: Path) -> Path:
         return p
 
 
-@st.cache_resource(show_spinner="Reading the project…", max_entries=4)
-def _load(path: str, _stamp: tuple) -> Workspace | ProjectError:
+# `stamp` is part of the cache key (a parameter named with a leading underscore would not be):
+# an edited config or data file is a new entry, read afresh; the previous one is kept for the
+# sessions still drawing it
+@st.cache_resource(show_spinner="Reading the project…", max_entries=2)
+def _load(path: str, stamp: str) -> Workspace | ProjectError:
     try:
         with no_gc():
             ws = open_project(path)
@@ -106,16 +110,30 @@ def _settle_heap() -> None:
     gc.freeze()
 
 
-def project_stamp() -> tuple:
-    """What identifies the open project's state (its files' modification times): a cache of
-    anything computed from the project keys on it."""
-    return _stamp(config_path())
+def project_stamp() -> str:
+    """What identifies the open project's state (a digest of its files' stats and modification
+    times): a cache of anything computed from the project keys on it."""
+    return _stamp_digest(config_path())
+
+
+_digests: dict[str, tuple[tuple, str]] = {}  # config path -> (stamp, its digest)
+
+
+def _stamp_digest(path: str) -> str:
+    """_stamp as a short text, computed once per look: a cache key hashed on every rerun (a
+    tuple of thousands of data files would be hashed item by item each time)."""
+    stamp = _stamp(path)
+    seen = _digests.get(path)
+    if seen is None or seen[0] is not stamp:
+        seen = _digests[path] = (stamp, hashlib.blake2b(repr(stamp).encode("utf-8", "surrogatepass"),
+                                                        digest_size=16).hexdigest())
+    return seen[1]
 
 
 def workspace() -> Workspace:
     """The open project; on a broken config, every problem is shown and the page stops."""
     path = config_path()
-    ws = _load(path, _stamp(path))
+    ws = _load(path, _stamp_digest(path))
     if isinstance(ws, ProjectError):
         st.error(f"The project {md(path)} could not be loaded:")
         for p in ws.problems:
@@ -213,7 +231,7 @@ def store(ws: Workspace) -> AnnotationStore:
 # --- annotator -----------------------------------------------------------------------------------
 
 @st.cache_resource(max_entries=4)
-def _accounts(path: str, _stamp: tuple) -> tuple[dict, list[str]]:
+def _accounts(path: str, stamp: tuple) -> tuple[dict, list[str]]:  # keyed by the files' times too
     return access.load_accounts(access.secrets_files(path))
 
 
@@ -503,7 +521,7 @@ def saved_note(ws: Workspace, item: Item, scheme_name: str, per_card: bool = Fal
     shown = st.session_state[state.SAVED].get((item.id, scheme_name))
     ann = load(ws, item, scheme_name)
     if per_card and (ann is None or ann.status == ANNOTATED):
-        st.caption("Every click is saved at once; each card (or tab) says what it holds.")
+        st.caption("Every click is saved at once; each card says what it holds.")
         return
     if ann is None:
         st.caption("Not annotated yet" + (f" ({shown})" if shown and shown.startswith("cleared") else ""))
