@@ -153,3 +153,11 @@ def test_long_run_is_paged(tmp_path):
     at.button(key=key_of(at.button, "loop", "add")).click().run()
     assert stored(project, "long").value == {"loop": {"turns": list(range(10, 26)) + [44], "note": ""}}
     assert any("17 turns \\(10–25, 44\\)" in m.value for m in at.markdown)
+
+
+def test_the_behaviour_shown_is_kept_across_items_and_pages(demo_project):
+    at = open_page(make_app(demo_project, item="trip-planner-001"), PAGE)
+    show(at, "role_swap")
+    at.switch_page("pages/radio.py").run()  # another page: the radio is not drawn there
+    at.switch_page(f"pages/{PAGE}.py").run()
+    assert at.radio(key=shown_key()).value == "role_swap"

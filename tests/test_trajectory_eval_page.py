@@ -219,3 +219,17 @@ def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
     assert card(3, "modes") in shown() and stored(demo_project.parent).value["steps"][-1]["step_index"] == 2
     at.button(key=key("next")).click().run()  # the same places now hold unjudged steps 5-9
     assert not {card(i, "modes") for i in range(5, 10)} & shown()
+
+
+def test_controls_shown_for_saved_data_stay_while_emptied(demo_project):
+    """A card showing modes only because they are saved keeps them when the last one is removed."""
+    from app.storage import Annotation
+    AnnotationStore(demo_project.parent / "annotations").save(Annotation(
+        ITEM, "alice", "mast_steps", "trajectory_eval", {"steps": [
+            {"step_index": 1, "agent": "Planner", "correctness": None,
+             "errors": [{"type": "Specification & System Design", "subtype": "1.1 Disobey task specification"}],
+             "severity": None, "rationale": ""}]}))
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    at.multiselect(key=card(1, "modes")).unselect(0).run()
+    assert stored(demo_project.parent) is None  # nothing left: the row is gone
+    assert card(1, "modes") in {w.key for w in at.multiselect}  # to pick another mode at once

@@ -60,9 +60,12 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         # one behaviour's turns at a time, chosen here: tabs would hold every behaviour's controls,
         # and a tick inside one tab re-drew all of them in the browser (~60 ms of each tick)
         k_shown = widget_key("emergent_behavior", scheme.name, "shown")  # kept from item to item
+        k_kept = widget_key("emergent_behavior", scheme.name, "kept")  # and across pages (not a widget's)
         if st.session_state.get(k_shown) not in behaviors:
-            st.session_state[k_shown] = behaviors[0]
+            kept = st.session_state.get(k_kept)
+            st.session_state[k_shown] = kept if kept in behaviors else behaviors[0]
         b = st.radio("Behaviour", behaviors, key=k_shown, horizontal=True, format_func=md,
+                     on_change=lambda: st.session_state.__setitem__(k_kept, st.session_state[k_shown]),
                      help="The turns and note of this behaviour are shown below; the overview above counts all")
         _behavior(item, scheme, b, behaviors, rows, valid, load, save)
 

@@ -169,6 +169,8 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
 
     def changed(field: str):
         def cb():
+            if field in ("modes", "sev"):  # the controls stay while the step is being edited, even if emptied
+                st.session_state[k["open"]] = True
             corr = st.session_state.get(k["corr"])
             if field == "corr" and stepreview.is_correct(corr, c.options):
                 st.session_state[k["modes"]] = []  # correct again: no modes, no severity
