@@ -239,3 +239,23 @@ def test_token_command_prints_toml_that_signs_in(tmp_path, capsys):
         accounts, problems = access.load_accounts([secrets])
         assert problems == [] and list(accounts) == [name], (name, problems)
         assert access.authenticate(accounts, token).name == name
+
+
+def test_an_account_added_while_the_app_runs_can_sign_in(tmp_path):
+    """The accounts cache is keyed by the secrets files' times: an added account works without a
+    restart (the stamp was once a parameter Streamlit left out of the cache key)."""
+    import os
+    cfg = roles_project(tmp_path)
+    secrets = tmp_path / ".streamlit" / "secrets.toml"
+    signed_in(cfg, "alice")
+    newcomer = "carol-token-0123456789abcdef"
+    st_ = secrets.stat()
+    secrets.write_text(secrets.read_text() + f'[baton.annotators.carol]\ntoken_sha256 = "{access.hash_token(newcomer)}"\n')
+    os.utime(secrets, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1_000_000))  # a later time, whatever the clock's grain
+    at = make_app(cfg, annotator=None)
+    at.run()
+    at.text_input[0].input(newcomer)
+    at.button[0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    from app.ui import state
+    assert at.session_state[state.ANNOTATOR] == "carol"
