@@ -54,8 +54,8 @@ def annotation_page(type_name: str, render_scheme: Renderer) -> None:
                 if scheme.description:
                     st.caption(md(scheme.description))
                 scheme_block(ws, item, scheme, render_scheme, _asked_about(ws, scheme))
-        done_button(ws, item)
-    nxt = shell.neighbour(ws, item.id, 1)
+        nxt = shell.neighbour(ws, item.id, 1)
+        done_button(ws, item, nxt)
     if nxt:  # the item "Done → next" opens: derived while this one is read
         shell.prefetch(ws.by_id[nxt], [shell.trace_scheme(ws)], extra=trace_view.warm)
         shell.prefetch(ws.by_id[nxt], schemes)
@@ -88,9 +88,8 @@ def scheme_block(ws: Workspace, item: Item, scheme: Scheme, render_scheme: Rende
     shell.rerun_if_asked()
 
 
-def done_button(ws: Workspace, item: Item) -> None:
-    """Mark the item done for this annotator and move on to the next one."""
-    nxt = shell.neighbour(ws, item.id, 1)
+def done_button(ws: Workspace, item: Item, nxt: str | None) -> None:
+    """Mark the item done for this annotator and move on to the next one (`nxt`)."""
     label = "Done with this item → next" if nxt else "Done with this item"
 
     def done():  # a callback: the one run that follows draws the next item (not this one, then it)

@@ -36,7 +36,7 @@ def _k(*parts) -> str:
 
 
 class _Read(NamedTuple):
-    project: tuple  # the project stamp it was read under
+    project: str  # the project stamp it was read under
     rows: pd.DataFrame
     fingerprint: str
     at: float  # time.monotonic() when read
@@ -49,7 +49,7 @@ def _reads() -> dict[str, _Read]:
     return {}
 
 
-def _frame(config: str, ws: Workspace, project: tuple) -> tuple[pd.DataFrame, str, float]:
+def _frame(config: str, ws: Workspace, project: str) -> tuple[pd.DataFrame, str, float]:
     """The stored rows, their fingerprint and how many seconds ago they were read. Read again
     when the project changed or the last read is older than TTL, or than SLOW_READ times what
     it took: a store of a million rows takes seconds just to stat, and a click on this page must
@@ -71,13 +71,13 @@ def _frame(config: str, ws: Workspace, project: tuple) -> tuple[pd.DataFrame, st
 # unchanged store a fraction of that. Shared by every session (cache_resource: no copy made
 # on each rerun); the page only reads them.
 @st.cache_resource(show_spinner="Computing the summary…", max_entries=4)
-def _summary(project: tuple, rows: str, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
+def _summary(project: str, rows: str, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
     # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
     return core.summarize(_ws, _df, **_f, disagreements=False)
 
 
 @st.cache_resource(show_spinner="Listing the disagreements…", max_entries=8)
-def _disagreements(project: tuple, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
+def _disagreements(project: str, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
                    _f: dict) -> list[dict]:
     return core.disagreements(_ws, _df, scheme, annotators=_f["annotators"], items=_f["items"], k=_f["k"])
 
