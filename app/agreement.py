@@ -226,35 +226,46 @@ def mean_pairwise_jaccard(sets_by_unit: dict[Hashable, dict[Hashable, Iterable]]
 class UnitPanel:
     """Who judged each unit: the raters of its group (the item it belongs to).
 
-    ``unit_group[u]`` is unit u's group, ``group_raters[g]`` the rater codes of group g. Raters
-    per unit are computed once and shared by every Ratings over the same units."""
+    ``unit_group[u]`` is unit u's group; the panel itself is one (group, rater) row per rater
+    of a group, sorted by group (``flat_group``, ``flat_rater``). Raters per unit are computed
+    once and shared by every Ratings over the same units."""
 
-    def __init__(self, unit_group: np.ndarray, group_raters: Sequence[np.ndarray]):
+    def __init__(self, unit_group: np.ndarray, flat_group: np.ndarray, flat_rater: np.ndarray, n_groups: int):
         self.unit_group = np.asarray(unit_group, dtype=np.int64)
-        self.group_raters = list(group_raters)
-        sizes = np.fromiter((len(g) for g in self.group_raters), dtype=np.int64, count=len(self.group_raters))
+        self.flat_group = np.asarray(flat_group, dtype=np.int64)
+        self.flat_rater = np.asarray(flat_rater, dtype=np.int64)
+        self.n_groups = int(n_groups)
+        sizes = np.bincount(self.flat_group, minlength=self.n_groups)
         self.m = sizes[self.unit_group] if len(sizes) else np.zeros(len(self.unit_group), dtype=np.int64)
+        self._starts = np.concatenate([[0], np.cumsum(sizes)])
 
     @classmethod
     def of_units(cls, raters_per_unit: Sequence[np.ndarray]) -> "UnitPanel":
-        return cls(np.arange(len(raters_per_unit)), raters_per_unit)
+        """Each unit its own group, with the given raters."""
+        groups = [np.asarray(g, dtype=np.int64) for g in raters_per_unit]
+        sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+        flat = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)
+        return cls(np.arange(len(groups)), np.repeat(np.arange(len(groups)), sizes), flat, len(groups))
 
     def __len__(self) -> int:
         return len(self.unit_group)
 
     def raters(self, units_mask: np.ndarray) -> np.ndarray:
-        """Distinct raters of the units selected by the mask."""
-        groups = np.unique(self.unit_group[units_mask])
-        parts = [self.group_raters[g] for g in groups.tolist()]
-        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        """Distinct raters of the units selected by the mask (sorted)."""
+        # a mask over groups, then a count per rater: no sort, no array per group
+        wanted = np.zeros(self.n_groups, dtype=bool)
+        wanted[self.unit_group[units_mask]] = True
+        picked = self.flat_rater[wanted[self.flat_group]]
+        return np.flatnonzero(np.bincount(picked)) if len(picked) else np.zeros(0, dtype=np.int64)
 
     def entries(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(unit, rater) for every panel rater of the given units."""
         units = np.asarray(units, dtype=np.int64)
         sizes = self.m[units]
-        parts = [self.group_raters[g] for g in self.unit_group[units].tolist()]
-        raters = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        return np.repeat(units, sizes), raters.astype(np.int64)
+        starts = self._starts[self.unit_group[units]]
+        # positions of each unit's raters in the flat panel: its group's start + 0..size-1
+        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return np.repeat(units, sizes), self.flat_rater[np.repeat(starts, sizes) + within]
 
 
 def _missing(v: Any) -> bool:

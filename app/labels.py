@@ -158,9 +158,12 @@ def _spread_part(part: pd.DataFrame, scheme: str, t: str, opts: dict, parts: dic
     parsed, inv = _distinct(part["value"])
     spread = [_spread(t, opts, v) for v in parsed]
     n_rows = len(part)
+    filled = set().union(*spread) if spread else set()  # the tables this type fills (one or two)
     for name, cols in TABLES.items():
+        if name not in filled:
+            continue
         per_value = [sp.get(name, ()) for sp in spread]
-        counts = np.fromiter((len(x) for x in per_value), dtype=np.int64, count=len(per_value))
+        counts = np.fromiter(map(len, per_value), dtype=np.int64, count=len(per_value))
         if not counts.any():
             continue
         flat = [row for x in per_value for row in x]
@@ -174,8 +177,8 @@ def _spread_part(part: pd.DataFrame, scheme: str, t: str, opts: dict, parts: dic
                "annotator": part["annotator"].take(row_idx).reset_index(drop=True),
                "scheme": pd.Categorical.from_codes(np.zeros(total, dtype=np.int8), [scheme])}
         payload = cols[:-1] if name == "attribution" else cols
-        for j, col in enumerate(payload):
-            out[col] = _payload(col, [row[j] for row in flat], pay_idx)
+        for col, column in zip(payload, zip(*flat)):
+            out[col] = _payload(col, list(column), pay_idx)
         if name == "attribution":
             out["status"] = part["status"].take(row_idx).reset_index(drop=True)
         parts[name].append(pd.DataFrame(out))

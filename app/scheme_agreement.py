@@ -37,6 +37,25 @@ def _codes(col: pd.Series, names: pd.Index) -> np.ndarray:
     return names.get_indexer(col.astype(object)) if len(col) else np.zeros(0, dtype=np.int64)
 
 
+def _factor_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """(an integer code per row, the distinct values the codes index): a categorical's own
+    codes and categories, anything else factorized."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return np.asarray(col.cat.codes, dtype=np.int64), col.cat.categories
+    codes, uniq = pd.factorize(col.astype(object))
+    return np.asarray(codes, dtype=np.int64), pd.Index(uniq, dtype=object)
+
+
+def _distinct_ints(keys: np.ndarray, bound: int) -> np.ndarray:
+    """np.unique(keys) for integers in 0..bound-1: a mark per possible value where that is
+    not much more than the keys themselves (no sort), else np.unique."""
+    if bound > 8 * len(keys) + (1 << 20):
+        return np.unique(keys)
+    seen = np.zeros(bound, dtype=bool)
+    seen[keys] = True
+    return np.flatnonzero(seen)
+
+
 def _seen(col: pd.Series) -> list:
     """The distinct values of a column in order of first appearance (a value per distinct value,
     not per row)."""
@@ -71,25 +90,43 @@ class Panel:
 
     def __init__(self, lab: Labels, scheme: str):
         r = part_of(lab.rows, scheme)
-        per_item = r.groupby("item_id", sort=False, observed=True)["annotator"].nunique()
-        shared = per_item[per_item >= 2].index
-        r = r[r["item_id"].isin(shared)]
-        self.judged_by = int(r["annotator"].nunique())
-        self.any_annotator = len(part_of(lab.rows, scheme)) > 0
-        self.item_ids = pd.Index(pd.unique(r["item_id"].astype(object)), dtype=object)
-        self.rater_names = pd.Index(sorted(_seen(r["annotator"])), dtype=object)
+        self.any_annotator = len(r) > 0
+        # on integer codes of the item and annotator columns (categoricals: their own codes),
+        # not on the text: a panel per scheme, ~70,000 rows each at a million
+        ic, item_names = _factor_codes(r["item_id"])
+        ac, annotator_names = _factor_codes(r["annotator"])
+        named = (ic >= 0) & (ac >= 0)  # a row without an item or annotator is nobody's judgement
+        ic, ac = ic[named], ac[named]
+        n_a = max(len(annotator_names), 1)
+        pair = _distinct_ints(ic * n_a + ac, len(item_names) * n_a)  # by item, then annotator
+        pair_item, pair_ann = pair // n_a, pair % n_a
+        shared = np.bincount(pair_item, minlength=len(item_names)) >= 2
+        keep = shared[pair_item]
+        pair_item, pair_ann = pair_item[keep], pair_ann[keep]
+        # items numbered in order of first judgement, annotators in name order
+        seen, first_row = np.unique(ic, return_index=True)
+        first = np.full(len(item_names), len(ic), dtype=np.int64)
+        first[seen] = first_row
+        items = _distinct_ints(pair_item, len(item_names))
+        items = items[np.argsort(first[items], kind="stable")]
+        item_rank = np.full(len(item_names), -1, dtype=np.int64)
+        item_rank[items] = np.arange(len(items))
+        present = _distinct_ints(pair_ann, n_a)
+        names = annotator_names.take(present).tolist()  # only the present ones become Python text
+        by_name = sorted(range(len(present)), key=names.__getitem__)
+        rater_rank = np.full(n_a, -1, dtype=np.int64)
+        rater_rank[present[by_name]] = np.arange(len(present))
+        self.item_ids = pd.Index(item_names.take(items).tolist(), dtype=object)
+        self.rater_names = pd.Index([names[j] for j in by_name], dtype=object)
+        self.judged_by = len(self.rater_names)
         self.items = self.item_ids.tolist()  # plain lists: indexing a pandas Index per unit is slow
         self.raters = self.rater_names.tolist()
-        item = _codes(r["item_id"], self.item_ids)
-        rater = _codes(r["annotator"], self.rater_names)
-        pairs = pd.DataFrame({"item": item, "rater": rater}).drop_duplicates()
-        self.item, self.rater = pairs["item"].to_numpy(), pairs["rater"].to_numpy()
-        order = np.lexsort((self.rater, self.item))
-        self.item, self.rater = self.item[order], self.rater[order]
-        bounds = np.searchsorted(self.item, np.arange(len(self.item_ids) + 1))
-        self.raters_of = [self.rater[bounds[i]:bounds[i + 1]] for i in range(len(self.item_ids))]
+        n_r = max(len(present), 1)
+        ranked = _distinct_ints(item_rank[pair_item] * n_r + rater_rank[pair_ann], len(items) * n_r)
+        self.item, self.rater = ranked // n_r, ranked % n_r  # sorted by item, then rater
         self.member_keys = self.item * len(self.raters) + self.rater  # sorted (by item, then rater)
-        self.units = ag.UnitPanel.of_units(self.raters_of)  # the item as unit
+        n = len(self.item_ids)
+        self.units = ag.UnitPanel(np.arange(n), self.item, self.rater, n)  # the item as unit
 
     def __len__(self) -> int:
         return len(self.item_ids)
@@ -142,7 +179,7 @@ class Objects:
         self.frame["unit"] = np.arange(len(rows), dtype=np.int64)
         self.unit_item = self.frame["item"].to_numpy()
         self.unit_item_list = self.unit_item.tolist()
-        self.unit_panel = ag.UnitPanel(self.unit_item, panel.raters_of)
+        self.unit_panel = ag.UnitPanel(self.unit_item, panel.item, panel.rater, len(panel))
         self._keys = None  # built on first attach
 
     def __len__(self) -> int:

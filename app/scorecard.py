@@ -44,6 +44,20 @@ def valid_score(x: Any, scale: int) -> int | None:
     return None
 
 
+def _scored(dims: dict, scale: int) -> dict:
+    """The valid scores of {dimension: score}, dimensions as text."""
+    # an int in range is the common case (a stored value Baton wrote): taken without a call;
+    # `type(s) is int` leaves bools (an int subclass) to valid_score, which refuses them
+    out = {}
+    for d, s in dims.items():
+        if type(s) is not int or not 1 <= s <= scale:
+            s = valid_score(s, scale)
+            if s is None:
+                continue
+        out[d if type(d) is str else str(d)] = s
+    return out
+
+
 def parse(value: Any, scale: int) -> dict:
     """A stored value (possibly hand-edited or from an older config) as a clean scorecard."""
     out = empty()
@@ -54,14 +68,12 @@ def parse(value: Any, scale: int) -> dict:
         for agent, dims in agents.items():
             if not isinstance(dims, dict):
                 continue
-            scored = {str(d): s for d, s in ((d, valid_score(s, scale)) for d, s in dims.items())
-                      if s is not None}
+            scored = _scored(dims, scale)
             if scored:
                 out["agents"][str(agent)] = scored
     team = value.get("team")
     if isinstance(team, dict):
-        out["team"] = {str(d): s for d, s in ((d, valid_score(s, scale)) for d, s in team.items())
-                       if s is not None}
+        out["team"] = _scored(team, scale)
     ms = value.get("milestones")
     if isinstance(ms, dict):
         out["milestones"] = {str(m): r is True or r == "true" for m, r in ms.items()}
