@@ -14,6 +14,7 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Callable
 
 import numpy as np
@@ -162,20 +163,19 @@ class Objects:
                  describe: Callable[[tuple], str], key: list[str] | None = None):
         """`objects(derivation)` gives a tuple per object (`columns`); judgements are matched to
         objects on the item and `key` (the first column by default)."""
-        rows, items = [], []
-        for i, item_id in enumerate(panel.item_ids):
-            d = der.get(item_id, scheme)
-            for o in (objects(d) if d else ()):
-                rows.append(o)
-                items.append(i)
+        rows, sizes = [], []
+        for d in der.many(panel.items, scheme):
+            found = objects(d) if d else ()
+            rows.extend(found)
+            sizes.append(len(found))
         self.rows = rows
         self.key = key or columns[:1]
         self.describe_row = describe
         self.panel = panel
         # a column at a time (zip(*rows) over 100,000 rows is many times slower)
-        values = [tuple(r[j] for r in rows) for j in range(len(columns))]
+        values = [tuple(map(itemgetter(j), rows)) for j in range(len(columns))]
         self.frame = pd.DataFrame({c: _column(v) for c, v in zip(columns, values)})
-        self.frame["item"] = np.asarray(items, dtype=np.int64)
+        self.frame["item"] = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
         self.frame["unit"] = np.arange(len(rows), dtype=np.int64)
         self.unit_item = self.frame["item"].to_numpy()
         self.unit_item_list = self.unit_item.tolist()
@@ -203,7 +203,7 @@ class Objects:
             code = np.asarray(g[c], dtype=np.int64) if look is None else _codes(g[c], look)
             ok &= (code >= 0) & (code < width)
             key = key * width + np.where(ok, code, 0)
-        order = np.argsort(own, kind="stable")
+        order = self._order
         at = np.searchsorted(own, key, sorter=order)
         at = np.minimum(at, len(own) - 1)
         found = ok & (len(own) > 0) & (own[order[at]] == key if len(own) else False)
@@ -230,7 +230,9 @@ class Objects:
                 width = max(len(look), 1)
             key = key * max(width, 1) + vals
             lookups.append((max(width, 1), look))
-        if len(np.unique(key)) != len(key):
+        self._order = np.argsort(key, kind="stable")  # kept for attach's lookups
+        ranked = key[self._order]
+        if len(ranked) and (ranked[1:] == ranked[:-1]).any():
             return None, None
         return key, lookups
 

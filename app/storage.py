@@ -77,6 +77,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import store_index
@@ -576,10 +577,10 @@ class AnnotationStore:
                 if stat.S_ISREG(st.st_mode):  # not replaced by something else since listed
                     yield f"{idir.name}/{e.name}", e.path, st  # a str: a Path per file cost more than its stat
 
-    def _annotator_rows(self, adir: Path) -> pa.Table:
+    def _annotator_rows(self, adir: Path, dictionary: bool = False) -> pa.Table:
         """Every readable row of one annotator folder, through its row index (app/store_index):
         only files new or changed since the index was written are opened."""
-        return store_index.rows(adir, self._annotator_entries(adir), self._read_file, SCHEMA)
+        return store_index.rows(adir, self._annotator_entries(adir), self._read_file, SCHEMA, dictionary)
 
     def for_annotator(self, annotator: str) -> list[Annotation]:
         adir = self.annotator_dir(annotator)
@@ -589,14 +590,14 @@ class AnnotationStore:
         """Every readable row, sorted by (annotator, item_id, scheme)."""
         return _sorted(self._tables_to_annotations(self._annotator_rows(a) for a in _subdirs(self.root)))
 
-    def to_table(self) -> pa.Table:
-        """The whole dataset as one table with :data:`SCHEMA` (empty if no data)."""
-        tables = [t for t in (self._annotator_rows(a) for a in _subdirs(self.root)) if t.num_rows]
+    def to_table(self, dictionary: bool = False) -> pa.Table:
+        """The whole dataset as one table with :data:`SCHEMA` (empty if no data), sorted by
+        (annotator, item_id, scheme). With `dictionary`, the text columns are dictionary-encoded
+        (the summary's read: see app/store_index.read_table)."""
+        tables = [t for t in (self._annotator_rows(a, dictionary) for a in _subdirs(self.root)) if t.num_rows]
         if not tables:
-            return SCHEMA.empty_table()
-        table = pa.concat_tables(tables)
-        keys = ["annotator", "item_id", "scheme"]
-        return table.sort_by([(k, "ascending") for k in keys]).combine_chunks()
+            return store_index.dictionary_schema(SCHEMA).empty_table() if dictionary else SCHEMA.empty_table()
+        return sort_rows(pa.concat_tables(tables))
 
     def annotators(self) -> list[str]:
         """Names of annotators with at least one readable row, sorted."""
@@ -606,6 +607,18 @@ class AnnotationStore:
                 names.append(table.column("annotator")[0].as_py())
                 break
         return sorted(names)
+
+
+def sort_rows(table: pa.Table) -> pa.Table:
+    """Rows sorted by (annotator, item_id, scheme), as one chunk. Dictionary-encoded columns
+    are fine (Arrow cannot sort by them: the order is computed on the three keys as text,
+    short, and every column is taken in that order)."""
+    keys = ["annotator", "item_id", "scheme"]
+    if any(pa.types.is_dictionary(table.schema.field(k).type) for k in table.schema.names):
+        table = table.unify_dictionaries().combine_chunks()
+        by = pa.table({k: table.column(k).cast(pa.string()) for k in keys})
+        return table.take(pc.sort_indices(by, [(k, "ascending") for k in keys]))
+    return table.sort_by([(k, "ascending") for k in keys]).combine_chunks()
 
 
 def _sorted(anns: list[Annotation]) -> list[Annotation]:

@@ -59,7 +59,7 @@ def t975(df: int) -> float:
 
 def load(ws) -> pd.DataFrame:
     """Every stored row of the project (app/labels.frame)."""
-    return frame(AnnotationStore(ws.project.output_dir).to_table())
+    return frame(AnnotationStore(ws.project.output_dir).to_table(dictionary=True))
 
 
 def fingerprint(df: pd.DataFrame) -> str:
@@ -136,11 +136,24 @@ class Derived:
         self._cache: dict[tuple, Derivation] = {}
         self._keys: dict[str | None, tuple] = {}
 
-    def get(self, item_id: str, scheme=None) -> Derivation | None:
+    def _keys_of(self, scheme) -> tuple:
         name = scheme.name if scheme is not None else None
         keys = self._keys.get(name)
         if keys is None:
             keys = self._keys[name] = tuple(sorted(scheme_keys(scheme).items()))
+        return keys
+
+    def many(self, item_ids: Iterable[str], scheme=None) -> list[Derivation | None]:
+        """get() of each item, the scheme's keys looked up once."""
+        keys, cache = self._keys_of(scheme), self._cache
+        out = []
+        for item_id in item_ids:
+            found = cache.get((item_id, keys))
+            out.append(found if found is not None else self.get(item_id, scheme))
+        return out
+
+    def get(self, item_id: str, scheme=None) -> Derivation | None:
+        keys = self._keys_of(scheme)
         found = self._cache.get((item_id, keys))
         if found is not None:
             return found

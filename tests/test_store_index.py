@@ -2,6 +2,7 @@
 files that are new or changed; the files stay the record."""
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -146,3 +147,25 @@ def test_a_renamed_annotator_folder_is_not_served_from_its_index(filled, tmp_pat
     got = values(fresh)
     assert {a for a, _i, _s in got} == {"alice"}
     assert len(fresh.problems) == 5 and all("not here" in p for p in fresh.problems)
+
+
+def test_the_summary_read_gives_the_same_rows_with_text_as_dictionaries(filled, monkeypatch, tmp_path):
+    """to_table(dictionary=True): the same rows in the same order, text columns dictionary-encoded,
+    whether rows come from the index, from files changed since, or from a store without index."""
+    def both(store):
+        plain, coded = store.to_table(), store.to_table(dictionary=True)
+        assert pa.types.is_dictionary(coded.schema.field("value").type)
+        assert pa.types.is_timestamp(coded.schema.field("updated_at").type)
+        assert coded.cast(plain.schema).equals(plain)
+        return plain
+    first = both(filled)  # the first read writes the index
+    fresh = AnnotationStore(tmp_path)
+    reads = counting(monkeypatch, fresh)
+    assert both(fresh).equals(first) and reads == []  # from the index, read as dictionaries
+    save(filled, "run-1", "alice", "note", {"text": "changed"})
+    save(filled, "run-0", "carol", "note", {"text": "new"})
+    changed = both(AnnotationStore(tmp_path))  # an index and files newer than it
+    assert changed.num_rows == 11
+    assert {"changed", "new"} <= {json.loads(v)["text"] for v in changed.column("value").to_pylist()}
+    empty = AnnotationStore(tmp_path / "none").to_table(dictionary=True)
+    assert empty.num_rows == 0 and pa.types.is_dictionary(empty.schema.field("item_id").type)
