@@ -291,23 +291,24 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
             "no_failure": int((at["agent"].isna()).sum()), "attributions": int(len(at))}
 
 
-def _derived_handoffs(der: Derived, item_ids: Iterable[str], scheme_obj) -> pd.DataFrame:
-    rows = []
-    for it in item_ids:
-        d = der.get(it, scheme_obj)
-        if d:
-            rows.extend((it, h.index, h.step, h.src, h.dst) for h in d.handoffs)
-    cols = ["item_id", "index", "step", "src", "dst"]
-    if rows:  # object columns: pandas' Arrow-backed strings are slow to merge on and to iterate
-        return pd.DataFrame({c: pd.Series([r[j] for r in rows], dtype="int64" if c in ("index", "step") else object)
-                             for j, c in enumerate(cols)})
-    return pd.DataFrame({c: pd.Series([], dtype=object) for c in cols})
+def _derived_handoffs(der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, list], np.ndarray]:
+    """The handoffs of each item, as columns (index, step, src, dst), and how many each item has."""
+    cols: dict[str, list] = {"index": [], "step": [], "src": [], "dst": []}
+    index, step, src, dst = (cols[c].append for c in cols)
+    sizes = []
+    for d in der.many(item_ids, scheme_obj):
+        hs = d.handoffs if d else ()
+        sizes.append(len(hs))
+        for h in hs:
+            index(h.index), step(h.step), src(h.src), dst(h.dst)
+    return cols, np.asarray(sizes, dtype=np.int64)
 
 
 def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
     """One row per (item, annotator, derived handoff) the annotator reviewed, with flags/quality
-    (built once per scheme and summary: the rollup, the graph and agreement all read it; callers
-    must not change the frame)."""
+    and whether any flag is set (built once per scheme and summary: the rollup, the graph and
+    agreement all read it; callers must not change the frame), and how many stored entries
+    match no handoff of the trace (stale)."""
     memo = lab.__dict__.setdefault("_handoff_judgements", {})
     if scheme_obj.name not in memo:
         memo[scheme_obj.name] = _build_handoff_judgements(lab, scheme_obj, der)
@@ -315,19 +316,97 @@ def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataF
 
 
 def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
-    raters = part_of(lab.rows, scheme_obj.name)[["item_id", "annotator"]]
-    dh = _derived_handoffs(der, raters["item_id"].unique(), scheme_obj)
-    opp = raters.merge(dh, on="item_id")
-    ent = part_of(lab.handoffs, scheme_obj.name).drop(columns="scheme")
+    """Every review row repeated for each handoff of its item, then the stored entries placed on
+    the handoff they name: on integer positions (a million rows: pandas merges on the item,
+    annotator and handoff columns took most of a second); a review whose item and annotator
+    repeat, or entries naming one handoff twice, go through the merges instead."""
+    raters = part_of(lab.rows, scheme_obj.name)
+    ent = part_of(lab.handoffs, scheme_obj.name)
+    item_code, item_names = pd.factorize(raters["item_id"])  # items in order of first review
+    ann_code, ann_names = pd.factorize(raters["annotator"])
+    items = pd.Index(np.asarray(item_names, dtype=object), dtype=object)
+    anns = pd.Index(np.asarray(ann_names, dtype=object), dtype=object)
+    dh, sizes = _derived_handoffs(der, items.tolist(), scheme_obj)
+    n_a = max(len(anns), 1)
+    review = item_code * n_a + ann_code
+    if len(np.unique(review)) != len(review):
+        return _merge_handoff_judgements(raters, ent, dh, sizes, items)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    per_row = sizes[item_code]
+    n = int(per_row.sum())
+    row = np.repeat(np.arange(len(raters)), per_row)
+    row_start = np.concatenate([[0], np.cumsum(per_row)])
+    h = np.repeat(starts[item_code], per_row) + (np.arange(n) - np.repeat(row_start[:-1], per_row))
+    d_index = np.asarray(dh["index"], dtype=np.int64)
+    d_step = np.asarray(dh["step"], dtype=np.int64)
+    d_src = np.asarray(dh["src"], dtype=object)
+    d_dst = np.asarray(dh["dst"], dtype=object)
+    # each stored entry: its review row (by item and annotator), then its handoff (by item and
+    # index, the step and agents checked)
+    e_item = _codes_in(ent["item_id"], items)
+    e_ann = _codes_in(ent["annotator"], anns)
+    e_index = np.asarray(ent["index"], dtype=np.int64)
+    order = np.argsort(review, kind="stable")
+    at = np.searchsorted(review, e_item * n_a + e_ann, sorter=order)
+    at = order[np.minimum(at, max(len(order) - 1, 0))] if len(order) else at
+    known = (e_item >= 0) & (e_ann >= 0) & (len(review) > 0)
+    known &= review[at] == e_item * n_a + e_ann if len(review) else False
+    width = int(max(d_index.max(initial=0), e_index.max(initial=0))) + 1
+    h_key = np.repeat(np.arange(len(sizes)), sizes) * width + d_index
+    if len(np.unique(h_key)) != len(h_key) or (d_index < 0).any():
+        return _merge_handoff_judgements(raters, ent, dh, sizes, items)
+    h_order = np.argsort(h_key, kind="stable")
+    e_key = np.where(known, e_item, 0) * width + np.clip(e_index, 0, width - 1)
+    hit = np.searchsorted(h_key, e_key, sorter=h_order)
+    hit = h_order[np.minimum(hit, max(len(h_order) - 1, 0))] if len(h_order) else hit
+    if len(h_key):
+        known &= (e_index >= 0) & (h_key[hit] == e_key)
+        known &= (d_step[hit] == np.asarray(ent["step"], dtype=np.int64)) \
+            & (d_src[hit] == ent["src"].to_numpy(dtype=object)) & (d_dst[hit] == ent["dst"].to_numpy(dtype=object))
+    else:
+        known &= False
+    pos = row_start[at[known]] + (hit[known] - starts[item_code[at[known]]])
+    if len(np.unique(pos)) != len(pos):  # one handoff named twice in a value
+        return _merge_handoff_judgements(raters, ent, dh, sizes, items)
+    flags = np.empty(n, dtype=object)
+    flags[:] = [()] * n
+    flags[pos] = [f if isinstance(f, tuple) else () for f in ent["flags"].to_numpy(dtype=object)[known]]
+    quality = np.full(n, np.nan)
+    quality[pos] = ent["quality"].to_numpy(dtype=np.float64)[known]
+    flagged = np.zeros(n, dtype=bool)
+    flagged[pos] = [bool(f) for f in flags[pos]]
+    text = lambda x: pd.Series(x, dtype=object)  # noqa: E731  (not pandas' Arrow strings: slow to build and merge)
+    j = pd.DataFrame({"item_id": text(raters["item_id"].take(row).to_numpy(dtype=object)),
+                      "annotator": raters["annotator"].take(row).reset_index(drop=True),
+                      "index": d_index[h], "step": d_step[h], "src": text(d_src[h]), "dst": text(d_dst[h]),
+                      "flags": flags, "quality": quality, "flagged": flagged})
+    return j, int(len(ent) - len(pos))
+
+
+def _codes_in(col: pd.Series, names: pd.Index) -> np.ndarray:
+    """Position of each value of col in names (-1: not there), a categorical by its categories."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        at = names.get_indexer(np.asarray(col.cat.categories, dtype=object))
+        c = np.asarray(col.cat.codes, dtype=np.int64)
+        return np.where(c >= 0, at[c] if len(at) else -1, -1)
+    return names.get_indexer(col.to_numpy(dtype=object)) if len(col) else np.zeros(0, dtype=np.int64)
+
+
+def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFrame, int]:
+    """The judgements by pandas merges: any shape of review rows and entries."""
+    ent = ent.drop(columns="scheme")
     keys = ["item_id", "annotator", "index", "step", "src", "dst"]
+    frame = pd.DataFrame({"item_id": pd.Series(np.repeat(np.asarray(items, dtype=object), sizes), dtype=object),
+                          "index": pd.Series(dh["index"], dtype="int64"), "step": pd.Series(dh["step"], dtype="int64"),
+                          "src": pd.Series(dh["src"], dtype=object), "dst": pd.Series(dh["dst"], dtype=object)})
+    opp = raters[["item_id", "annotator"]].merge(frame, on="item_id")
     if opp.empty:
-        return opp.assign(flags=[], quality=[]), len(ent)
-    for c in ("index", "step"):
-        opp[c] = opp[c].astype("int64")
-        ent = ent.astype({c: "int64"})
+        return opp.assign(flags=[], quality=[], flagged=[]), len(ent)
+    ent = ent.astype({"index": "int64", "step": "int64"})
     j = opp.merge(ent, on=keys, how="left")
     matched = j["flags"].notna().sum()
     j["flags"] = [f if isinstance(f, tuple) else () for f in j["flags"]]
+    j["flagged"] = [bool(f) for f in j["flags"]]
     return j, int(len(ent) - matched)
 
 
@@ -335,7 +414,6 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     j, stale = _handoff_judgements(lab, scheme_obj, der)
     if j.empty:
         return {"pairs": [], "flags": [], "stale": stale}
-    j = j.assign(flagged=[bool(f) for f in j["flags"]])  # a copy: the judgements frame is shared
     g = j.groupby(["src", "dst"], sort=False)
     pairs = pd.DataFrame({"handoffs_reviewed": g.size(), "flagged": g["flagged"].sum().astype(int),
                           "rated": g["quality"].count(), "mean_quality": g["quality"].mean()}).reset_index()
@@ -386,7 +464,7 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     for s in handoff_schemes:
         j, _ = _handoff_judgements(lab, s, der)
         if not j.empty:
-            flagged = j.assign(flagged=[bool(fl) for fl in j["flags"]]).groupby(["src", "dst"])["flagged"].sum()
+            flagged = j.groupby(["src", "dst"])["flagged"].sum()
             for (src, dst), n in flagged.items():
                 flagged_ho[(src, dst)] += int(n)
     edges = []

@@ -273,3 +273,37 @@ def test_decisive_steps_out_of_the_run_fall_in_the_end_bins(tmp_path):
     save(CODE, "carol", "attribution", attribution("Coder", 99))
     hist = summarize(cfg)["attribution"]["attribution"]["position_histogram"]
     assert [h["count"] for h in hist] == [2, 0, 0, 0, 1]
+
+
+def _judgements_by_merges(lab, s, der):
+    """The reference: the same table through pandas merges."""
+    raters = lab.rows[lab.rows["scheme"] == s.name]
+    items = list(dict.fromkeys(raters["item_id"].astype(object)))
+    dh, sizes = core._derived_handoffs(der, items, s)
+    return core._merge_handoff_judgements(raters, lab.handoffs[lab.handoffs["scheme"] == s.name], dh, sizes, items)
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_handoff_judgements_by_position_equal_the_merges(tmp_path, twice):
+    """Each review row repeated per handoff of its item, stored entries placed on the handoff they
+    name (stale ones counted, not placed); an entry naming one handoff twice takes the merges."""
+    from app.labels import build
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "handoffs", [entry(0, 1, "Manager", "Coder", q=4), entry(9, 99, "Ghost", "Coder", ["x"]),
+                                     entry(1, 3, "Coder", "Tester", ["info_loss"], 2)]
+         + ([entry(1, 3, "Coder", "Tester", ["garbling"])] if twice else []))
+    save(CODE, "bob", "handoffs", [entry(3, 5, "Coder", "Tester", ["goal_drift"]),
+                                   entry(2, 4, "Coder", "Tester", ["info_loss"])])  # step right, agents wrong
+    save(CODE, "carol", "handoffs", [], status="reviewed_clean")
+    save(TRIP, "bob", "handoffs", [entry(0, 1, "nobody", "else")])
+    ws = open_project(cfg)
+    lab = build(core.load(ws), {s.name: s for s in ws.project.schemes})
+    s, der = ws.project.scheme("handoffs"), core.Derived(ws)
+    got, stale = core._build_handoff_judgements(lab, s, der)
+    want, want_stale = _judgements_by_merges(lab, s, der)
+    assert stale == want_stale == 3
+    cols = ["item_id", "annotator", "index", "step", "src", "dst", "flags", "quality", "flagged"]
+    as_rows = lambda j: [tuple(r) for r in j[cols].astype(object).where(j[cols].notna(), None).itertuples(index=False)]  # noqa: E731
+    assert as_rows(got) == as_rows(want)
+    n_code, n_trip = (len(der.get(i, s).handoffs) for i in (CODE, TRIP))
+    assert len(got) == 3 * n_code + n_trip + (1 if twice else 0)  # the entry named twice: two rows
