@@ -268,6 +268,31 @@ class UnitPanel:
         return np.repeat(units, sizes), self.flat_rater[np.repeat(starts, sizes) + within]
 
 
+def _small(keys: np.ndarray, bound: int) -> bool:
+    """Whether keys all lie in 0..bound-1 and an array over every possible key costs little
+    more than the keys themselves."""
+    return bound <= 8 * len(keys) + (1 << 20) and (not len(keys) or (keys.min() >= 0 and keys.max() < bound))
+
+
+def _all_distinct(keys: np.ndarray, bound: int) -> bool:
+    """No key repeats (keys in 0..bound-1): marks where that is cheap, else a sort."""
+    if _small(keys, bound):
+        seen = np.zeros(bound, dtype=bool)
+        seen[keys] = True
+        return int(np.count_nonzero(seen)) == len(keys)
+    return len(np.unique(keys)) == len(keys)
+
+
+def _counted(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(keys, return_counts=True) for keys in 0..bound-1: a count per possible key
+    where that is cheap (no sort), else np.unique."""
+    if _small(keys, bound):
+        n = np.bincount(keys, minlength=bound)
+        found = np.flatnonzero(n)
+        return found, n[found]
+    return np.unique(keys, return_counts=True)
+
+
 def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and v != v)
 
@@ -291,10 +316,12 @@ class Ratings:
         self.values = list(values)
         self.n_units = int(n_units if n_units is not None else (unit.max() + 1 if len(unit) else 0))
         if len(unit):  # the last judgement per (unit, rater) wins
-            key = unit * (int(rater.max()) + 1) + rater
-            _, last_rev = np.unique(key[::-1], return_index=True)
-            keep = np.sort(len(key) - 1 - last_rev)
-            unit, rater, value = unit[keep], rater[keep], value[keep]
+            span = int(rater.max()) + 1
+            key = unit * span + rater
+            if not _all_distinct(key, (int(unit.max()) + 1) * span):  # (usually one judgement each)
+                _, last_rev = np.unique(key[::-1], return_index=True)
+                keep = np.sort(len(key) - 1 - last_rev)
+                unit, rater, value = unit[keep], rater[keep], value[keep]
         self.unit, self.rater, self.value = unit, rater, value
         if panel is not None and not isinstance(panel, UnitPanel):
             panel = UnitPanel.of_units(panel)
@@ -325,7 +352,7 @@ class Ratings:
     def counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Sparse counts (unit, value, n) over every unit, and raters per unit m."""
         n_vals = max(len(self.values), 1)
-        key, n = np.unique(self.unit * n_vals + self.value, return_counts=True)
+        key, n = _counted(self.unit * n_vals + self.value, self.n_units * n_vals)
         u, c = key // n_vals, key % n_vals
         m = self._m()
         if self.default is not None:

@@ -448,12 +448,13 @@ def _scorecard(lab, s, panel, der, k, base, dis):
         g = g[g["score"].notna()]
         agent_code, agents = _factor(g["agent"])
         unit, unit_item, unit_agent = _pair_codes(g["item"].to_numpy(), agent_code)
-        keys = [(i, agents[a]) for i, a in zip(unit_item.tolist(), unit_agent.tolist())]
         vc, vv = _factor(g["score"].astype(float))
-        r = ag.Ratings(unit, g["rater"], vc, vv, len(keys))
+        r = ag.Ratings(unit, g["rater"], vc, vv, len(unit_item))
         (base["team_dimensions"] if team else base["agent_dimensions"])[dim] = r.ordinal()
         label = (lambda a, d=dim: f"team · {d}") if team else (lambda a, d=dim: f"{a} · {d}")
-        describe = lambda u, keys=keys, label=label: (panel.items[keys[u][0]], label(keys[u][1]))  # noqa: E731
+        # a unit is named only when its disagreement is listed
+        describe = lambda u, ui=unit_item, ua=unit_agent, agents=agents, label=label: (  # noqa: E731
+            panel.items[ui[u]], label(agents[ua[u]]))
         dis.add(r, names, describe, "score", _num_show, gap=SCORE_GAP)
     ms = panel.keyed(part_of(lab.milestones, s.name))
     base["milestones"] = {}
