@@ -470,29 +470,39 @@ def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFra
 
 
 def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
+    """Per ordered pair of agents (in order of first judgement): handoffs reviewed, flagged,
+    rated and their mean quality; and how often each flag was set. Counted on integer codes of
+    the pairs and of the distinct flag sets (each set's flags looked at once)."""
     j, stale = _handoff_judgements(lab, scheme_obj, der)
     if j.empty:
         return {"pairs": [], "flags": [], "stale": stale}
-    g = j.groupby(["src", "dst"], sort=False)
-    pairs = pd.DataFrame({"handoffs_reviewed": g.size(), "flagged": g["flagged"].sum().astype(int),
-                          "rated": g["quality"].count(), "mean_quality": g["quality"].mean()}).reset_index()
-    pairs["flag_rate"] = pairs["flagged"] / pairs["handoffs_reviewed"]
-    flag_rows = []
-    known = list(scheme_obj.get("flags") or [])
+    sc, src = pd.factorize(j["src"].to_numpy(dtype=object))
+    dc, dst = pd.factorize(j["dst"].to_numpy(dtype=object))
+    pair, firsts = pd.factorize(sc * max(len(dst), 1) + dc)  # pairs in order of first judgement
+    n = len(firsts)
+    size = np.bincount(pair, minlength=n)
+    flagged = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=n)
+    q = j["quality"].to_numpy(dtype=np.float64)
+    has = ~np.isnan(q)
+    rated = np.bincount(pair[has], minlength=n)
+    total = np.bincount(pair[has], weights=q[has], minlength=n)
+    names = [(src[k // max(len(dst), 1)], dst[k % max(len(dst), 1)]) for k in firsts.tolist()]
+    pairs = [{"src": a, "dst": b, "handoffs_reviewed": int(size[i]), "flagged": int(flagged[i]), "rated": int(rated[i]),
+              "mean_quality": float(total[i] / rated[i]) if rated[i] else None,
+              "flag_rate": float(flagged[i] / size[i])} for i, (a, b) in enumerate(names)]
     # each distinct set of flags once: how many judgements of each pair carry each flag
-    codes, sets = pd.factorize(pd.Series(list(j["flags"]), dtype=object))
+    codes, sets = pd.factorize(j["flags"].to_numpy(dtype=object))
+    known = list(scheme_obj.get("flags") or [])
     seen = list(dict.fromkeys(known + [f for fl in sets for f in fl]))
-    per_set = pd.DataFrame({"src": j["src"].to_numpy(), "dst": j["dst"].to_numpy(), "set": codes}) \
-        .groupby(["src", "dst", "set"], sort=False).size()
-    counts: dict[tuple, dict] = defaultdict(lambda: defaultdict(int))
-    for (src, dst, k), n in per_set.items():
-        for f in set(sets[k]):
-            counts[(src, dst)][f] += int(n)
-    for (src, dst), part in g:
-        for f in seen:
-            n = counts[(src, dst)].get(f, 0)
-            flag_rows.append({"src": src, "dst": dst, "flag": f, "count": n, "rate": n / len(part)})
-    return {"pairs": _records(pairs), "flags": flag_rows, "stale": stale}
+    per_set = np.bincount(pair * max(len(sets), 1) + codes, minlength=n * max(len(sets), 1))
+    counts = np.zeros((n, len(seen)), dtype=np.int64)
+    at = {f: i for i, f in enumerate(seen)}
+    for k, fl in enumerate(sets):
+        for f in set(fl):
+            counts[:, at[f]] += per_set[k::max(len(sets), 1)]
+    flag_rows = [{"src": a, "dst": b, "flag": f, "count": int(counts[i, x]), "rate": int(counts[i, x]) / int(size[i])}
+                 for i, (a, b) in enumerate(names) for x, f in enumerate(seen)]
+    return {"pairs": pairs, "flags": flag_rows, "stale": stale}
 
 
 def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes) -> dict:
