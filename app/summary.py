@@ -509,23 +509,26 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     """The interaction graph across runs: handoff counts per ordered pair with how often the pair
     was marked critical / problematic on an interaction-graph scheme and flagged on a handoff review."""
     trace_scheme = graph_schemes[0] if graph_schemes else (handoff_schemes[0] if handoff_schemes else None)
-    counts: dict[tuple, dict] = {}
+    counts: dict[tuple, list] = {}  # (a, b) -> [handoffs, runs]
     agents: dict[str, int] = defaultdict(int)
-    for it in item_ids:
-        d = der.get(it, trace_scheme)
+    item_ids = list(item_ids)
+    for d in der.many(item_ids, trace_scheme):
         if not d:
             continue
         for a, n in d.step_counts.items():
             agents[a] += n
         for a, b, n in d.edges:
-            c = counts.setdefault((a, b), {"handoffs": 0, "runs": 0})
-            c["handoffs"] += n
-            c["runs"] += 1
+            c = counts.get((a, b))
+            if c is None:
+                counts[(a, b)] = [n, 1]
+            else:
+                c[0] += n
+                c[1] += 1
     ge = lab.graph_edges[lab.graph_edges["scheme"].isin([s.name for s in graph_schemes])]
     reviews = lab.rows[lab.rows["scheme"].isin([s.name for s in graph_schemes])]
     reviewed_items: dict[tuple, int] = defaultdict(int)
-    for it, n_reviews in pd.Series(_values(reviews["item_id"]), dtype=object).value_counts(sort=False).items():
-        d = der.get(it, trace_scheme)
+    per_item = pd.Series(_values(reviews["item_id"]), dtype=object).value_counts(sort=False)
+    for d, n_reviews in zip(der.many(per_item.index.tolist(), trace_scheme), per_item.tolist()):
         for a, b, _n in (d.edges if d else ()):
             reviewed_items[(a, b)] += n_reviews
     marks = ge.groupby(["src", "dst", "state"]).size() if not ge.empty else pd.Series(dtype=int)
@@ -538,11 +541,11 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
                 flagged_ho[(src, dst)] += int(n)
     edges = []
     for (a, b) in dict.fromkeys(list(counts) + [k[:2] for k in marks.index]):
-        c = counts.get((a, b), {"handoffs": 0, "runs": 0})
+        c = counts.get((a, b), (0, 0))
         crit = int(marks.get((a, b, "critical"), 0))
         prob = int(marks.get((a, b, "problematic"), 0))
         rev = reviewed_items.get((a, b), 0)
-        edges.append({"src": a, "dst": b, "handoffs": c["handoffs"], "runs": c["runs"], "graph_reviews": rev,
+        edges.append({"src": a, "dst": b, "handoffs": c[0], "runs": c[1], "graph_reviews": rev,
                       "critical": crit, "problematic": prob,
                       "marked_rate": (crit + prob) / rev if rev else None,
                       "handoff_review_flags": flagged_ho.get((a, b), 0)})
