@@ -19,6 +19,20 @@ def test_what_orjson_refuses_is_read_by_json():
     assert jsontext.loads("123456789012345678901234567890") == 123456789012345678901234567890
 
 
+@pytest.mark.parametrize("text", ['{"n": 18446744073709551616}', '[-99999999999999999999]', '{"é": 1234567890123456789012}',
+                                  '{"\\ud800": 12345678901234567890}'])
+def test_integers_beyond_64_bits_stay_exact(text):
+    got = jsontext.loads(text)
+    assert got == json.loads(text) and all(type(v) is int for v in (got.values() if isinstance(got, dict) else got))
+
+
+def test_a_run_of_digits_is_found_only_in_ascii_digits():
+    assert jsontext._long_digits("x" + "1" * 19) and jsontext._long_digits("é" + "9" * 19 + "é")
+    assert not jsontext._long_digits("1" * 18 + "a" + "1" * 18)
+    assert not jsontext._long_digits("\u0661" * 19)  # Arabic-Indic digits: never a JSON number
+    assert not jsontext._long_digits("\ud800" + "1" * 5)  # a lone surrogate is no error
+
+
 def test_errors_are_json_errors_with_json_messages():
     with pytest.raises(json.JSONDecodeError) as got:
         jsontext.loads('{"a": ')
