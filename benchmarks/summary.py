@@ -185,10 +185,10 @@ def main(argv=None) -> int:
         t_read, tbl = best_of(lambda: pq.read_table(path), args.repeat + 1)
         # the rows read as the store reads its row indexes for the summary: text columns as
         # dictionaries (app/store_index.read_table)
-        rows = lambda: frame(read_table(path, SCHEMA, dictionary=True))  # noqa: E731
-        numbers = lambda: summary_core.summarize(ws, rows(), derived=der, disagreements=False)  # noqa: E731
+        read_rows = lambda: frame(read_table(path, SCHEMA, dictionary=True))  # noqa: E731
+        numbers = lambda: summary_core.summarize(ws, read_rows(), derived=der, disagreements=False)  # noqa: E731
         t_sum, s = best_of(numbers, args.repeat)
-        t_all, full = best_of(lambda: summary_core.summarize(ws, rows(), derived=der), 1)
+        t_all, full = best_of(lambda: summary_core.summarize(ws, read_rows(), derived=der), 1)
         rows = [{"rows": tbl.num_rows, "items": len(ws.items), "pyarrow read s": t_read,
                  "summary s (read + frame + summarize)": t_sum, "ratio": t_sum / t_read,
                  "< 2 s": verdict(t_sum < 2), "≤ 5x read": verdict(t_sum / t_read <= 5),
@@ -199,7 +199,7 @@ def main(argv=None) -> int:
         print(f"\nsummary says: {c['judgements']:,} judgements by {c['annotators']} annotators on {c['items']:,} items; "
               f"{n_dis:,} objects disagreed on ({len(full['disagreements']):,} records when listed)")
         big = max(s["agreement"], key=lambda n: s["agreement"][n].get("disagreements", 0))
-        t_one, one = best_of(lambda: summary_core.disagreements(ws, rows(), big, derived=der), 1)
+        t_one, one = best_of(lambda: summary_core.disagreements(ws, read_rows(), big, derived=der), 1)
         print(f"listing one scheme's on demand ({big}, {len(one):,} records, read included): {t_one:.2f} s")
     if args.store_rows:
         print(table([store_read(args.store_rows, args.seed)],
