@@ -414,10 +414,10 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
         return
     unit, firsts, _ = _pair_codes(j["item"].to_numpy(), _ints(j["index"]))
     first_row = pd.Series(np.arange(len(j))).groupby(unit).first().to_numpy()
-    ji, jx = j["item"].to_numpy()[first_row].tolist(), j["index"].to_numpy()[first_row].tolist()
-    js, jd = j["src"].to_numpy()[first_row].tolist(), j["dst"].to_numpy()[first_row].tolist()
-    desc = [(i, f"handoff {x} ({a} → {b})") for i, x, a, b in zip(ji, jx, js, jd)]
-    describe = lambda u: (panel.items[desc[u][0]], desc[u][1])  # noqa: E731
+    ji, jx = j["item"].to_numpy()[first_row], j["index"].to_numpy()[first_row]
+    js, jd = j["src"].to_numpy()[first_row], j["dst"].to_numpy()[first_row]
+    # a unit is named only when its disagreement is listed
+    describe = lambda u: (panel.items[ji[u]], f"handoff {jx[u]} ({js[u]} → {jd[u]})")  # noqa: E731
     n_units = len(firsts)
     fc, fsets = _factor(j["flags"])
     flags = list(dict.fromkeys(list(s.get("flags") or []) + [f for fl in fsets for f in fl]))
@@ -426,8 +426,9 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
     for f in flags:
         has = np.asarray([f in fl for fl in fsets], dtype=np.int64)[fc]
         base["flags"][f] = ag.Ratings(unit, rater, has, [False, True], n_units).nominal()
-    sorted_sets = [tuple(sorted(fl)) for fl in fsets]
-    sc, sv = _factor([sorted_sets[c] for c in fc.tolist()])
+    # the same flags in another order are the same set: code the distinct sets, then the rows
+    set_code, sv = _factor([tuple(sorted(fl)) for fl in fsets])
+    sc = set_code[fc]
     sets = ag.Ratings(unit, rater, sc, sv, n_units)
     q = pd.to_numeric(j["quality"], errors="coerce").to_numpy(dtype=np.float64)
     rated = ~np.isnan(q)
