@@ -161,3 +161,21 @@ def test_the_behaviour_shown_is_kept_across_items_and_pages(demo_project):
     at.switch_page("pages/radio.py").run()  # another page: the radio is not drawn there
     at.switch_page(f"pages/{PAGE}.py").run()
     assert at.radio(key=shown_key()).value == "role_swap"
+
+
+def test_a_behaviours_range_is_kept_while_another_is_shown(demo_project):
+    """Streamlit forgets an undrawn widget's value: From/To of a behaviour come back as they were
+    after another behaviour was shown, and a range is then added with them."""
+    item = "trip-planner-001"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    show(at, "role_swap")
+    at.number_input(key=key_of(at.number_input, "role_swap", "from")).set_value(4).run()
+    at.number_input(key=key_of(at.number_input, "role_swap", "to")).set_value(7).run()
+    show(at, "echoing")
+    assert at.number_input(key=key_of(at.number_input, "echoing", "from")).value == 0  # its own range
+    show(at, "role_swap")
+    assert at.number_input(key=key_of(at.number_input, "role_swap", "from")).value == 4
+    assert at.number_input(key=key_of(at.number_input, "role_swap", "to")).value == 7
+    at.button(key=key_of(at.button, "role_swap", "add")).click().run()
+    assert stored(demo_project, item).value == {"role_swap": {"turns": [4, 5, 6, 7], "note": ""}}
+    assert not at.exception and not [w for w in at.warning if "Session State" in w.value]

@@ -113,8 +113,14 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
             save(value, b)
 
     c1, c2, c3, c4 = st.columns([1, 1, 1.2, 1.45], vertical_alignment="bottom")
-    c1.number_input("From step", min_value=valid[0], max_value=valid[-1], value=valid[0], step=1, key=k_from)
-    c2.number_input("To step", min_value=valid[0], max_value=valid[-1], value=valid[0], step=1, key=k_to)
+    for col, label, key, end in ((c1, "From step", k_from, "from"), (c2, "To step", k_to, "to")):
+        # Streamlit forgets a widget's value when it is not drawn (another behaviour shown): the
+        # range is kept beside it and given back (within this run's steps) when it is drawn again
+        kept = _k(scheme, item, b, end, "kept")
+        if key not in st.session_state and kept in st.session_state:
+            st.session_state[key] = min(max(int(st.session_state[kept]), valid[0]), valid[-1])
+        col.number_input(label, min_value=valid[0], max_value=valid[-1], step=1, key=key,
+                         on_change=lambda key=key, kept=kept: st.session_state.__setitem__(kept, st.session_state[key]))
     c3.button("Add range", key=_k(scheme, item, b, "add"), on_click=by_range, args=(True,), width="stretch",
               help="Mark every step from 'From step' to 'To step'")
     c4.button("Remove range", key=_k(scheme, item, b, "remove"), on_click=by_range, args=(False,),
