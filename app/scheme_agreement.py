@@ -348,9 +348,14 @@ class Sets:
 
     def codes_for(self, unit: np.ndarray, rater: np.ndarray) -> np.ndarray:
         """The set code of each (unit, rater) (0, the empty set, where nothing was given)."""
-        given = pd.MultiIndex.from_arrays([self.unit, self.rater])
-        at = given.get_indexer(pd.MultiIndex.from_arrays([np.asarray(unit), np.asarray(rater)]))
-        return np.where(at >= 0, self.code[at] if len(self.code) else 0, 0)
+        unit, rater = np.asarray(unit, dtype=np.int64), np.asarray(rater, dtype=np.int64)
+        if not len(self.code) or not len(unit):
+            return np.zeros(len(unit), dtype=np.int64)
+        # (unit, rater) as one integer: the given ones are sorted by unit, then rater
+        span = int(max(self.rater.max(), rater.max())) + 1
+        given, wanted = self.unit * span + self.rater, unit * span + rater
+        at = np.minimum(np.searchsorted(given, wanted), len(given) - 1)
+        return np.where(given[at] == wanted, self.code[at], 0)
 
     def jaccard(self, unit: np.ndarray, rater: np.ndarray) -> dict:
         """Mean pairwise Jaccard over these (unit, rater) judgements (absent ones: empty set)."""
