@@ -268,19 +268,35 @@ class UnitPanel:
         return np.repeat(units, sizes), self.flat_rater[np.repeat(starts, sizes) + within]
 
 
-def _small(keys: np.ndarray, bound: int) -> bool:
-    """Whether keys all lie in 0..bound-1 and an array over every possible key costs little
-    more than the keys themselves."""
-    return bound <= 8 * len(keys) + (1 << 20) and (not len(keys) or (keys.min() >= 0 and keys.max() < bound))
+MARKS = 1 << 24  # a mark per possible key (one byte each) is cheap up to this many keys
+
+
+def _marks(keys: np.ndarray, bound: int) -> np.ndarray | None:
+    """A boolean per possible key (0..bound-1), set where a key is, or None when that array
+    would be large or a key lies outside."""
+    if bound > max(8 * len(keys), MARKS) or (len(keys) and (keys.min() < 0 or keys.max() >= bound)):
+        return None
+    seen = np.zeros(bound, dtype=bool)
+    seen[keys] = True
+    return seen
+
+
+def distinct_ints(keys: np.ndarray, bound: int) -> np.ndarray:
+    """np.unique(keys) for integer keys in 0..bound-1, by marks where that is cheap (no sort)."""
+    seen = _marks(keys, bound)
+    return np.flatnonzero(seen) if seen is not None else np.unique(keys)
 
 
 def _all_distinct(keys: np.ndarray, bound: int) -> bool:
-    """No key repeats (keys in 0..bound-1): marks where that is cheap, else a sort."""
-    if _small(keys, bound):
-        seen = np.zeros(bound, dtype=bool)
-        seen[keys] = True
-        return int(np.count_nonzero(seen)) == len(keys)
-    return len(np.unique(keys)) == len(keys)
+    """No key repeats (keys in 0..bound-1)."""
+    seen = _marks(keys, bound)
+    return (int(np.count_nonzero(seen)) if seen is not None else len(np.unique(keys))) == len(keys)
+
+
+def _small(keys: np.ndarray, bound: int) -> bool:
+    """Whether keys all lie in 0..bound-1 and a count per possible key (8 bytes each) costs
+    little more than the keys themselves."""
+    return bound <= 8 * len(keys) + (1 << 20) and (not len(keys) or (keys.min() >= 0 and keys.max() < bound))
 
 
 def _counted(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
@@ -374,7 +390,8 @@ class Ratings:
     def _raters_of(self, ok: np.ndarray) -> np.ndarray:
         if self.panel is not None:
             return self.panel.raters(ok)
-        return np.unique(self.rater[ok[self.unit]])
+        picked = self.rater[ok[self.unit]]
+        return distinct_ints(picked, int(picked.max(initial=-1)) + 1)
 
     # measures -------------------------------------------------------------------------------------
     def nominal(self) -> dict:

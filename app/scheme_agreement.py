@@ -47,16 +47,6 @@ def _factor_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return np.asarray(codes, dtype=np.int64), pd.Index(uniq, dtype=object)
 
 
-def _distinct_ints(keys: np.ndarray, bound: int) -> np.ndarray:
-    """np.unique(keys) for integers in 0..bound-1: a mark per possible value where that is
-    not much more than the keys themselves (no sort), else np.unique."""
-    if bound > 8 * len(keys) + (1 << 20):
-        return np.unique(keys)
-    seen = np.zeros(bound, dtype=bool)
-    seen[keys] = True
-    return np.flatnonzero(seen)
-
-
 def _seen(col: pd.Series) -> list:
     """The distinct values of a column in order of first appearance (a value per distinct value,
     not per row)."""
@@ -99,7 +89,7 @@ class Panel:
         named = (ic >= 0) & (ac >= 0)  # a row without an item or annotator is nobody's judgement
         ic, ac = ic[named], ac[named]
         n_a = max(len(annotator_names), 1)
-        pair = _distinct_ints(ic * n_a + ac, len(item_names) * n_a)  # by item, then annotator
+        pair = ag.distinct_ints(ic * n_a + ac, len(item_names) * n_a)  # by item, then annotator
         pair_item, pair_ann = pair // n_a, pair % n_a
         shared = np.bincount(pair_item, minlength=len(item_names)) >= 2
         keep = shared[pair_item]
@@ -108,11 +98,11 @@ class Panel:
         seen, first_row = np.unique(ic, return_index=True)
         first = np.full(len(item_names), len(ic), dtype=np.int64)
         first[seen] = first_row
-        items = _distinct_ints(pair_item, len(item_names))
+        items = ag.distinct_ints(pair_item, len(item_names))
         items = items[np.argsort(first[items], kind="stable")]
         item_rank = np.full(len(item_names), -1, dtype=np.int64)
         item_rank[items] = np.arange(len(items))
-        present = _distinct_ints(pair_ann, n_a)
+        present = ag.distinct_ints(pair_ann, n_a)
         names = annotator_names.take(present).tolist()  # only the present ones become Python text
         by_name = sorted(range(len(present)), key=names.__getitem__)
         rater_rank = np.full(n_a, -1, dtype=np.int64)
@@ -123,7 +113,7 @@ class Panel:
         self.items = self.item_ids.tolist()  # plain lists: indexing a pandas Index per unit is slow
         self.raters = self.rater_names.tolist()
         n_r = max(len(present), 1)
-        ranked = _distinct_ints(item_rank[pair_item] * n_r + rater_rank[pair_ann], len(items) * n_r)
+        ranked = ag.distinct_ints(item_rank[pair_item] * n_r + rater_rank[pair_ann], len(items) * n_r)
         self.item, self.rater = ranked // n_r, ranked % n_r  # sorted by item, then rater
         self.member_keys = self.item * len(self.raters) + self.rater  # sorted (by item, then rater)
         n = len(self.item_ids)
@@ -330,7 +320,7 @@ class Sets:
         unit, rater, mc = unit[given], rater[given], mc[given]
         # distinct (unit, rater, member), sorted by unit then rater: one integer key each
         n_r, n_m = int(rater.max(initial=0)) + 1, max(len(members), 1)
-        key = np.unique((unit * n_r + rater) * n_m + mc)
+        key = ag.distinct_ints((unit * n_r + rater) * n_m + mc, (int(unit.max(initial=-1)) + 1) * n_r * n_m)
         mc = key % n_m
         ur = key // n_m
         u, r = ur // n_r, ur % n_r
