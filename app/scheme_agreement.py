@@ -53,14 +53,6 @@ def _seen(col: pd.Series) -> list:
     return list(col.unique())
 
 
-def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
-    """Whether each of keys is in sorted_keys (both int64)."""
-    if not len(sorted_keys):
-        return np.zeros(len(keys), dtype=bool)
-    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return sorted_keys[at] == keys
-
-
 def _ints(col) -> np.ndarray:
     return pd.to_numeric(pd.Series(col), errors="coerce").fillna(-1).astype(np.int64).to_numpy()
 
@@ -118,16 +110,40 @@ class Panel:
         self.member_keys = self.item * len(self.raters) + self.rater  # sorted (by item, then rater)
         n = len(self.item_ids)
         self.units = ag.UnitPanel(np.arange(n), self.item, self.rater, n)  # the item as unit
+        self._marks: np.ndarray | None = None
+        self._looked_up: dict[tuple, tuple] = {}
 
     def __len__(self) -> int:
         return len(self.item_ids)
 
+    def _members(self) -> np.ndarray:
+        """A mark per possible (item, rater) key: set for the panel's."""
+        if self._marks is None:
+            self._marks = np.zeros(max(len(self.item_ids) * len(self.raters), 1), dtype=bool)
+            self._marks[self.member_keys] = True
+        return self._marks
+
+    def _codes(self, col: pd.Series, names: pd.Index) -> np.ndarray:
+        """_codes(col, names); a categorical's categories are looked up once per panel (every
+        table of a summary shares the stored rows' categories)."""
+        if not isinstance(col.dtype, pd.CategoricalDtype):
+            return _codes(col, names)
+        cats = col.cat.categories
+        hit = self._looked_up.get((id(cats), id(names)))
+        if hit is None or hit[0] is not cats:
+            hit = self._looked_up[(id(cats), id(names))] = (cats, names.get_indexer(cats))
+        at = hit[1]
+        c = np.asarray(col.cat.codes, dtype=np.int64)
+        return np.where(c >= 0, at[c] if len(at) else -1, -1)
+
     def keyed(self, df: pd.DataFrame) -> pd.DataFrame:
         """df's rows of panel items and annotators, with their codes as columns item and rater."""
-        item = _codes(df["item_id"], self.item_ids)
-        rater = _codes(df["annotator"], self.rater_names)
+        item = self._codes(df["item_id"], self.item_ids)
+        rater = self._codes(df["annotator"], self.rater_names)
         # a rater who judged the item on another scheme only is not in this scheme's panel
-        inside = (item >= 0) & (rater >= 0) & _member(item * len(self.raters) + rater, self.member_keys)
+        ok = (item >= 0) & (rater >= 0)
+        key = np.where(ok, item * len(self.raters) + rater, 0)
+        inside = ok & self._members()[key] if len(key) else ok
         out = df[inside].copy()
         out["item"] = item[inside]
         out["rater"] = rater[inside]
