@@ -116,12 +116,16 @@ class Panel:
     def __len__(self) -> int:
         return len(self.item_ids)
 
-    def _members(self) -> np.ndarray:
-        """A mark per possible (item, rater) key: set for the panel's."""
+    def _members(self) -> np.ndarray | None:
+        """A mark per possible (item, rater) key, set for the panel's; None where there are too
+        many possible keys (a crowd of raters, each on a few items)."""
         if self._marks is None:
-            self._marks = np.zeros(max(len(self.item_ids) * len(self.raters), 1), dtype=bool)
-            self._marks[self.member_keys] = True
-        return self._marks
+            bound = len(self.item_ids) * len(self.raters)
+            self._marks = False
+            if bound <= max(8 * len(self.member_keys), ag.MARKS):
+                self._marks = np.zeros(max(bound, 1), dtype=bool)
+                self._marks[self.member_keys] = True
+        return self._marks if self._marks is not False else None
 
     def _codes(self, col: pd.Series, names: pd.Index) -> np.ndarray:
         """_codes(col, names); a categorical's categories are looked up once per panel (every
@@ -143,7 +147,12 @@ class Panel:
         # a rater who judged the item on another scheme only is not in this scheme's panel
         ok = (item >= 0) & (rater >= 0)
         key = np.where(ok, item * len(self.raters) + rater, 0)
-        inside = ok & self._members()[key] if len(key) else ok
+        marks = self._members()
+        if marks is not None:
+            inside = ok & marks[key] if len(key) else ok
+        else:  # too many possible keys to mark: a search among the panel's (sorted) keys
+            at = np.minimum(np.searchsorted(self.member_keys, key), max(len(self.member_keys) - 1, 0))
+            inside = ok & (self.member_keys[at] == key) if len(self.member_keys) else ok & False
         out = df[inside].copy()
         out["item"] = item[inside]
         out["rater"] = rater[inside]

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from . import gold as goldmod
+from .agreement import distinct_ints
 from .derive import Derivation, derive, no_gc, scheme_keys
 from .labels import DONE, Labels, build, frame, part_of
 from .scheme_agreement import agreement_for as _agreement_for
@@ -245,46 +246,47 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, list]:
 
 
 def _distinct_pairs(a: np.ndarray, b: np.ndarray, n_b: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct (a, b) code pairs, sorted by a then b."""
-    keys = a * max(n_b, 1) + b
-    bound = (int(a.max(initial=-1)) + 1) * max(n_b, 1)
-    if bound <= 8 * len(keys) + (1 << 20):
-        seen = np.zeros(bound, dtype=bool)
-        seen[keys] = True
-        keys = np.flatnonzero(seen)
-    else:
-        keys = np.unique(keys)
-    return keys // max(n_b, 1), keys % max(n_b, 1)
+    """The distinct (a, b) code pairs, sorted by a then b; a missing value (code -1) pairs with
+    nothing (as pandas leaves it out of groups and distinct counts)."""
+    given = (a >= 0) & (b >= 0)
+    if not given.all():
+        a, b = a[given], b[given]
+    n_b = max(n_b, 1)
+    keys = distinct_ints(a * n_b + b, (int(a.max(initial=-1)) + 1) * n_b)
+    return keys // n_b, keys % n_b
+
+
+def _count(codes: np.ndarray, n: int) -> np.ndarray:
+    """How many of each code 0..n-1 (missing values, -1, left out)."""
+    return np.bincount(codes[codes >= 0], minlength=n)
 
 
 def progress(lab: Labels, n_items: int) -> dict:
     """Per annotator, per scheme and per annotator × scheme: items, judgements, time. Counted on
     integer codes (a distinct count per group by pandas took a third of a second at a million
-    rows)."""
+    rows); a row missing one of its keys counts where that key is not needed, as before."""
     rows, time, done = lab.rows, lab.time, lab.done
     who = sorted(set(time["annotator"].unique()) | set(rows["annotator"].unique()))
     secs = time.groupby("annotator")["seconds_spent"].sum()
     n_done = done.groupby("annotator").size()
-    keyed = rows[["annotator", "item_id", "scheme"]].notna().all(axis=1).to_numpy()
-    if not keyed.all():  # a row without its key is grouped nowhere (as pandas drops it)
-        rows = rows[keyed]
     ann, ann_names = _codes(rows["annotator"])
     item, item_names = _codes(rows["item_id"])
     sch, sch_names = _codes(rows["scheme"])
     n_ann, n_item, n_sch = len(ann_names), len(item_names), len(sch_names)
-    judged = np.bincount(ann, minlength=n_ann)
-    touched = np.bincount(_distinct_pairs(ann, item, n_item)[0], minlength=n_ann)
+    judged = _count(ann, n_ann)
+    touched = _count(_distinct_pairs(ann, item, n_item)[0], n_ann)
     at = {a: i for i, a in enumerate(ann_names)}
     by_annotator = [{"annotator": a, "items_done": int(n_done.get(a, 0)), "items_total": n_items,
                      "items_touched": int(touched[at[a]]) if a in at else 0,
                      "judgements": int(judged[at[a]]) if a in at else 0,
                      "seconds": float(secs.get(a, 0.0))} for a in who]
     tsecs = time[time["scheme"] != DONE].groupby("scheme")["seconds_spent"].sum()
-    per_scheme = np.bincount(sch, minlength=n_sch)
-    clean = np.bincount(sch[(rows["status"] == "reviewed_clean").to_numpy(dtype=bool)], minlength=n_sch)
-    items_of = np.bincount(_distinct_pairs(sch, item, n_item)[0], minlength=n_sch)
-    raters_of = np.bincount(_distinct_pairs(sch, ann, n_ann)[0], minlength=n_sch)
+    per_scheme = _count(sch, n_sch)
+    clean = _count(sch[(rows["status"] == "reviewed_clean").to_numpy(dtype=bool)], n_sch)
+    items_of = _count(_distinct_pairs(sch, item, n_item)[0], n_sch)
+    raters_of = _count(_distinct_pairs(sch, ann, n_ann)[0], n_sch)
     first = pd.Series(sch).drop_duplicates()  # each scheme's first row, in order (hashed, not sorted)
+    first = first[first >= 0]
     by_scheme = []
     for f, c in zip(first.index.tolist(), first.tolist()):
         name = sch_names[c]
@@ -293,11 +295,15 @@ def progress(lab: Labels, n_items: int) -> dict:
                           "annotators": int(raters_of[c]), "judgements": int(per_scheme[c]),
                           "reviewed_clean": int(clean[c]), "seconds": sec,
                           "seconds_per_judgement": sec / int(per_scheme[c])})
-    # annotator × scheme: items judged, sorted as pandas groups (by annotator, then scheme)
+    # annotator × scheme: items judged, by annotator name, then schemes in the order above (the
+    # order the store's sorted rows give; not the codes', which follow how the rows were read)
     pair_ann, pair_sch = _distinct_pairs(ann, sch, n_sch)
-    per_pair = np.bincount(_distinct_pairs(ann * n_sch + sch, item, n_item)[0], minlength=n_ann * n_sch)
+    both = (ann >= 0) & (sch >= 0)
+    per_pair = _count(_distinct_pairs(np.where(both, ann * n_sch + sch, -1), item, n_item)[0], n_ann * n_sch)
+    scheme_rank = {c: i for i, c in enumerate(first.tolist())}
+    pairs = sorted(zip(pair_ann.tolist(), pair_sch.tolist()), key=lambda x: (ann_names[x[0]], scheme_rank[x[1]]))
     grid = [{"annotator": ann_names[a], "scheme": sch_names[sc], "items": int(per_pair[a * n_sch + sc])}
-            for a, sc in zip(pair_ann.tolist(), pair_sch.tolist())]
+            for a, sc in pairs]
     return {"by_annotator": by_annotator, "by_scheme": by_scheme, "by_annotator_scheme": grid}
 
 
@@ -411,6 +417,8 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     known = (e_item >= 0) & (e_ann >= 0) & (len(review) > 0)
     known &= review[at] == e_item * n_a + e_ann if len(review) else False
     width = int(max(d_index.max(initial=0), e_index.max(initial=0))) + 1
+    if width * (len(sizes) + 1) >= 2 ** 62:  # (item, index) keys would not fit in 64 bits
+        return _merge_handoff_judgements(raters, ent, dh, sizes, items)
     h_key = np.repeat(np.arange(len(sizes)), sizes) * width + d_index
     if len(np.unique(h_key)) != len(h_key) or (d_index < 0).any():
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)

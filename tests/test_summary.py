@@ -307,3 +307,53 @@ def test_handoff_judgements_by_position_equal_the_merges(tmp_path, twice):
     assert as_rows(got) == as_rows(want)
     n_code, n_trip = (len(der.get(i, s).handoffs) for i in (CODE, TRIP))
     assert len(got) == 3 * n_code + n_trip + (1 if twice else 0)  # the entry named twice: two rows
+
+
+@pytest.mark.parametrize("index", [2 ** 62, 2 ** 63 - 1])
+def test_a_handoff_index_beyond_any_run_is_stale_not_misplaced(tmp_path, index):
+    """Keys of (item, handoff index) would not fit in 64 bits: the merges place entries, and an
+    entry naming a handoff no run has is stale, never put on another handoff."""
+    cfg, save = demo(tmp_path)
+    for item in (TRIP, CODE):
+        save(item, "alice", "handoffs", [])
+        save(item, "bob", "handoffs", [])
+    save(CODE, "ann", "handoffs", [entry(index, 3, "Coder", "Tester", ["garbling"], 1)])  # #1's step and agents
+    h = summarize(cfg)["handoffs"]["handoffs"]
+    assert h["stale"] == 1
+    assert all(p["flagged"] == 0 and p["mean_quality"] is None for p in h["pairs"])
+
+
+def test_progress_counts_a_row_without_scheme_for_its_annotator(tmp_path):
+    """A row missing its scheme still counts for its annotator (pandas leaves it out of the
+    per-scheme groups only), as the per-annotator figures always did."""
+    import pandas as pd
+    ws = open_project(demo(tmp_path)[0])
+    df = pd.DataFrame({"item_id": [CODE, TRIP], "annotator": ["alice", "alice"], "scheme": ["outcome", None],
+                       "annotation_type": ["radio", "radio"], "value": ['{"success": "true"}'] * 2,
+                       "status": ["annotated"] * 2, "trace_hash": ["h"] * 2,
+                       "updated_at": pd.Timestamp("2025-01-01", tz="UTC"), "seconds_spent": [1.0, 1.0]}, dtype=object)
+    df["seconds_spent"] = df["seconds_spent"].astype(float)
+    p = core.summarize(ws, df)["progress"]
+    assert (p["by_annotator"][0]["judgements"], p["by_annotator"][0]["items_touched"]) == (2, 2)
+    assert [(s["scheme"], s["judgements"]) for s in p["by_scheme"]] == [("outcome", 1)]
+
+
+def test_progress_grid_is_by_annotator_then_scheme_order_however_the_rows_were_read(tmp_path):
+    """The annotator × scheme grid: annotators by name, schemes in the order of the per-scheme
+    list, whether the rows came from the row index (as dictionaries) or straight from the files."""
+    import os
+    import time
+    cfg, save = demo(tmp_path)
+    save(TRIP, "bob", "notes", {"text_box": "x"})
+    save(TRIP, "alice", "notes", {"text_box": "x"})
+    past = time.time() - 60  # outside the row index's racy window: the next read indexes them
+    for root, _dirs, files in os.walk(tmp_path / "annotations"):
+        for f in files:
+            os.utime(os.path.join(root, f), (past, past))
+    summarize(cfg)
+    save(CODE, "alice", "outcome", {"success": "true"})
+    p = summarize(cfg)["progress"]
+    order = [s["scheme"] for s in p["by_scheme"]]
+    grid = [(g["annotator"], g["scheme"]) for g in p["by_annotator_scheme"]]
+    assert grid == sorted(grid, key=lambda g: (g[0], order.index(g[1])))
+    assert grid == [("alice", "outcome"), ("alice", "notes"), ("bob", "notes")]
