@@ -1,6 +1,8 @@
 """Every session-state key the app uses, with its default. Pages never spell key strings."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import streamlit as st
 
 ANNOTATOR = "baton.annotator"
@@ -54,3 +56,17 @@ def follow(holds: str, owner, values: dict, forget: tuple = ()) -> None:
         for k, v in values.items():
             if k not in st.session_state:
                 st.session_state[k] = v
+
+
+def remembered(key: str, fits: Callable[[Any], Any]) -> Callable[[], None]:
+    """A widget's value that outlives the runs it is not drawn in (Streamlit forgets an undrawn
+    widget's state): call before drawing it, pass the result as its on_change. A missing value,
+    or one `fits` refuses (None), is given back from the last one the annotator chose, as `fits`
+    makes it fit now (None: left to the widget's default)."""
+    kept = key + "\u241fkept"
+    if key not in st.session_state or fits(st.session_state[key]) is None:
+        if kept in st.session_state:
+            value = fits(st.session_state[kept])
+            if value is not None:
+                st.session_state[key] = value
+    return lambda: st.session_state.__setitem__(kept, st.session_state[key])

@@ -14,7 +14,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
-from ..state import widget_key
+from ..state import remembered, widget_key
 from ..text import md
 
 PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the behaviour's fragment, so it redraws these
@@ -60,12 +60,10 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         # one behaviour's turns at a time, chosen here: tabs would hold every behaviour's controls,
         # and a tick inside one tab re-drew all of them in the browser (~60 ms of each tick)
         k_shown = widget_key("emergent_behavior", scheme.name, "shown")  # kept from item to item
-        k_kept = widget_key("emergent_behavior", scheme.name, "kept")  # and across pages (not a widget's)
+        keep = remembered(k_shown, lambda v: v if v in behaviors else None)  # and across pages
         if st.session_state.get(k_shown) not in behaviors:
-            kept = st.session_state.get(k_kept)
-            st.session_state[k_shown] = kept if kept in behaviors else behaviors[0]
-        b = st.radio("Behaviour", behaviors, key=k_shown, horizontal=True, format_func=md,
-                     on_change=lambda: st.session_state.__setitem__(k_kept, st.session_state[k_shown]),
+            st.session_state[k_shown] = behaviors[0]
+        b = st.radio("Behaviour", behaviors, key=k_shown, horizontal=True, format_func=md, on_change=keep,
                      help="The turns and note of this behaviour are shown below; the overview above counts all")
         _behavior(item, scheme, b, behaviors, rows, valid, load, save)
 
@@ -113,14 +111,11 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
             save(value, b)
 
     c1, c2, c3, c4 = st.columns([1, 1, 1.2, 1.45], vertical_alignment="bottom")
-    for col, label, key, end in ((c1, "From step", k_from, "from"), (c2, "To step", k_to, "to")):
-        # Streamlit forgets a widget's value when it is not drawn (another behaviour shown): the
-        # range is kept beside it and given back (within this run's steps) when it is drawn again
-        kept = _k(scheme, item, b, end, "kept")
-        if key not in st.session_state and kept in st.session_state:
-            st.session_state[key] = min(max(int(st.session_state[kept]), valid[0]), valid[-1])
+    in_run = lambda v: min(max(int(v), valid[0]), valid[-1])  # noqa: E731  (this run's steps)
+    for col, label, key in ((c1, "From step", k_from), (c2, "To step", k_to)):
+        # the range stays while another behaviour is shown (and its inputs are not drawn)
         col.number_input(label, min_value=valid[0], max_value=valid[-1], step=1, key=key,
-                         on_change=lambda key=key, kept=kept: st.session_state.__setitem__(kept, st.session_state[key]))
+                         on_change=remembered(key, in_run))
     c3.button("Add range", key=_k(scheme, item, b, "add"), on_click=by_range, args=(True,), width="stretch",
               help="Mark every step from 'From step' to 'To step'")
     c4.button("Remove range", key=_k(scheme, item, b, "remove"), on_click=by_range, args=(False,),
