@@ -268,13 +268,28 @@ class UnitPanel:
         return np.repeat(units, sizes), self.flat_rater[np.repeat(starts, sizes) + within]
 
 
+def find(keys: np.ndarray, wanted: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `wanted` is among `keys` (sorted, or in the order `order` sorts them):
+    (a position in keys per wanted key, whether it is there)."""
+    if not len(keys):
+        return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
+    at = np.minimum(np.searchsorted(keys, wanted, sorter=order), len(keys) - 1)
+    if order is not None:
+        at = order[at]
+    return at, keys[at] == wanted
+
+
 MARKS = 1 << 24  # a mark per possible key (one byte each) is cheap up to this many keys
 
 
-def _marks(keys: np.ndarray, bound: int) -> np.ndarray | None:
+def _within(keys: np.ndarray, bound: int) -> bool:
+    return not len(keys) or (keys.min() >= 0 and keys.max() < bound)
+
+
+def marks(keys: np.ndarray, bound: int) -> np.ndarray | None:
     """A boolean per possible key (0..bound-1), set where a key is, or None when that array
     would be large or a key lies outside."""
-    if bound > max(8 * len(keys), MARKS) or (len(keys) and (keys.min() < 0 or keys.max() >= bound)):
+    if bound > max(8 * len(keys), MARKS) or not _within(keys, bound):
         return None
     seen = np.zeros(bound, dtype=bool)
     seen[keys] = True
@@ -283,20 +298,20 @@ def _marks(keys: np.ndarray, bound: int) -> np.ndarray | None:
 
 def distinct_ints(keys: np.ndarray, bound: int) -> np.ndarray:
     """np.unique(keys) for integer keys in 0..bound-1, by marks where that is cheap (no sort)."""
-    seen = _marks(keys, bound)
+    seen = marks(keys, bound)
     return np.flatnonzero(seen) if seen is not None else np.unique(keys)
 
 
 def _all_distinct(keys: np.ndarray, bound: int) -> bool:
     """No key repeats (keys in 0..bound-1)."""
-    seen = _marks(keys, bound)
+    seen = marks(keys, bound)
     return (int(np.count_nonzero(seen)) if seen is not None else len(np.unique(keys))) == len(keys)
 
 
 def _small(keys: np.ndarray, bound: int) -> bool:
     """Whether keys all lie in 0..bound-1 and a count per possible key (8 bytes each) costs
     little more than the keys themselves."""
-    return bound <= 8 * len(keys) + (1 << 20) and (not len(keys) or (keys.min() >= 0 and keys.max() < bound))
+    return bound <= 8 * len(keys) + (1 << 20) and _within(keys, bound)
 
 
 def _counted(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:

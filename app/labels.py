@@ -43,6 +43,25 @@ def frame(table) -> pd.DataFrame:
     return pa.table(cols, names=table.column_names).to_pandas()
 
 
+def codes_of(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """(an integer code per row, -1 where missing; the distinct values the codes index): a
+    categorical's own codes and categories (no text per row), anything else factorized."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return np.asarray(col.cat.codes, dtype=np.int64), col.cat.categories
+    codes, uniq = pd.factorize(col.astype(object))
+    return np.asarray(codes, dtype=np.int64), pd.Index(uniq, dtype=object)
+
+
+def positions_in(col: pd.Series, names: pd.Index) -> np.ndarray:
+    """The position of each value of col in names (-1: missing or not there), a categorical
+    through its categories (each distinct text looked up once)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        at = names.get_indexer(col.cat.categories)
+        c = np.asarray(col.cat.codes, dtype=np.int64)
+        return np.where(c >= 0, at[c] if len(at) else -1, -1)
+    return names.get_indexer(col.astype(object)) if len(col) else np.zeros(0, dtype=np.int64)
+
+
 def _objects(xs: list) -> np.ndarray:
     """A 1-d object array of xs (tuples stay elements, not rows)."""
     return pd.Series(xs, dtype=object).to_numpy()

@@ -21,30 +21,12 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .labels import Labels, part_of
+from .labels import Labels, codes_of, part_of, positions_in
 from .timeline import UNLABELLED
 
 NO_FAILURE = "(no failure)"
 SCORE_GAP = 2  # scores this far apart are listed as a disagreement
 NONE = "(none)"
-
-
-def _codes(col: pd.Series, names: pd.Index) -> np.ndarray:
-    """Positions of col's values in names (-1 where absent), by category for categoricals."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        at = names.get_indexer(col.cat.categories)
-        c = np.asarray(col.cat.codes, dtype=np.int64)
-        return np.where(c >= 0, at[c] if len(at) else -1, -1)
-    return names.get_indexer(col.astype(object)) if len(col) else np.zeros(0, dtype=np.int64)
-
-
-def _factor_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """(an integer code per row, the distinct values the codes index): a categorical's own
-    codes and categories, anything else factorized."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return np.asarray(col.cat.codes, dtype=np.int64), col.cat.categories
-    codes, uniq = pd.factorize(col.astype(object))
-    return np.asarray(codes, dtype=np.int64), pd.Index(uniq, dtype=object)
 
 
 def _seen(col: pd.Series) -> list:
@@ -76,8 +58,8 @@ class Panel:
         self.any_annotator = len(r) > 0
         # on integer codes of the item and annotator columns (categoricals: their own codes),
         # not on the text: a panel per scheme, ~70,000 rows each at a million
-        ic, item_names = _factor_codes(r["item_id"])
-        ac, annotator_names = _factor_codes(r["annotator"])
+        ic, item_names = codes_of(r["item_id"])
+        ac, annotator_names = codes_of(r["annotator"])
         named = (ic >= 0) & (ac >= 0)  # a row without an item or annotator is nobody's judgement
         ic, ac = ic[named], ac[named]
         n_a = max(len(annotator_names), 1)
@@ -108,30 +90,20 @@ class Panel:
         ranked = ag.distinct_ints(item_rank[pair_item] * n_r + rater_rank[pair_ann], len(items) * n_r)
         self.item, self.rater = ranked // n_r, ranked % n_r  # sorted by item, then rater
         self.member_keys = self.item * len(self.raters) + self.rater  # sorted (by item, then rater)
+        # a mark per possible (item, rater) key where that is cheap (None: a crowd of raters)
+        self.member_marks = ag.marks(self.member_keys, len(self.item_ids) * len(self.raters))
         n = len(self.item_ids)
         self.units = ag.UnitPanel(np.arange(n), self.item, self.rater, n)  # the item as unit
-        self._marks: np.ndarray | None = None
         self._looked_up: dict[tuple, tuple] = {}
 
     def __len__(self) -> int:
         return len(self.item_ids)
 
-    def _members(self) -> np.ndarray | None:
-        """A mark per possible (item, rater) key, set for the panel's; None where there are too
-        many possible keys (a crowd of raters, each on a few items)."""
-        if self._marks is None:
-            bound = len(self.item_ids) * len(self.raters)
-            self._marks = False
-            if bound <= max(8 * len(self.member_keys), ag.MARKS):
-                self._marks = np.zeros(max(bound, 1), dtype=bool)
-                self._marks[self.member_keys] = True
-        return self._marks if self._marks is not False else None
-
-    def _codes(self, col: pd.Series, names: pd.Index) -> np.ndarray:
-        """_codes(col, names); a categorical's categories are looked up once per panel (every
+    def _positions(self, col: pd.Series, names: pd.Index) -> np.ndarray:
+        """positions_in(col, names), a categorical's categories looked up once per panel (every
         table of a summary shares the stored rows' categories)."""
         if not isinstance(col.dtype, pd.CategoricalDtype):
-            return _codes(col, names)
+            return positions_in(col, names)
         cats = col.cat.categories
         hit = self._looked_up.get((id(cats), id(names)))
         if hit is None or hit[0] is not cats:
@@ -142,17 +114,15 @@ class Panel:
 
     def keyed(self, df: pd.DataFrame) -> pd.DataFrame:
         """df's rows of panel items and annotators, with their codes as columns item and rater."""
-        item = self._codes(df["item_id"], self.item_ids)
-        rater = self._codes(df["annotator"], self.rater_names)
+        item = self._positions(df["item_id"], self.item_ids)
+        rater = self._positions(df["annotator"], self.rater_names)
         # a rater who judged the item on another scheme only is not in this scheme's panel
         ok = (item >= 0) & (rater >= 0)
         key = np.where(ok, item * len(self.raters) + rater, 0)
-        marks = self._members()
-        if marks is not None:
-            inside = ok & marks[key] if len(key) else ok
+        if self.member_marks is not None:
+            inside = ok & self.member_marks[key] if len(key) else ok
         else:  # too many possible keys to mark: a search among the panel's (sorted) keys
-            at = np.minimum(np.searchsorted(self.member_keys, key), max(len(self.member_keys) - 1, 0))
-            inside = ok & (self.member_keys[at] == key) if len(self.member_keys) else ok & False
+            inside = ok & ag.find(self.member_keys, key)[1]
         out = df[inside].copy()
         out["item"] = item[inside]
         out["rater"] = rater[inside]
@@ -209,21 +179,19 @@ class Objects:
                 g[c] = _ints(g[c])
         if self._keys is None:
             self._keys = self._object_keys()
-        own, lookups = self._keys
+        own, lookups, order = self._keys
         if own is None:  # objects sharing a key: let pandas pair every match
             return g.merge(self.frame[["item", "unit"] + self.key], on=["item"] + self.key, how="inner")
         key = np.asarray(g["item"], dtype=np.int64)
         ok = np.ones(len(g), dtype=bool)
         for c, (width, look) in zip(self.key, lookups):
-            code = np.asarray(g[c], dtype=np.int64) if look is None else _codes(g[c], look)
+            code = np.asarray(g[c], dtype=np.int64) if look is None else positions_in(g[c], look)
             ok &= (code >= 0) & (code < width)
             key = key * width + np.where(ok, code, 0)
-        order = self._order
-        at = np.searchsorted(own, key, sorter=order)
-        at = np.minimum(at, len(own) - 1)
-        found = ok & (len(own) > 0) & (own[order[at]] == key if len(own) else False)
+        at, there = ag.find(own, key, order)
+        found = ok & there
         out = g[found].copy()
-        out["unit"] = order[at[found]]
+        out["unit"] = at[found]
         return out
 
     def _object_keys(self):
@@ -238,18 +206,18 @@ class Objects:
                 vals = col.to_numpy(dtype=np.int64)
                 width, look = int(vals.max(initial=-1)) + 1, None
                 if len(vals) and vals.min() < 0:
-                    return None, None
+                    return None, None, None
             else:
                 look = pd.Index(pd.unique(col.astype(object)), dtype=object)
                 vals = look.get_indexer(col.astype(object))
                 width = max(len(look), 1)
             key = key * max(width, 1) + vals
             lookups.append((max(width, 1), look))
-        self._order = np.argsort(key, kind="stable")  # kept for attach's lookups
-        ranked = key[self._order]
+        order = np.argsort(key, kind="stable")
+        ranked = key[order]
         if len(ranked) and (ranked[1:] == ranked[:-1]).any():
-            return None, None
-        return key, lookups
+            return None, None, None
+        return key, lookups, order
 
     def ratings(self, unit, rater, value, values, default) -> ag.Ratings:
         return ag.Ratings(unit, rater, value, values, len(self), default=default, panel=self.unit_panel)
@@ -318,15 +286,6 @@ class Differences:
                                  "judgements": "; ".join(parts[a:b])})
 
 
-def _member_codes(member) -> tuple[np.ndarray, list]:
-    """(code per row, the distinct members): a categorical's own codes, anything else factorized."""
-    if isinstance(member, pd.Series) and isinstance(member.dtype, pd.CategoricalDtype):
-        return np.asarray(member.cat.codes, dtype=np.int64), list(member.cat.categories)
-    values = member.astype(object) if isinstance(member, pd.Series) else pd.Series(list(member), dtype=object)
-    codes, uniq = pd.factorize(values)
-    return np.asarray(codes, dtype=np.int64), list(uniq)
-
-
 class Sets:
     """The set of members (nodes, edges, turns, modes, labels) each rater gave each unit.
 
@@ -340,7 +299,8 @@ class Sets:
     def __init__(self, unit, rater, member, order=None):
         unit = np.asarray(unit, dtype=np.int64)
         rater = np.asarray(rater, dtype=np.int64)
-        mc, members = _member_codes(member)
+        mc, members = codes_of(member if isinstance(member, pd.Series) else pd.Series(list(member), dtype=object))
+        members = members.tolist()
         given = mc >= 0  # a missing member is no member
         unit, rater, mc = unit[given], rater[given], mc[given]
         # distinct (unit, rater, member), sorted by unit then rater: one integer key each
@@ -368,9 +328,8 @@ class Sets:
             return np.zeros(len(unit), dtype=np.int64)
         # (unit, rater) as one integer: the given ones are sorted by unit, then rater
         span = int(max(self.rater.max(), rater.max())) + 1
-        given, wanted = self.unit * span + self.rater, unit * span + rater
-        at = np.minimum(np.searchsorted(given, wanted), len(given) - 1)
-        return np.where(given[at] == wanted, self.code[at], 0)
+        at, there = ag.find(self.unit * span + self.rater, unit * span + rater)
+        return np.where(there, self.code[at], 0)
 
     def jaccard(self, unit: np.ndarray, rater: np.ndarray) -> dict:
         """Mean pairwise Jaccard over these (unit, rater) judgements (absent ones: empty set)."""

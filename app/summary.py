@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 from . import gold as goldmod
-from .agreement import distinct_ints
+from .agreement import distinct_ints, find
 from .derive import Derivation, derive, no_gc, scheme_keys
-from .labels import DONE, Labels, build, frame, part_of
+from .labels import DONE, Labels, build, codes_of, frame, part_of, positions_in
 from .scheme_agreement import agreement_for as _agreement_for
 from .storage import AnnotationStore
 
@@ -236,15 +236,6 @@ def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None = None,
 
 # --- progress ----------------------------------------------------------------------------------------
 
-def _codes(col: pd.Series) -> tuple[np.ndarray, list]:
-    """(an integer code per row, the values the codes stand for), codes in the order pandas
-    groups by (a categorical's categories; other values sorted)."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return np.asarray(col.cat.codes, dtype=np.int64), np.asarray(col.cat.categories, dtype=object).tolist()
-    codes, uniq = pd.factorize(col.to_numpy(dtype=object), sort=True)
-    return np.asarray(codes, dtype=np.int64), list(uniq)
-
-
 def _distinct_pairs(a: np.ndarray, b: np.ndarray, n_b: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct (a, b) code pairs, sorted by a then b; a missing value (code -1) pairs with
     nothing (as pandas leaves it out of groups and distinct counts)."""
@@ -269,9 +260,10 @@ def progress(lab: Labels, n_items: int) -> dict:
     who = sorted(set(time["annotator"].unique()) | set(rows["annotator"].unique()))
     secs = time.groupby("annotator")["seconds_spent"].sum()
     n_done = done.groupby("annotator").size()
-    ann, ann_names = _codes(rows["annotator"])
-    item, item_names = _codes(rows["item_id"])
-    sch, sch_names = _codes(rows["scheme"])
+    ann, ann_names = codes_of(rows["annotator"])
+    item, item_names = codes_of(rows["item_id"])
+    sch, sch_names = codes_of(rows["scheme"])
+    ann_names, sch_names = ann_names.tolist(), sch_names.tolist()  # looked up by code below
     n_ann, n_item, n_sch = len(ann_names), len(item_names), len(sch_names)
     judged = _count(ann, n_ann)
     touched = _count(_distinct_pairs(ann, item, n_item)[0], n_ann)
@@ -408,30 +400,23 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     d_dst = np.asarray(dh["dst"], dtype=object)
     # each stored entry: its review row (by item and annotator), then its handoff (by item and
     # index, the step and agents checked)
-    e_item = _codes_in(ent["item_id"], items)
-    e_ann = _codes_in(ent["annotator"], anns)
+    e_item = positions_in(ent["item_id"], items)
+    e_ann = positions_in(ent["annotator"], anns)
     e_index = np.asarray(ent["index"], dtype=np.int64)
-    order = np.argsort(review, kind="stable")
-    at = np.searchsorted(review, e_item * n_a + e_ann, sorter=order)
-    at = order[np.minimum(at, max(len(order) - 1, 0))] if len(order) else at
-    known = (e_item >= 0) & (e_ann >= 0) & (len(review) > 0)
-    known &= review[at] == e_item * n_a + e_ann if len(review) else False
+    at, there = find(review, e_item * n_a + e_ann, np.argsort(review, kind="stable"))
+    known = (e_item >= 0) & (e_ann >= 0) & there
     width = int(max(d_index.max(initial=0), e_index.max(initial=0))) + 1
     if width * (len(sizes) + 1) >= 2 ** 62:  # (item, index) keys would not fit in 64 bits
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
     h_key = np.repeat(np.arange(len(sizes)), sizes) * width + d_index
     if len(np.unique(h_key)) != len(h_key) or (d_index < 0).any():
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
-    h_order = np.argsort(h_key, kind="stable")
     e_key = np.where(known, e_item, 0) * width + np.clip(e_index, 0, width - 1)
-    hit = np.searchsorted(h_key, e_key, sorter=h_order)
-    hit = h_order[np.minimum(hit, max(len(h_order) - 1, 0))] if len(h_order) else hit
-    if len(h_key):
-        known &= (e_index >= 0) & (h_key[hit] == e_key)
+    hit, there = find(h_key, e_key, np.argsort(h_key, kind="stable"))
+    known &= (e_index >= 0) & there
+    if len(h_key):  # the entry's step and agents are the handoff's too
         known &= (d_step[hit] == np.asarray(ent["step"], dtype=np.int64)) \
             & (d_src[hit] == ent["src"].to_numpy(dtype=object)) & (d_dst[hit] == ent["dst"].to_numpy(dtype=object))
-    else:
-        known &= False
     pos = row_start[at[known]] + (hit[known] - starts[item_code[at[known]]])
     if len(np.unique(pos)) != len(pos):  # one handoff named twice in a value
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
@@ -450,23 +435,14 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     return j, int(len(ent) - len(pos))
 
 
-def _codes_in(col: pd.Series, names: pd.Index) -> np.ndarray:
-    """Position of each value of col in names (-1: not there), a categorical by its categories."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        at = names.get_indexer(np.asarray(col.cat.categories, dtype=object))
-        c = np.asarray(col.cat.codes, dtype=np.int64)
-        return np.where(c >= 0, at[c] if len(at) else -1, -1)
-    return names.get_indexer(col.to_numpy(dtype=object)) if len(col) else np.zeros(0, dtype=np.int64)
-
-
 def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFrame, int]:
     """The judgements by pandas merges: any shape of review rows and entries."""
     ent = ent.drop(columns="scheme")
     keys = ["item_id", "annotator", "index", "step", "src", "dst"]
-    frame = pd.DataFrame({"item_id": pd.Series(np.repeat(np.asarray(items, dtype=object), sizes), dtype=object),
+    derived = pd.DataFrame({"item_id": pd.Series(np.repeat(np.asarray(items, dtype=object), sizes), dtype=object),
                           "index": pd.Series(dh["index"], dtype="int64"), "step": pd.Series(dh["step"], dtype="int64"),
                           "src": pd.Series(dh["src"], dtype=object), "dst": pd.Series(dh["dst"], dtype=object)})
-    opp = raters[["item_id", "annotator"]].merge(frame, on="item_id")
+    opp = raters[["item_id", "annotator"]].merge(derived, on="item_id")
     if opp.empty:
         return opp.assign(flags=[], quality=[], flagged=[]), len(ent)
     ent = ent.astype({"index": "int64", "step": "int64"})
@@ -486,7 +462,8 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
         return {"pairs": [], "flags": [], "stale": stale}
     sc, src = pd.factorize(j["src"].to_numpy(dtype=object))
     dc, dst = pd.factorize(j["dst"].to_numpy(dtype=object))
-    pair, firsts = pd.factorize(sc * max(len(dst), 1) + dc)  # pairs in order of first judgement
+    n_dst = max(len(dst), 1)
+    pair, firsts = pd.factorize(sc * n_dst + dc)  # pairs in order of first judgement
     n = len(firsts)
     size = np.bincount(pair, minlength=n)
     flagged = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=n)
@@ -494,7 +471,7 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     has = ~np.isnan(q)
     rated = np.bincount(pair[has], minlength=n)
     total = np.bincount(pair[has], weights=q[has], minlength=n)
-    names = [(src[k // max(len(dst), 1)], dst[k % max(len(dst), 1)]) for k in firsts.tolist()]
+    names = [(src[k // n_dst], dst[k % n_dst]) for k in firsts.tolist()]
     pairs = [{"src": a, "dst": b, "handoffs_reviewed": int(size[i]), "flagged": int(flagged[i]), "rated": int(rated[i]),
               "mean_quality": float(total[i] / rated[i]) if rated[i] else None,
               "flag_rate": float(flagged[i] / size[i])} for i, (a, b) in enumerate(names)]
@@ -502,12 +479,13 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     codes, sets = pd.factorize(j["flags"].to_numpy(dtype=object))
     known = list(scheme_obj.get("flags") or [])
     seen = list(dict.fromkeys(known + [f for fl in sets for f in fl]))
-    per_set = np.bincount(pair * max(len(sets), 1) + codes, minlength=n * max(len(sets), 1))
+    n_sets = max(len(sets), 1)
+    per_set = np.bincount(pair * n_sets + codes, minlength=n * n_sets)
     counts = np.zeros((n, len(seen)), dtype=np.int64)
     at = {f: i for i, f in enumerate(seen)}
     for k, fl in enumerate(sets):
         for f in set(fl):
-            counts[:, at[f]] += per_set[k::max(len(sets), 1)]
+            counts[:, at[f]] += per_set[k::n_sets]
     flag_rows = [{"src": a, "dst": b, "flag": f, "count": int(counts[i, x]), "rate": int(counts[i, x]) / int(size[i])}
                  for i, (a, b) in enumerate(names) for x, f in enumerate(seen)]
     return {"pairs": pairs, "flags": flag_rows, "stale": stale}
