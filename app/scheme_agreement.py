@@ -122,7 +122,8 @@ class Panel:
             inside = ok & self.member_marks[key] if len(key) else ok
         else:  # too many possible keys to mark: a search among the panel's (sorted) keys
             inside = ok & ag.find(self.member_keys, key)[1]
-        out = df[inside].copy()
+        # (pandas copies on write: the rows picked need no copy of their own before columns are added)
+        out = df[inside] if not inside.all() else df.copy(deep=False)
         out["item"] = item[inside]
         out["rater"] = rater[inside]
         return out
@@ -173,7 +174,7 @@ class Objects:
     def attach(self, given: pd.DataFrame) -> pd.DataFrame:
         """given (keyed: item, rater, + key columns) joined to the objects: adds unit, drops
         judgements of objects the trace does not have."""
-        g = given.copy()
+        g = given.copy(deep=False)  # (copied on write: the caller's frame is never changed)
         for c, dtype in zip(self.key, self.frame[self.key].dtypes):
             if dtype.kind in "iu":
                 g[c] = _ints(g[c])
@@ -190,7 +191,7 @@ class Objects:
             key = key * width + np.where(ok, code, 0)
         at, there = ag.find(own, key, order)
         found = ok & there
-        out = g[found].copy()
+        out = g[found]
         out["unit"] = at[found]
         return out
 
