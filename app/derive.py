@@ -7,6 +7,7 @@ same object.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 from contextlib import contextmanager
@@ -41,6 +42,13 @@ class Derivation:
     @property
     def unknown_steps(self) -> int:
         return self.step_counts.get(UNKNOWN_AGENT, 0)
+
+    @functools.cached_property
+    def step_agents(self) -> tuple[str, ...]:
+        """The agent of each step, by position (read once: the summary looks agents up for
+        every judged step of every item, and reading them from the steps each time cost more
+        than the lookups)."""
+        return tuple([s.agent for s in self.steps])
 
 
 def find_handoffs(steps: list[Step]) -> list[Handoff]:

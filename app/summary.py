@@ -325,18 +325,20 @@ def _trace_steps(der: Derived, scheme_obj, item_codes: np.ndarray, item_names: p
     item_codes = np.asarray(item_codes, dtype=np.int64)
     present = distinct_ints(item_codes[item_codes >= 0], len(item_names))
     ds = der.many(item_names.take(present).tolist(), scheme_obj)
-    per_item = [d.steps if d else None for d in ds]
+    per_item = [d.step_agents if d else None for d in ds]
     sizes = np.asarray([len(x) if x is not None else -1 for x in per_item], dtype=np.int64)
     agents = np.empty(int(np.maximum(sizes, 0).sum()) + 1, dtype=object)  # + None for no such step
-    agents[:-1] = [st.agent for x in per_item if x for st in x]
+    agents[:-1] = [a for x in per_item if x for a in x]
     agents[-1] = None
     starts = np.concatenate([[0], np.cumsum(np.maximum(sizes, 0))[:-1]]).astype(np.int64)
     slot = np.full(len(item_names) + 1, -1, dtype=np.int64)  # item code -> position in present (-1: none)
     slot[present] = np.arange(len(present))
     k = slot[item_codes]  # (a missing item's code, -1, reads the last slot: -1)
     n = np.where(k >= 0, sizes[k], -1)
-    # steps beyond 64 bits are in no trace
-    x = np.fromiter((v if -BIG < v < BIG else -1 for v in steps), dtype=np.int64, count=len(steps))
+    try:
+        x = np.asarray(steps, dtype=np.int64)
+    except OverflowError:  # steps beyond 64 bits are in no trace
+        x = np.fromiter((v if -BIG < v < BIG else -1 for v in steps), dtype=np.int64, count=len(steps))
     inside = (k >= 0) & (x >= 0) & (x < n)
     return n, agents[np.where(inside, starts[k] + x, len(agents) - 1)].tolist()
 
@@ -528,7 +530,8 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     reviews = lab.rows[lab.rows["scheme"].isin([s.name for s in graph_schemes])]
     codes, names = codes_of(reviews["item_id"])
     n_reviews = np.bincount(codes[codes >= 0], minlength=len(names))
-    reviews_of = {names[c]: int(n_reviews[c]) for c in np.flatnonzero(n_reviews).tolist()}
+    reviewed = np.flatnonzero(n_reviews)
+    reviews_of = dict(zip(names.take(reviewed).tolist(), n_reviews[reviewed].tolist()))
     reviewed_items: dict[tuple, int] = defaultdict(int)
     for item_id, d in zip(item_ids, der.many(item_ids, trace_scheme)):
         if not d:
