@@ -152,7 +152,8 @@ def part_of(df: pd.DataFrame, scheme: str) -> pd.DataFrame:
 
 
 def _distinct(values: pd.Series) -> tuple[list, np.ndarray]:
-    """(each distinct stored value parsed once, and for each row the position of its value)."""
+    """(each distinct stored value parsed once (None: no value, or not JSON), and for each row
+    the position of its value)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = np.asarray(values.cat.codes, dtype=np.int64)
         texts = values.cat.categories
@@ -162,7 +163,10 @@ def _distinct(values: pd.Series) -> tuple[list, np.ndarray]:
     uniq, inv = np.unique(codes, return_inverse=True)
     # only these rows' distinct texts become Python strings (-1: no value)
     found = np.asarray(texts.take(np.maximum(uniq, 0)), dtype=object) if len(texts) else np.full(len(uniq), None)
-    return [_loads(x if c >= 0 else None) for c, x in zip(uniq.tolist(), found.tolist())], inv
+    texts = [x if c >= 0 and isinstance(x, str) else None for c, x in zip(uniq.tolist(), found.tolist())]
+    parsed = iter(jsontext.loads_each([x for x in texts if x is not None]))
+    # None: no value, or not JSON
+    return [None if x is None or isinstance(v := next(parsed), ValueError) else v for x in texts], inv
 
 
 def _per_value(values: pd.Series, fn) -> list:
@@ -211,6 +215,7 @@ TEXT = {"agent", "reason", "src", "dst", "state", "level", "dimension", "milesto
 # payload columns holding numbers (or nothing), read as floats by build(): made float at once
 # (an object column of a million Python ints took pandas a tenth of a second to convert)
 NUMBERS = {"quality", "score"}
+_INT_OR_NONE = {int, type(None)}
 
 
 def _payload(column: str, values: list, at: np.ndarray):
@@ -228,7 +233,9 @@ def _payload(column: str, values: list, at: np.ndarray):
         rank[order] = np.arange(len(order))
         codes = np.where(codes >= 0, rank[codes] if len(rank) else -1, -1)
         return pd.Categorical.from_codes(codes[at], np.asarray(uniq, dtype=object)[order].tolist())
-    if column in NUMBERS and all(type(v) is int or v is None for v in values):  # (None: not rated)
+    # ints, or None (not rated): checked on the set of the types seen, made in C (a check per
+    # value in Python cost a tenth of the spread)
+    if column in NUMBERS and set(map(type, values)) <= _INT_OR_NONE:
         return np.asarray(values, dtype=np.float64)[at]
     return _objects(values)[at]
 
@@ -247,17 +254,6 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
             out[c] = pd.concat([x.astype(object) if isinstance(x.dtype, pd.CategoricalDtype) else x for x in cols],
                                ignore_index=True)
     return pd.DataFrame(out)
-
-
-def _loads(text: Any) -> Any:
-    """A stored value's JSON (app/jsontext: orjson, json for what orjson refuses), None if it
-    is not JSON."""
-    if not isinstance(text, str):
-        return None
-    try:
-        return jsontext.loads(text)
-    except ValueError:
-        return None
 
 
 def _spread(t: str, opts: dict, v: Any) -> dict[str, list[tuple]]:
@@ -279,13 +275,7 @@ def _spread(t: str, opts: dict, v: Any) -> dict[str, list[tuple]]:
             out["handoffs"].append((e["index"], e["step"], e["from"], e["to"], tuple(e["flags"]),
                                     e["quality"]))
     elif t == "agent_scorecard":
-        sc = scorecard.parse(v, int(opts.get("scale") or 10))
-        # list comprehensions, not generators fed to extend: scorecards are most of a large
-        # study's distinct values (23,000 at a million rows), and this is 30% of their spread
-        scores = [("agent", agent, d, s) for agent, dims in sc["agents"].items() for d, s in dims.items()]
-        scores += [("team", "(team)", d, s) for d, s in sc["team"].items()]
-        out["scores"] = scores
-        out["milestones"] = [(m, bool(r)) for m, r in sc["milestones"].items()]
+        out["scores"], out["milestones"] = scorecard.table_rows(v, int(opts.get("scale") or 10))
     elif t == "tool_contention":
         raw = v.get("contentions") if isinstance(v, dict) else None
         for k, lab in (raw.items() if isinstance(raw, dict) else ()):

@@ -44,39 +44,51 @@ def valid_score(x: Any, scale: int) -> int | None:
     return None
 
 
-def _scored(dims: dict, scale: int) -> dict:
-    """The valid scores of {dimension: score}, dimensions as text."""
-    # an int in range is the common case (a stored value Baton wrote): taken without a call;
-    # `type(s) is int` leaves bools (an int subclass) to valid_score, which refuses them
-    out = {}
-    for d, s in dims.items():
-        if type(s) is not int or not 1 <= s <= scale:
-            s = valid_score(s, scale)
-            if s is None:
-                continue
-        out[d if type(d) is str else str(d)] = s
-    return out
+TEAM = "(team)"  # the agent named in a team score's row
+
+
+def table_rows(value: Any, scale: int) -> tuple[list[tuple], list[tuple]]:
+    """A stored value's valid scores as rows (level, agent, dimension, score), agents in order
+    and then the team's (level "team", agent TEAM), and its milestones as (milestone, reached).
+
+    The one reading of a stored scorecard (parse() builds on it): the summary spreads these
+    rows straight into its tables, with no clean scorecard in between (a large study's
+    scorecards are most of its distinct stored values)."""
+    if not isinstance(value, dict):
+        return [], []
+    scores: list[tuple] = []
+    add = scores.append
+
+    def scored(level: str, agent: str, dims: dict) -> None:
+        for d, s in dims.items():
+            # an int in range is the common case (a stored value Baton wrote): taken without a
+            # call; `type(s) is int` leaves bools (an int subclass) to valid_score, which refuses them
+            if type(s) is not int or not 1 <= s <= scale:
+                s = valid_score(s, scale)
+                if s is None:
+                    continue
+            add((level, agent, d if type(d) is str else str(d), s))
+
+    agents = value.get("agents")
+    if isinstance(agents, dict):
+        for agent, dims in agents.items():
+            if isinstance(dims, dict):
+                scored("agent", str(agent), dims)
+    team = value.get("team")
+    if isinstance(team, dict):
+        scored("team", TEAM, team)
+    ms = value.get("milestones")
+    miles = [(str(m), r is True or r == "true") for m, r in ms.items()] if isinstance(ms, dict) else []
+    return scores, miles
 
 
 def parse(value: Any, scale: int) -> dict:
     """A stored value (possibly hand-edited or from an older config) as a clean scorecard."""
+    scores, miles = table_rows(value, scale)
     out = empty()
-    if not isinstance(value, dict):
-        return out
-    agents = value.get("agents")
-    if isinstance(agents, dict):
-        for agent, dims in agents.items():
-            if not isinstance(dims, dict):
-                continue
-            scored = _scored(dims, scale)
-            if scored:
-                out["agents"][str(agent)] = scored
-    team = value.get("team")
-    if isinstance(team, dict):
-        out["team"] = _scored(team, scale)
-    ms = value.get("milestones")
-    if isinstance(ms, dict):
-        out["milestones"] = {str(m): r is True or r == "true" for m, r in ms.items()}
+    for level, agent, d, s in scores:
+        (out["agents"].setdefault(agent, {}) if level == "agent" else out["team"])[d] = s
+    out["milestones"] = dict(miles)
     return out
 
 

@@ -49,3 +49,17 @@ def test_dumps_is_compact_json_keeping_text_and_falling_back():
     big = {"n": 10 ** 30}  # beyond orjson: json writes it
     assert jsontext.dumps(big) == json.dumps(big, separators=(",", ":"))
     assert jsontext.dumps([float("nan")]) == "[null]"
+
+
+def test_loads_each_reads_each_text_alone():
+    big = "123456789012345678901234567890"
+    texts = ['{"a": 1}', '{"a": ', "[1, 2]", "NaN", "1,2"]
+    got = jsontext.loads_each(texts)
+    assert got[0] == {"a": 1} and got[2] == [1, 2] and math.isnan(got[3])
+    assert isinstance(got[1], ValueError) and isinstance(got[4], ValueError)
+    # one text with a long digit run: that one is read by json (exact), the others as before
+    got = jsontext.loads_each(texts[:1] + [f'{{"n": {big}}}'])
+    assert got == [{"a": 1}, {"n": int(big)}] and type(got[1]["n"]) is int
+    # a run is never made by joining two texts
+    assert jsontext.loads_each(["1" * 10, "2" * 10]) == [int("1" * 10), int("2" * 10)]
+    assert jsontext.loads_each([]) == []

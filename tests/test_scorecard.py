@@ -96,3 +96,19 @@ def test_build_parse_round_trip(agents, team, reached):
     v = sc.build(agents, team, reached, MS, 7)
     assert sc.parse(json.loads(json.dumps(v)), 7) == v
     assert sc.is_empty(v) == (v == sc.empty())
+
+
+def test_table_rows_are_the_parsed_scorecard_as_rows():
+    # hand-edited: a bool, a digit string, a whole float, out of range, a non-dict agent, odd milestones
+    value = {"agents": {"Planner": {"plan": 4, "tools": True, "speed": "3", "depth": 2.0, "x": 11},
+                        "Coder": "not a dict", "Idle": {"plan": 0}},
+             "team": {"goal": 5, "cost": None},
+             "milestones": {"m1": True, "m2": "true", "m3": 1, "m4": False}}
+    scores, miles = sc.table_rows(value, 5)
+    assert scores == [("agent", "Planner", "plan", 4), ("agent", "Planner", "speed", 3),
+                      ("agent", "Planner", "depth", 2), ("team", sc.TEAM, "goal", 5)]
+    assert miles == [("m1", True), ("m2", True), ("m3", False), ("m4", False)]
+    assert sc.parse(value, 5) == {"agents": {"Planner": {"plan": 4, "speed": 3, "depth": 2}},
+                                         "team": {"goal": 5},
+                                         "milestones": {"m1": True, "m2": True, "m3": False, "m4": False}}
+    assert sc.table_rows("junk", 5) == ([], []) and sc.parse(None, 5) == sc.empty()
