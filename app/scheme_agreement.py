@@ -14,13 +14,14 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .labels import Labels, codes_of, part_of, positions_in
+from .labels import Labels, codes_of, positions_in
 from .timeline import UNLABELLED
 
 NO_FAILURE = "(no failure)"
@@ -53,7 +54,7 @@ class Panel:
     code sorts by name)."""
 
     def __init__(self, lab: Labels, scheme: str):
-        r = part_of(lab.rows, scheme)
+        r = lab.of("rows", scheme)
         self.any_annotator = len(r) > 0
         # on integer codes of the item and annotator columns (categoricals: their own codes),
         # not on the text: a panel per scheme, ~70,000 rows each at a million
@@ -348,7 +349,7 @@ class Sets:
 # --- per type ----------------------------------------------------------------------------------------
 
 def _attribution(lab, s, panel, der, k, base, dis):
-    at = panel.keyed(part_of(lab.attribution, s.name))
+    at = panel.keyed(lab.of("attribution", s.name))
     names = panel.raters
     describe_item = lambda label: lambda u: (panel.items[u], label)  # noqa: E731
     named = at[at["agent"].map(lambda a: isinstance(a, str))]
@@ -366,10 +367,10 @@ def _attribution(lab, s, panel, der, k, base, dis):
 
 def _graph(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    nodes = panel.keyed(part_of(lab.graph_nodes, s.name))
+    nodes = panel.keyed(lab.of("graph_nodes", s.name))
     crit = Sets(nodes["item"], nodes["rater"], nodes["agent"])
     base["critical_nodes"] = crit.jaccard(panel.item, panel.rater)
-    edges = panel.keyed(part_of(lab.graph_edges, s.name))
+    edges = panel.keyed(lab.of("graph_edges", s.name))
     keys = [f"{a}->{b}" for a, b in zip(edges["src"].tolist(), edges["dst"].tolist())]
     base["flagged_edges"] = Sets(edges["item"], edges["rater"], keys).jaccard(panel.item, panel.rater)
     objs = Objects(panel, der, s, _edge_columns, lambda o: f"edge {o[0]} → {o[1]}", key=["src", "dst"])
@@ -422,7 +423,7 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
 
 def _scorecard(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    sc = panel.keyed(part_of(lab.scores, s.name))
+    sc = panel.keyed(lab.of("scores", s.name))
     base["agent_dimensions"], base["team_dimensions"] = {}, {}
     for (level, dim), g in sc.groupby(["level", "dimension"], sort=False):
         team = level != "agent"
@@ -437,7 +438,7 @@ def _scorecard(lab, s, panel, der, k, base, dis):
         describe = lambda u, ui=unit_item, ua=unit_agent, agents=agents, label=label: (  # noqa: E731
             panel.items[ui[u]], label(agents[ua[u]]))
         dis.add(r, names, describe, "score", _num_show, gap=SCORE_GAP)
-    ms = panel.keyed(part_of(lab.milestones, s.name))
+    ms = panel.keyed(lab.of("milestones", s.name))
     base["milestones"] = {}
     for m, g in ms.groupby("milestone", sort=False):
         r = ag.Ratings(g["item"], g["rater"], g["reached"].astype(bool).astype(np.int64), [False, True], len(panel))
@@ -448,7 +449,7 @@ def _scorecard(lab, s, panel, der, k, base, dis):
 
 def _contention(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    every = part_of(lab.contention, s.name)
+    every = lab.of("contention", s.name)
     c = panel.keyed(every)
     objs = Objects(panel, der, s, _region_columns, lambda o: f"region {o[0]} ({o[1]})")
     given = objs.attach(c[["item", "rater", "region", "label"]])
@@ -472,11 +473,13 @@ def _step_objects(panel, der, s, with_agent: bool) -> Objects:
 
 
 def _step_columns(ds: list, with_agent: bool) -> tuple[list[int], dict]:
-    steps = [d.steps if d else () for d in ds]
-    sizes = [len(x) for x in steps]
-    cols = {"step": np.fromiter((st.index for x in steps for st in x), dtype=np.int64, count=sum(sizes))}
+    # a step's index is its position in the run (read_steps drops none)
+    agents = [d.step_agents if d else () for d in ds]
+    sizes = [len(x) for x in agents]
+    n = np.asarray(sizes, dtype=np.int64)
+    cols = {"step": np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)}
     if with_agent:
-        cols["agent"] = _texts([st.agent for x in steps for st in x])
+        cols["agent"] = _texts(list(chain.from_iterable(agents)))
     return sizes, cols
 
 
@@ -495,7 +498,7 @@ def _region_columns(ds: list) -> tuple[list[int], dict]:
 
 def _emergent(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    every = part_of(lab.behaviours, s.name)
+    every = lab.of("behaviours", s.name)
     behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + _seen(every["behavior"])))
     b = panel.keyed(every)
     b = b.assign(turn=_ints(b["turn"]))
@@ -517,7 +520,7 @@ def _emergent(lab, s, panel, der, k, base, dis):
 
 def _tool_calls(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    v = panel.keyed(part_of(lab.tool_verdicts, s.name))
+    v = panel.keyed(lab.of("tool_verdicts", s.name))
     unit, unit_item, unit_call = _pair_codes(v["item"].to_numpy(), _ints(v["index"]))
     tools = pd.Series(v["tool"].astype(object).to_numpy()).groupby(unit).first().tolist() if len(v) else []
     vc, vv = _factor(v["verdict"])
@@ -531,7 +534,7 @@ def _tool_calls(lab, s, panel, der, k, base, dis):
 def _steps(lab, s, panel, der, k, base, dis):
     names = panel.raters
     objs = _step_objects(panel, der, s, with_agent=True)
-    every = part_of(lab.step_modes, s.name)
+    every = lab.of("step_modes", s.name)
     all_modes = sorted(_seen(every["mode"]))  # modes seen anywhere in the scheme, shared items or not
     cats = sorted(_seen(every["category"]))
     m = panel.keyed(every)
@@ -552,7 +555,7 @@ def _steps(lab, s, panel, der, k, base, dis):
     for x in all_modes:
         t = tagged[tagged["mode"] == x]
         base["modes"][x] = objs.ratings(t["unit"], t["rater"], one(t), [False, True], False).nominal()
-    tags = panel.keyed(part_of(lab.step_tags, s.name))
+    tags = panel.keyed(lab.of("step_tags", s.name))
     tags = tags[tags["correctness"].map(lambda c: isinstance(c, str) and c != "")]
     tags = objs.attach(tags[["item", "rater", "step", "correctness"]].assign(step=lambda d: _ints(d["step"])))
     cc, cv = _factor(tags["correctness"])
@@ -561,7 +564,7 @@ def _steps(lab, s, panel, der, k, base, dis):
 
 
 def _radio(lab, s, panel, der, k, base, dis):
-    c = panel.keyed(part_of(lab.choices, s.name))
+    c = panel.keyed(lab.of("choices", s.name))
     vc, vv = _factor(c["label"])
     r = panel.per_item((c["item"], c["rater"], vc, vv), NONE)
     base["choice"] = r.nominal()
@@ -569,7 +572,7 @@ def _radio(lab, s, panel, der, k, base, dis):
 
 
 def _multiselect(lab, s, panel, der, k, base, dis):
-    every = part_of(lab.choices, s.name)
+    every = lab.of("choices", s.name)
     labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
                                 + _seen(every["label"])))
     c = panel.keyed(every).drop_duplicates(["item", "rater", "label"])
@@ -585,7 +588,7 @@ def _multiselect(lab, s, panel, der, k, base, dis):
 
 
 def _likert(lab, s, panel, der, k, base, dis):
-    c = panel.keyed(part_of(lab.likert, s.name))
+    c = panel.keyed(lab.of("likert", s.name))
     c = c[c["score"].notna()]
     vc, vv = _factor(c["score"].astype(float))
     r = ag.Ratings(c["item"], c["rater"], vc, vv, len(panel))

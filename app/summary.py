@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from itertools import chain
 from typing import Any, Iterable
 
 import numpy as np
@@ -33,7 +34,7 @@ import pandas as pd
 from . import gold as goldmod
 from .agreement import distinct_ints, find
 from .derive import Derivation, derive, no_gc, scheme_keys
-from .labels import DONE, Labels, build, codes_of, frame, part_of, positions_in
+from .labels import DONE, Labels, build, codes_of, frame, positions_in
 from .scheme_agreement import agreement_for as _agreement_for
 from .storage import AnnotationStore
 
@@ -302,10 +303,10 @@ def progress(lab: Labels, n_items: int) -> dict:
 # --- rollups per type ----------------------------------------------------------------------------------
 
 def scorecards(lab: Labels, scheme: str) -> dict:
-    sc = part_of(lab.scores, scheme)
+    sc = lab.of("scores", scheme)
     agents = _stats(sc[sc["level"] == "agent"], ["agent", "dimension"])
     team = _stats(sc[sc["level"] == "team"], ["dimension"])
-    ms = part_of(lab.milestones, scheme)
+    ms = lab.of("milestones", scheme)
     if ms.empty:
         miles = []
     else:
@@ -328,7 +329,7 @@ def _trace_steps(der: Derived, scheme_obj, item_codes: np.ndarray, item_names: p
     per_item = [d.step_agents if d else None for d in ds]
     sizes = np.asarray([len(x) if x is not None else -1 for x in per_item], dtype=np.int64)
     agents = np.empty(int(np.maximum(sizes, 0).sum()) + 1, dtype=object)  # + None for no such step
-    agents[:-1] = [a for x in per_item if x for a in x]
+    agents[:-1] = list(chain.from_iterable(x for x in per_item if x))
     agents[-1] = None
     starts = np.concatenate([[0], np.cumsum(np.maximum(sizes, 0))[:-1]]).astype(np.int64)
     slot = np.full(len(item_names) + 1, -1, dtype=np.int64)  # item code -> position in present (-1: none)
@@ -347,7 +348,7 @@ BIG = 1 << 62
 
 
 def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
-    at = part_of(lab.attribution, scheme_obj.name)
+    at = lab.of("attribution", scheme_obj.name)
     named = at[at["agent"].notna()]
     blame = []
     if not named.empty:
@@ -405,8 +406,8 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     the handoff they name: on integer positions (a million rows: pandas merges on the item,
     annotator and handoff columns took most of a second); a review whose item and annotator
     repeat, or entries naming one handoff twice, go through the merges instead."""
-    raters = part_of(lab.rows, scheme_obj.name)
-    ent = part_of(lab.handoffs, scheme_obj.name)
+    raters = lab.of("rows", scheme_obj.name)
+    ent = lab.of("handoffs", scheme_obj.name)
     item_code, item_names = pd.factorize(raters["item_id"])  # items in order of first review
     ann_code, ann_names = pd.factorize(raters["annotator"])
     items = pd.Index(np.asarray(item_names, dtype=object), dtype=object)
@@ -580,7 +581,7 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
 
 
 def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
-    c = part_of(lab.contention, scheme_obj.name)
+    c = lab.of("contention", scheme_obj.name)
     rows = []
     stale = 0
     regions_of = {}  # item -> {region index: region}, built once per item
@@ -600,7 +601,7 @@ def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
 
 
 def emergent(lab: Labels, scheme_obj) -> dict:
-    b = part_of(lab.behaviours, scheme_obj.name)
+    b = lab.of("behaviours", scheme_obj.name)
     if b.empty:
         return {"per_run": [], "totals": []}
     g = b.groupby(["item_id", "behavior"], sort=False)
@@ -613,14 +614,14 @@ def emergent(lab: Labels, scheme_obj) -> dict:
 
 
 def tool_verdicts(lab: Labels, scheme_obj) -> list[dict]:
-    v = part_of(lab.tool_verdicts, scheme_obj.name)
+    v = lab.of("tool_verdicts", scheme_obj.name)
     if v.empty:
         return []
     return _records(v.groupby(["tool", "verdict"]).size().reset_index(name="count"))
 
 
 def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
-    m = part_of(lab.step_modes, scheme_obj.name)
+    m = lab.of("step_modes", scheme_obj.name)
     if m.empty:
         return {"by_category": [], "by_mode": [], "by_agent": []}
     codes, names = codes_of(m["item_id"])
@@ -639,15 +640,15 @@ def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
 
 def choices(lab: Labels, scheme_obj) -> list[dict]:
     if scheme_obj.type == "likert":
-        c = part_of(lab.likert, scheme_obj.name)
+        c = lab.of("likert", scheme_obj.name)
         col = "score"
     else:
-        c = part_of(lab.choices, scheme_obj.name)
+        c = lab.of("choices", scheme_obj.name)
         col = "label"
     if c.empty:
         return []
     t = c.groupby(col, sort=False).agg(count=("item_id", "size"), runs=("item_id", "nunique")).reset_index()
-    judged = part_of(lab.rows, scheme_obj.name)
+    judged = lab.of("rows", scheme_obj.name)
     t["share"] = t["count"] / max(len(judged), 1)
     return _records(t.rename(columns={col: "label"}))
 
@@ -683,16 +684,16 @@ def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, 
     if attribution_scheme is None:
         atts = []
     else:
-        at = with_gold(part_of(lab.attribution, attribution_scheme.name))
+        at = with_gold(lab.of("attribution", attribution_scheme.name))
         cols = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step", "status"))
         atts = [{"item_id": i, "annotator": w, "agent": a, "step": None if s is None or s != s else int(s),
                  "status": st_} for i, w, a, s, st_ in zip(*cols)]
     tags: dict = defaultdict(set)
     for s in step_schemes:
-        m = with_gold(part_of(lab.step_modes, s.name))
+        m = with_gold(lab.of("step_modes", s.name))
         for i, w, st_ in zip(_values(m["item_id"]), _values(m["annotator"]), _values(m["step"])):
             tags[(i, w)].add(int(st_))
-        for i, w in zip(*[_values(with_gold(part_of(lab.rows, s.name))[c]) for c in ("item_id", "annotator")]):
+        for i, w in zip(*[_values(with_gold(lab.of("rows", s.name))[c]) for c in ("item_id", "annotator")]):
             tags.setdefault((i, w), set())
     res = goldmod.accuracy(atts, golds, k, tags)
     res["items_with_gold"] = len(golds)
