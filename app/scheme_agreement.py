@@ -94,7 +94,11 @@ class Panel:
         self.member_marks = ag.marks(self.member_keys, len(self.item_ids) * len(self.raters))
         n = len(self.item_ids)
         self.units = ag.UnitPanel(np.arange(n), self.item, self.rater, n)  # the item as unit
-        self._looked_up: dict[tuple, tuple] = {}
+        # where each of the rows' own item and annotator categories is in this panel, known
+        # already: other tables of the summary share these categories (see _positions)
+        self._looked_up: dict[tuple, tuple] = {
+            (id(item_names), id(self.item_ids)): (item_names, item_rank),
+            (id(annotator_names), id(self.rater_names)): (annotator_names, rater_rank)}
 
     def __len__(self) -> int:
         return len(self.item_ids)

@@ -150,7 +150,9 @@ class Derived:
 
     def __init__(self, ws):
         self.ws = ws
-        self._cache: dict[tuple, Derivation] = {}
+        # scheme keys -> item id -> derivation (a lookup by the item alone: hashing a tuple of
+        # the item and the keys on every lookup cost more than the rest of a lookup)
+        self._cache: dict[tuple, dict[str, Derivation]] = {}
         self._keys: dict[str | None, tuple] = {}
 
     def _keys_of(self, scheme) -> tuple:
@@ -162,22 +164,24 @@ class Derived:
 
     def many(self, item_ids: Iterable[str], scheme=None) -> list[Derivation | None]:
         """get() of each item, the scheme's keys looked up once."""
-        keys, cache = self._keys_of(scheme), self._cache
+        keys = self._keys_of(scheme)
+        cache = self._cache.setdefault(keys, {})
         out = []
         for item_id in item_ids:
-            found = cache.get((item_id, keys))
+            found = cache.get(item_id)
             out.append(found if found is not None else self.get(item_id, scheme))
         return out
 
     def get(self, item_id: str, scheme=None) -> Derivation | None:
         keys = self._keys_of(scheme)
-        found = self._cache.get((item_id, keys))
+        cache = self._cache.setdefault(keys, {})
+        found = cache.get(item_id)
         if found is not None:
             return found
         item = self.ws.by_id.get(item_id)
         if item is None:
             return None
-        found = self._cache[(item_id, keys)] = derive(item.data, **dict(keys))
+        found = cache[item_id] = derive(item.data, **dict(keys))
         return found
 
     def getter(self, scheme=None):
