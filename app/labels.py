@@ -62,6 +62,36 @@ def positions_in(col: pd.Series, names: pd.Index) -> np.ndarray:
     return names.get_indexer(col.astype(object)) if len(col) else np.zeros(0, dtype=np.int64)
 
 
+def groups(df: pd.DataFrame, by: list[str]) -> list[tuple[tuple, np.ndarray]]:
+    """df.groupby(by, sort=False) as (key, row positions), groups in order of first appearance
+    and rows with a missing key left out, from the columns' integer codes: no sub-frame per
+    group (a scorecard's groups each copied every column of 860,000 rows), no sort of the text."""
+    key = np.zeros(len(df), dtype=np.int64)
+    given = np.ones(len(df), dtype=bool)
+    names, span = [], 1
+    for c in by:
+        codes, uniq = codes_of(df[c])
+        span *= max(len(uniq), 1)
+        if span >= 1 << 62:  # keys would not fit in 64 bits: let pandas group
+            return [(k if isinstance(k, tuple) else (k,), np.asarray(v, dtype=np.int64))
+                    for k, v in df.groupby(by, sort=False).indices.items()]
+        given &= codes >= 0
+        key = key * max(len(uniq), 1) + np.maximum(codes, 0)
+        names.append(uniq.tolist())
+    rows = np.flatnonzero(given)
+    group, firsts = pd.factorize(key[rows])  # numbered in order of first appearance
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(len(firsts) + 1))
+    out = []
+    for g, first in enumerate(np.asarray(firsts, dtype=np.int64).tolist()):
+        parts = []
+        for uniq in reversed(names):
+            first, at = divmod(first, max(len(uniq), 1))
+            parts.append(uniq[at])
+        out.append((tuple(reversed(parts)), rows[order[bounds[g]:bounds[g + 1]]]))
+    return out
+
+
 def _objects(xs: list) -> np.ndarray:
     """A 1-d object array of xs (tuples stay elements, not rows)."""
     return pd.Series(xs, dtype=object).to_numpy()

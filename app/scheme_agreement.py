@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .labels import Labels, codes_of, positions_in
+from .labels import Labels, codes_of, groups, positions_in
 from .timeline import UNLABELLED
 
 NO_FAILURE = "(no failure)"
@@ -425,43 +425,13 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
     dis.add(quality, names, quality_desc, "handoff quality", _num_show, gap=SCORE_GAP)
 
 
-def _groups(df: pd.DataFrame, by: list[str]) -> list[tuple[tuple, np.ndarray]]:
-    """df.groupby(by, sort=False) as (key, row positions), groups in order of first appearance
-    and rows with a missing key left out, from the columns' integer codes: no sub-frame per
-    group (a scorecard's groups each copied every column of 860,000 rows)."""
-    key = np.zeros(len(df), dtype=np.int64)
-    given = np.ones(len(df), dtype=bool)
-    names, span = [], 1
-    for c in by:
-        codes, uniq = codes_of(df[c])
-        span *= max(len(uniq), 1)
-        if span >= 1 << 62:  # keys would not fit in 64 bits: let pandas group
-            return [(k if isinstance(k, tuple) else (k,), np.asarray(v, dtype=np.int64))
-                    for k, v in df.groupby(by, sort=False).indices.items()]
-        given &= codes >= 0
-        key = key * max(len(uniq), 1) + np.maximum(codes, 0)
-        names.append(uniq.tolist())
-    rows = np.flatnonzero(given)
-    group, firsts = pd.factorize(key[rows])  # numbered in order of first appearance
-    order = np.argsort(group, kind="stable")
-    bounds = np.searchsorted(group[order], np.arange(len(firsts) + 1))
-    out = []
-    for g, first in enumerate(np.asarray(firsts, dtype=np.int64).tolist()):
-        parts = []
-        for uniq in reversed(names):
-            first, at = divmod(first, max(len(uniq), 1))
-            parts.append(uniq[at])
-        out.append((tuple(reversed(parts)), rows[order[bounds[g]:bounds[g + 1]]]))
-    return out
-
-
 def _scorecard(lab, s, panel, der, k, base, dis):
     names = panel.raters
     sc = panel.keyed(lab.of("scores", s.name))
     base["agent_dimensions"], base["team_dimensions"] = {}, {}
     item, rater = sc["item"].to_numpy(), sc["rater"].to_numpy()
     score = sc["score"].to_numpy(dtype=np.float64)
-    for (level, dim), rows in _groups(sc, ["level", "dimension"]):
+    for (level, dim), rows in groups(sc, ["level", "dimension"]):
         team = level != "agent"
         rows = rows[~np.isnan(score[rows])]
         agent_code, agents = _factor(sc["agent"].iloc[rows])
@@ -478,7 +448,7 @@ def _scorecard(lab, s, panel, der, k, base, dis):
     base["milestones"] = {}
     item, rater = ms["item"].to_numpy(), ms["rater"].to_numpy()
     reached = ms["reached"].astype(bool).astype(np.int64).to_numpy()
-    for (m,), rows in _groups(ms, ["milestone"]):
+    for (m,), rows in groups(ms, ["milestone"]):
         r = ag.Ratings(item[rows], rater[rows], reached[rows], [False, True], len(panel))
         base["milestones"][m] = r.nominal()
         dis.add(r, names, lambda u, m=m: (panel.items[u], f"milestone {m}"), "milestone",

@@ -34,7 +34,7 @@ import pandas as pd
 from . import gold as goldmod
 from .agreement import distinct_ints, find
 from .derive import Derivation, derive, no_gc, scheme_keys
-from .labels import DONE, Labels, build, codes_of, frame, positions_in
+from .labels import DONE, Labels, build, codes_of, frame, groups, positions_in
 from .scheme_agreement import agreement_for as _agreement_for
 from .storage import AnnotationStore
 
@@ -210,18 +210,40 @@ def mean_ci(scores: pd.Series) -> dict:
     return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
 
 
+STATS = ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"]
+
+
 def _stats(df: pd.DataFrame, by: list[str], col: str = "score") -> pd.DataFrame:
-    if df.empty:
-        return pd.DataFrame(columns=by + ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"])
-    g = df.groupby(by, sort=False)
-    out = g[col].agg(n="count", mean="mean", sd="std").reset_index()
-    out["runs"] = g["item_id"].nunique().values
-    out["annotators"] = g["annotator"].nunique().values
-    half = np.array([t975(int(n) - 1) if n >= 2 else np.nan for n in out["n"]]) * out["sd"] / np.sqrt(out["n"])
-    out["ci_low"] = out["mean"] - half
-    out["ci_high"] = out["mean"] + half
-    out.loc[out["n"] < 2, "sd"] = np.nan
-    return out[by + ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"]]
+    """Per group of `by` (in order of first appearance): how many `col` values, their mean, sd
+    and 95% interval, and how many runs and annotators the group's rows come from. Counted on
+    integer codes (pandas' distinct counts per group took most of a tenth of a second on a
+    million-row study's 700,000 scores)."""
+    found = groups(df, by) if len(df) else []
+    if not found:
+        return pd.DataFrame(columns=by + STATS)
+    g = np.full(len(df), -1, dtype=np.int64)
+    for i, (_key, rows) in enumerate(found):
+        g[rows] = i
+    n_g = len(found)
+    x = df[col].to_numpy(dtype=np.float64)
+    has = (g >= 0) & ~np.isnan(x)
+    n = np.bincount(g[has], minlength=n_g)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(g[has], weights=x[has], minlength=n_g) / n
+        dev = x[has] - mean[g[has]]
+        sd = np.sqrt(np.bincount(g[has], weights=dev * dev, minlength=n_g) / (n - 1))
+        sd[n < 2] = np.nan
+        half = np.array([t975(int(k) - 1) if k >= 2 else np.nan for k in n.tolist()]) * sd / np.sqrt(n)
+
+    def distinct(c: str) -> np.ndarray:  # distinct values of column c per group (missing: none)
+        codes, names = codes_of(df[c])
+        return np.bincount(_distinct_pairs(g, codes, len(names))[0], minlength=n_g)
+
+    out = pd.DataFrame({c: [key[j] for key, _rows in found] for j, c in enumerate(by)})
+    for c, v in (("n", n), ("mean", mean), ("sd", sd), ("ci_low", mean - half), ("ci_high", mean + half),
+                 ("runs", distinct("item_id")), ("annotators", distinct("annotator"))):
+        out[c] = v
+    return out
 
 
 # --- filters ----------------------------------------------------------------------------------------

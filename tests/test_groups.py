@@ -1,0 +1,61 @@
+"""Summary helpers (app/labels, app/summary) against the pandas operations they stand in for."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings, strategies as st
+
+from app.labels import groups
+
+keys = st.lists(st.tuples(st.sampled_from(["agent", "team", None]), st.sampled_from(["d1", "d2", "é", None]),
+                          st.integers(0, 5)), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys, st.booleans())
+def test_groups_are_pandas_groups_in_first_seen_order(rows, categorical):
+    df = pd.DataFrame(rows, columns=["level", "dimension", "x"]).astype({"level": object, "dimension": object})
+    if categorical:
+        df = df.astype({"level": "category", "dimension": "category"})
+    got = [(k, pos.tolist()) for k, pos in groups(df, ["level", "dimension"])]
+    want = [(k, list(v)) for k, v in df.groupby(["level", "dimension"], sort=False, observed=True).indices.items()]
+    assert got == want
+
+
+def test_groups_of_one_column_name_their_key_as_a_tuple():
+    df = pd.DataFrame({"m": pd.Categorical(["b", "a", "b", None])})
+    assert [(k, p.tolist()) for k, p in groups(df, ["m"])] == [(("b",), [0, 2]), (("a",), [1])]
+    assert groups(df.iloc[:0], ["m"]) == []
+    assert np.asarray(groups(df, ["m"])[0][1]).dtype == np.int64
+
+
+def _stats_by_pandas(df, by):
+    """The per-group statistics as pandas computes them (what summary._stats stands in for)."""
+    from app.summary import t975
+    g = df.groupby(by, sort=False, observed=True)
+    out = g["score"].agg(n="count", mean="mean", sd="std").reset_index()
+    out["runs"] = g["item_id"].nunique().values
+    out["annotators"] = g["annotator"].nunique().values
+    half = np.array([t975(int(n) - 1) if n >= 2 else np.nan for n in out["n"]]) * out["sd"] / np.sqrt(out["n"])
+    out["ci_low"], out["ci_high"] = out["mean"] - half, out["mean"] + half
+    out.loc[out["n"] < 2, "sd"] = np.nan
+    return out[by + ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"]]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", None]), st.sampled_from(["d1", "d2"]),
+                          st.one_of(st.none(), st.integers(1, 5)), st.sampled_from(["r1", "r2", "r3", None]),
+                          st.sampled_from(["x", "y", "z"])), min_size=1, max_size=40), st.booleans())
+def test_stats_are_pandas_stats(rows, categorical):
+    from app.summary import _stats
+    df = pd.DataFrame(rows, columns=["agent", "dimension", "score", "item_id", "annotator"])
+    df["score"] = df["score"].astype("float64")
+    df = df.astype({c: "category" if categorical else object for c in ("agent", "dimension", "item_id", "annotator")})
+    got, want = _stats(df, ["agent", "dimension"]), _stats_by_pandas(df, ["agent", "dimension"])
+    assert list(got.columns) == list(want.columns) and len(got) == len(want)
+    for c in got.columns:
+        a, b = got[c].tolist(), want[c].tolist()
+        if c in ("agent", "dimension"):
+            assert a == b
+        else:
+            np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-9, equal_nan=True)
