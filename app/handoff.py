@@ -67,25 +67,36 @@ def _entry(h: Handoff, flags: list[str], quality: int | None) -> dict:
             "quality": quality}
 
 
-def parse(value: Any) -> list[dict]:
-    """The well-formed entries of a stored value, sorted by index (anything else is dropped)."""
+def table_rows(value: Any) -> list[tuple]:
+    """The well-formed entries of a stored value as (index, step, from, to, flags, quality)
+    tuples (flags a tuple, each flag once), sorted by index and step; anything else is
+    dropped. The one reading of a stored value (parse() builds on it): the summary spreads
+    these rows straight into its tables."""
     if not isinstance(value, list):
         return []
     out = []
     for e in value:
         if not isinstance(e, dict):
             continue
-        idx, step = e.get("index"), e.get("step")
-        if not _is_int(idx) or not _is_int(step) or not isinstance(e.get("from"), str) \
-                or not isinstance(e.get("to"), str):
+        idx, step, src, dst = e.get("index"), e.get("step"), e.get("from"), e.get("to")
+        if not _is_int(idx) or not _is_int(step) or not isinstance(src, str) or not isinstance(dst, str):
             continue
         flags = e.get("flags")
-        flags = [str(f) for f in flags] if isinstance(flags, list) else []
+        flags = tuple(dict.fromkeys([str(f) for f in flags])) if isinstance(flags, list) else ()
         q = e.get("quality")
-        out.append({"index": int(idx), "step": int(step), "from": e["from"], "to": e["to"],
-                    "flags": list(dict.fromkeys(flags)), "quality": int(q) if _is_int(q) else None})
-    out.sort(key=lambda x: (x["index"], x["step"]))
+        out.append((int(idx), int(step), src, dst, flags, int(q) if _is_int(q) else None))
+    out.sort(key=_by_index_and_step)
     return out
+
+
+def _by_index_and_step(row: tuple) -> tuple:
+    return row[0], row[1]
+
+
+def parse(value: Any) -> list[dict]:
+    """The well-formed entries of a stored value, sorted by index (anything else is dropped)."""
+    return [{"index": i, "step": s, "from": a, "to": b, "flags": list(f), "quality": q}
+            for i, s, a, b, f, q in table_rows(value)]
 
 
 def _is_int(x: Any) -> bool:

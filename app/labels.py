@@ -312,9 +312,7 @@ def _spread(t: str, opts: dict, v: Any) -> dict[str, list[tuple]]:
             a, b = graph.parse_edge_key(k)
             out["graph_edges"].append((a, b, state))
     elif t == "handoff_review":
-        for e in handoff.parse(v):
-            out["handoffs"].append((e["index"], e["step"], e["from"], e["to"], tuple(e["flags"]),
-                                    e["quality"]))
+        out["handoffs"] = handoff.table_rows(v)
     elif t == "agent_scorecard":
         out["scores"], out["milestones"] = scorecard.table_rows(v, int(opts.get("scale") or 10))
     elif t == "tool_contention":

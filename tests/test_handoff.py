@@ -102,6 +102,8 @@ def test_parse_drops_malformed_entries():
         {"index": 1, "step": 3, "from": "Coder", "to": "Critic", "flags": ["a", "3"], "quality": None},
     ]
     assert handoff.parse({"not": "a list"}) == [] and handoff.parse(None) == []
+    # the same entries as the summary's table rows
+    assert handoff.table_rows(raw) == [(0, 2, "Planner", "Coder", (), 5), (1, 3, "Coder", "Critic", ("a", "3"), None)]
 
 
 def test_counts():
