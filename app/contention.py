@@ -11,7 +11,8 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from itertools import compress
+from operator import ge, itemgetter, le
 
 from .timeparse import _show, parse_time
 
@@ -170,28 +171,27 @@ class _UnionFind:
         return ra
 
 
-def _build_regions(calls: list[Call], components: Iterable[list[int]]) -> list[Region]:
-    """Make numbered Regions from components (lists of positions in calls)."""
-    drafts = []
-    for comp in components:
-        if len(comp) < 2:
-            continue
-        # Position breaks ties so hand-built calls sharing an index still
-        # give one answer.
-        members = sorted((calls[p].start, calls[p].index, p) for p in comp)
-        first = calls[members[0][2]]
-        agents: dict[str, None] = {}
-        end = first.end
-        for _start, _index, p in members:
-            c = calls[p]
-            agents.setdefault(c.agent, None)
-            if c.end > end:
-                end = c.end
-        drafts.append((first.start, first.resource, end, tuple(sorted(m[1] for m in members)), tuple(agents)))
-    # numbered by start, then resource, then first call
-    drafts.sort(key=lambda d: (d[0], d[1], d[3][0]))
+def _columns(calls: list[Call]) -> tuple[list, list, list, list]:
+    """The calls' starts, ends, agents and indexes as lists, each read once: looking them up
+    by position is cheaper than reaching into the Call again."""
+    return [c.start for c in calls], [c.end for c in calls], [c.agent for c in calls], [c.index for c in calls]
+
+
+def _draft(comp: list[int], calls: list[Call], starts: list, ends: list, agents: list, indexes: list) -> tuple:
+    """A region before numbering, from a component: the positions in calls of two or more
+    calls, sorted by (start, index, position). The position breaks ties so hand-built calls
+    sharing an index still give one answer."""
+    ids = sorted(map(indexes.__getitem__, comp))
+    # max() keeps the first of equal ends, like a running "if end > latest"
+    return (starts[comp[0]], calls[comp[0]].resource, ids[0], max(map(ends.__getitem__, comp)), tuple(ids),
+            tuple(dict.fromkeys(map(agents.__getitem__, comp))))
+
+
+def _number(drafts: list[tuple]) -> list[Region]:
+    """Regions from drafts, numbered by start, then resource, then first call."""
+    drafts.sort(key=itemgetter(0, 1, 2))
     return [Region(i, resource, start, end, members, agents)
-            for i, (start, resource, end, members, agents) in enumerate(drafts)]
+            for i, (start, resource, _first, end, members, agents) in enumerate(drafts)]
 
 
 def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: bool) -> None:
@@ -271,62 +271,103 @@ def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: 
         heapq.heappush(heap, (c.end, p))
 
 
+# Clusters of at most this many calls are settled by testing their pairs: cheaper than the
+# sweep's bookkeeping at that size, and a constant bound keeps the whole O(n log n).
+_PAIRWISE_MAX = 12
+
+
+def _usable_by_resource(calls: list[Call]) -> dict[str, list[int]]:
+    """Positions of the calls that can contend (see _usable), per resource, in position order."""
+    by_resource: dict[str, list[int]] = {}
+    for p, c in enumerate(calls):
+        # _usable inlined: this runs once per call, and a function call costs more than the test
+        if c.problem is None and c.start is not None and c.end is not None and c.end > c.start:
+            group = by_resource.get(c.resource)
+            if group is None:
+                by_resource[c.resource] = [p]
+            else:
+                group.append(p)
+    return by_resource
+
+
+def _clusters(positions: list[int], starts: list, ends: list) -> list[list[int]]:
+    """Split positions (one resource, sorted by start) into clusters of calls whose intervals
+    overlap transitively, whatever their agents; return those of two or more calls.
+
+    Every region lies inside one cluster, and most clusters are single calls: the cuts are
+    found by comprehensions and C-level map/compress, leaving Python loops to the clusters."""
+    latest = -math.inf
+    reach = [latest := end if end > latest else latest for end in map(ends.__getitem__, positions)]
+    # A call starting at or after the reach of all before it opens a cluster (half-open).
+    n = len(positions)
+    cuts = [0, *compress(range(1, n), map(ge, map(starts.__getitem__, positions[1:]), reach)), n]
+    return [positions[a:b] for a, b in zip(cuts, cuts[1:]) if b - a > 1]
+
+
+def _pairwise(cluster: list[int], starts: list, ends: list, agents: list, same_agent: bool) -> list[list[int]]:
+    """The components (of two or more calls) of a small cluster sorted by start, by testing
+    every pair."""
+    label = list(range(len(cluster)))  # each member's component, named by its first member
+    for j in range(1, len(cluster)):
+        q = cluster[j]
+        start, agent = starts[q], agents[q]
+        for i in range(j):
+            p = cluster[i]
+            # i starts first, so the two overlap iff j starts before i ends
+            if start < ends[p] and (same_agent or agents[p] != agent):
+                a, b = label[i], label[j]
+                if a != b:
+                    if b < a:
+                        a, b = b, a
+                    label = [a if x == b else x for x in label]
+    if not any(label):
+        return [cluster]  # the common case: one component
+    parts: dict[int, list[int]] = {}
+    for p, x in zip(cluster, label):
+        parts.setdefault(x, []).append(p)
+    return [part for part in parts.values() if len(part) > 1]
+
+
 def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
     """Return contention regions by a sweep over start times, per resource.
 
-    Calls are sorted by (start, index) and expire from a heap by end once
-    end <= the current start. A new call joins every active connected
-    component holding an active call of another agent (any agent when
-    same_agent) with one union per component, never per pair (see _sweep).
-    Time O(n log n) for n calls, independent of the number k of contending
-    pairs, so within O(n log n + k); space O(n).
+    Calls are sorted by (start, index) and split into clusters of transitively overlapping
+    calls; a cluster of one agent (unless same_agent) holds no region, and a small one is
+    settled pair by pair. Larger clusters are swept: calls expire from a heap by end once
+    end <= the current start, and a new call joins every active connected component holding
+    an active call of another agent (any agent when same_agent) with one union per
+    component, never per pair (see _sweep). Time O(n log n) for n calls, independent of the
+    number k of contending pairs, so within O(n log n + k); space O(n).
     """
-    by_resource: dict[str, list[tuple]] = {}
-    for pos, c in enumerate(calls):
-        if _usable(c):
-            by_resource.setdefault(c.resource, []).append((c.start, c.index, pos))
+    starts, ends, agents, indexes = _columns(calls)
+    # Sorting by start alone is stable, so from (index, position) order it gives
+    # (start, index, position); that order is position order when indexes never decrease.
+    in_index_order = all(map(le, indexes, indexes[1:]))
     uf: _UnionFind | None = None
-    components: list[list[int]] = []
-
-    def settle(cluster: list[int]) -> None:
-        """A cluster of transitively overlapping calls (any agents): its regions."""
-        nonlocal uf
-        if len(cluster) < 2:
-            return
-        if not same_agent:
-            first = calls[cluster[0]].agent
-            if all(calls[p].agent == first for p in cluster):
-                return  # one agent only: nothing contends
-        if len(cluster) == 2:  # two overlapping calls (of two agents, or same_agent)
-            components.append(cluster)
-            return
-        if uf is None:
-            uf = _UnionFind(len(calls))
-        _sweep(calls, cluster, uf, same_agent)
-        parts: dict[int, list[int]] = {}
-        for p in cluster:
-            parts.setdefault(uf.find(p), []).append(p)
-        components.extend(parts.values())
-
-    # Every region lies inside one cluster of calls whose intervals overlap transitively,
-    # whatever their agents; most clusters are single calls or one agent's, and are skipped
-    # without the sweep's bookkeeping.
-    for entries in by_resource.values():
-        entries.sort()  # by (start, index), then position
-        cluster: list[int] = []
-        reach = -math.inf
-        for start, _index, p in entries:
-            if start >= reach:  # half-open: a call starting at the reach does not overlap
-                if len(cluster) > 1:
-                    settle(cluster)
-                cluster = [p]
+    drafts: list[tuple] = []
+    for positions in _usable_by_resource(calls).values():
+        if not in_index_order:
+            positions.sort(key=indexes.__getitem__)
+        positions.sort(key=starts.__getitem__)
+        for cluster in _clusters(positions, starts, ends):
+            if len(cluster) == 2:  # two overlapping calls: a region unless one agent made both
+                if same_agent or agents[cluster[0]] != agents[cluster[1]]:
+                    drafts.append(_draft(cluster, calls, starts, ends, agents, indexes))
+                continue
+            if not same_agent and len(set(map(agents.__getitem__, cluster))) == 1:
+                continue  # one agent only: nothing contends
+            if len(cluster) <= _PAIRWISE_MAX:
+                parts = _pairwise(cluster, starts, ends, agents, same_agent)
             else:
-                cluster.append(p)
-            end = calls[p].end
-            if end > reach:
-                reach = end
-        settle(cluster)
-    return _build_regions(calls, components)
+                if uf is None:
+                    uf = _UnionFind(len(calls))
+                _sweep(calls, cluster, uf, same_agent)
+                roots: dict[int, list[int]] = {}
+                for p in cluster:  # in cluster order, so each part stays sorted
+                    roots.setdefault(uf.find(p), []).append(p)
+                parts = [part for part in roots.values() if len(part) > 1]
+            drafts.extend(_draft(part, calls, starts, ends, agents, indexes) for part in parts)
+    return _number(drafts)
 
 
 def find_regions_quadratic(calls: list[Call], same_agent: bool = False) -> list[Region]:
@@ -344,7 +385,7 @@ def find_regions_quadratic(calls: list[Call], same_agent: bool = False) -> list[
                 adjacent[a].append(b)
                 adjacent[b].append(a)
     seen: set[int] = set()
-    components = []
+    components: list[list[int]] = []
     for p in usable:
         if p in seen:
             continue
@@ -357,5 +398,8 @@ def find_regions_quadratic(calls: list[Call], same_agent: bool = False) -> list[
                 if r not in seen:
                     seen.add(r)
                     stack.append(r)
-        components.append(comp)
-    return _build_regions(calls, components)
+        if len(comp) > 1:
+            comp.sort(key=lambda p: (calls[p].start, calls[p].index, p))
+            components.append(comp)
+    columns = _columns(calls)
+    return _number([_draft(comp, calls, *columns) for comp in components])

@@ -2,11 +2,13 @@
 
 import math
 import random
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app import contention
 from app.contention import (
     Call,
     Region,
@@ -227,15 +229,19 @@ call_specs = st.lists(
 
 
 @settings(max_examples=400, deadline=None)
-@given(specs=call_specs, same_agent=st.booleans(), seed=st.integers(0, 2**16))
-def test_sweep_matches_quadratic(specs, same_agent, seed):
+@given(specs=call_specs, same_agent=st.booleans(), seed=st.integers(0, 2**16),
+       pairwise_max=st.sampled_from([2, 12, 1000]))
+def test_sweep_matches_quadratic(specs, same_agent, seed, pairwise_max):
     calls = [
         Call(i, agent, "tool", res, float(s), float(s + d))
         for i, (agent, res, s, d) in enumerate(specs)
     ]
     # Indexes need not follow list order; shuffling checks nothing relies on it.
     random.Random(seed).shuffle(calls)
-    assert find_regions(calls, same_agent) == find_regions_quadratic(calls, same_agent)
+    # Clusters above the bound are swept, the rest tested pair by pair: check both ways
+    # on every size of cluster (2: always the sweep, 1000: never).
+    with mock.patch.object(contention, "_PAIRWISE_MAX", pairwise_max):
+        assert find_regions(calls, same_agent) == find_regions_quadratic(calls, same_agent)
 
 
 def test_large_input_matches_quadratic_blockwise():
