@@ -26,7 +26,7 @@ these dicts into agraph objects.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 NORMAL, CRITICAL, PROBLEMATIC = "normal", "critical", "problematic"
@@ -333,18 +333,39 @@ def apply_click(value: Any, lay: Layout, node_id: Any) -> dict | None:
     return cycle_edge(value, what[0], what[1], agents)
 
 
-def fresh_click(returned: Any, mount: int, last_handled: Any) -> bool:
-    """Whether the component's return value is a new click to act on.
-
-    The component keeps returning its last click on later reruns; a handled click is
-    remembered with the mount it came from, and every handled click remounts the graph,
-    so a stale value is never applied twice while a repeated click on a remounted graph is.
-    """
-    return isinstance(returned, str) and bool(returned) and (mount, returned) != _as_tuple(last_handled)
+def renamed(lay: Layout, prefix: str) -> Layout:
+    """The same drawing with its ids behind another prefix (see ``clicks_prefix``)."""
+    cut = len(lay.prefix)
+    return Layout([replace(n, id=prefix + n.id[cut:]) for n in lay.nodes],
+                  [replace(e, id=prefix + e.id[cut:]) for e in lay.edges], prefix)
 
 
-def _as_tuple(x: Any) -> Any:
-    return tuple(x) if isinstance(x, (list, tuple)) else x
+DOUBLE_CLICK = 0.5  # seconds: a second click on the same node this soon after one is the same click
+
+
+def second_of_double_click(hit: tuple, now: float, last: Any) -> bool:
+    """Whether a click on `hit` (resolve()'s answer) at `now` (seconds) is the second half of a
+    double-click on what was clicked last (`last`: (hit, when) of the previous handled click).
+    vis-network reports that second half as a click on the renamed node (0.3 s later, measured),
+    and a double-click means one toggle, not two."""
+    return (isinstance(last, (list, tuple)) and len(last) == 2 and _as_key(last[0]) == _as_key(hit)
+            and 0 <= now - last[1] < DOUBLE_CLICK)
+
+
+def _as_key(x: Any) -> Any:
+    return tuple(_as_key(v) for v in x) if isinstance(x, (list, tuple)) else x
+
+
+def clicks_prefix(scheme_index: int, clicks: int) -> str:
+    """The id prefix of a scheme's graph after `clicks` handled clicks.
+
+    The component keeps returning its last click on later reruns, and vis-network reports a
+    click on the node already selected as nothing at all. With the number of handled clicks in
+    every id, a handled click's id is never drawn again (its value, returned again, resolves to
+    nothing), and the drawing that follows a click holds new ids, so the selection is emptied
+    and the same agent can be clicked again, while the graph is updated in place (a fresh
+    component for each click cost a second: a new iframe, vis-network loaded and drawn again)."""
+    return f"g{scheme_index}-{clicks}-"
 
 
 # --- drawing spec (plain dicts for agraph's Node / Edge) -------------------------------------------
@@ -390,9 +411,12 @@ def drawing(lay: Layout, value: Any) -> tuple[list[dict], list[dict]]:
         src, dst = lay.node_of(e.src).id, lay.node_of(e.dst).id
         common = {"color": colour, "width": e.width, "dashes": state == PROBLEMATIC, "smooth": False,
                   "selectionWidth": 0}
-        edges.append({"source": src, "to": e.id, "arrows": {"to": {"enabled": False}}, **common})
-        edges.append({"source": e.id, "to": dst, "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
+        # ids of their own: the component updates its edges in place by id (without one, a
+        # changed edge was added beside the old one, which stayed drawn under it)
+        edges.append({"id": f"{e.id}-in", "source": src, "to": e.id, "arrows": {"to": {"enabled": False}},
                       **common})
+        edges.append({"id": f"{e.id}-out", "source": e.id, "to": dst,
+                      "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}, **common})
     nodes.extend(_padding(lay, nodes, font["size"], prefix=lay.prefix))
     return nodes, edges
 
@@ -421,18 +445,13 @@ def _padding(lay: Layout, nodes: list[dict], font_size: int, prefix: str) -> lis
             for i, (x, y) in enumerate([(left, top), (right, bottom)])]
 
 
-def vis_options(mount: int, height: int = 440) -> dict:
-    """Options for the component: physics off, nothing draggable; `mount` forces a fresh iframe.
-
-    `mount` goes into tooltipDelay, which nothing uses (no node has a title): changing it
-    changes the component's arguments, so Streamlit mounts a new graph whose selection is empty.
-    """
+def vis_options(height: int = 440) -> dict:
+    """Options for the component: physics off, nothing draggable."""
     return {
         "height": f"{height}px", "width": "100%",
         "physics": {"enabled": False, "stabilization": {"enabled": False}},
         "layout": {"hierarchical": {"enabled": False}, "randomSeed": 42},
         "interaction": {"dragNodes": False, "dragView": False, "zoomView": False, "hover": False,
-                        "selectConnectedEdges": False, "multiselect": False,
-                        "tooltipDelay": 300 + int(mount)},
+                        "selectConnectedEdges": False, "multiselect": False},
         "edges": {"smooth": False},
     }

@@ -248,20 +248,33 @@ def test_apply_click():
     assert graph.resolve(lay, "g0-e0") == ("edge", ("Planner", "Coder"))
 
 
-def test_fresh_click_ignores_stale_and_accepts_repeats_after_remount():
-    assert not graph.fresh_click(None, 0, None)
-    assert not graph.fresh_click("", 0, None)
-    assert graph.fresh_click("n0", 0, None)
-    assert not graph.fresh_click("n0", 0, (0, "n0"))  # the same value on a later rerun: stale
-    assert not graph.fresh_click("n0", 0, [0, "n0"])
-    assert graph.fresh_click("n0", 1, (0, "n0"))  # the same node on the remounted graph: a click
-    assert graph.fresh_click("n1", 0, (0, "n0"))
+def test_ids_after_a_click_are_new_and_the_clicked_one_is_stale():
+    lay = graph.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix=graph.clicks_prefix(0, 0))
+    v = graph.apply_click(None, lay, "g0-0-n0")
+    assert v["critical_nodes"] == ["Planner"]
+    after = graph.renamed(lay, graph.clicks_prefix(0, 1))
+    assert [n.id for n in after.nodes] == ["g0-1-n0", "g0-1-n1", "g0-1-n2"]
+    assert [e.id for e in after.edges] == ["g0-1-e0", "g0-1-e1"]
+    assert [(n.agent, n.x, n.y) for n in after.nodes] == [(n.agent, n.x, n.y) for n in lay.nodes]  # stays put
+    assert graph.apply_click(v, after, "g0-0-n0") is None  # returned again on a later rerun: not a click
+    assert graph.apply_click(v, after, "g0-1-n0")["critical_nodes"] == []  # the same agent clicked again
+    assert graph.apply_click(v, after, None) is None and graph.apply_click(v, after, "") is None
 
 
-def test_vis_options_remount_changes_only_an_unused_value():
-    a, b = graph.vis_options(0), graph.vis_options(1)
-    assert a != b
-    a["interaction"].pop("tooltipDelay")
-    b["interaction"].pop("tooltipDelay")
-    assert a == b
+def test_a_double_click_is_one_click():
+    hit = ("node", "Planner")
+    assert not graph.second_of_double_click(hit, 10.0, None)
+    assert graph.second_of_double_click(hit, 10.3, (hit, 10.0))
+    assert graph.second_of_double_click(hit, 10.3, [["node", "Planner"], 10.0])  # as kept in the session
+    assert not graph.second_of_double_click(hit, 10.6, (hit, 10.0))  # clicked again later: a click
+    assert not graph.second_of_double_click(("node", "Coder"), 10.1, (hit, 10.0))
+    assert not graph.second_of_double_click(("edge", ("Planner", "Coder")), 10.1, (hit, 10.0))
+
+
+def test_vis_options_and_edge_ids():
+    a = graph.vis_options()
     assert a["physics"]["enabled"] is False and a["interaction"]["dragNodes"] is False
+    lay = graph.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix="g0-0-")
+    _nodes, edges = graph.drawing(lay, None)
+    ids = [e["id"] for e in edges]
+    assert ids == ["g0-0-e0-in", "g0-0-e0-out", "g0-0-e1-in", "g0-0-e1-out"]  # updated in place by id

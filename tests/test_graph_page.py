@@ -22,12 +22,12 @@ def _summary(at) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith(("**Critical path:**", "**Flagged handoffs:**"))]
 
 
-def _click(at, node_id: str):
-    """What a click in the graph does: the component returns the node id (it is keyed by
-    its mount number, so its value is set through that key)."""
+def _click(at, name: str):
+    """What a click in the graph does: the component returns the id of the node drawn as `name`
+    ("n4", "e6"), whose prefix holds the scheme and the number of clicks handled so far."""
     (el,) = at.get("component_instance")
     assert el.proto.component_name.endswith("agraph")
-    at.session_state[_key("canvas", at.session_state[_key("mount")])] = node_id
+    at.session_state[_key("canvas")] = f"g2-{at.session_state[_key('clicks')]}-{name}"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
 
@@ -68,20 +68,20 @@ def test_controls_save_the_documented_value_and_reopen(demo_project, tmp_path):
     assert _stored(tmp_path) is None
 
 
-def test_graph_clicks_toggle_nodes_and_cycle_edges(demo_project, tmp_path):
+def test_graph_clicks_toggle_nodes_and_cycle_edges(demo_project, tmp_path, monkeypatch):
+    monkeypatch.setattr(graph, "DOUBLE_CLICK", 0.0)  # each click a click of its own, however soon
     at = open_page(make_app(demo_project), PAGE)
-    ws_index = 2  # the demo's graph scheme is annotation_schemes[2]
-    node = f"g{ws_index}-n4"  # Critic, the fifth agent
+    node = "n4"  # Critic, the fifth agent (the demo's graph scheme is annotation_schemes[2])
     _click(at, node)
     assert _stored(tmp_path).value == {"critical_nodes": ["Critic"], "edges": {}}
     assert at.toggle(key=_key("node", "Critic")).value is True
     at.run()  # the component keeps returning its last click: not applied twice
     assert _stored(tmp_path).value["critical_nodes"] == ["Critic"]
-    _click(at, node)  # the same node again, on the remounted graph
+    _click(at, node)  # the same node again (drawn with a new id)
     assert _stored(tmp_path) is None
     assert at.toggle(key=_key("node", "Critic")).value is False
 
-    handle = f"g{ws_index}-e6"  # the seventh pair in first-occurrence order: Planner → Critic
+    handle = "e6"  # the seventh pair in first-occurrence order: Planner → Critic
     states = []
     for _ in range(3):
         _click(at, handle)
@@ -89,8 +89,16 @@ def test_graph_clicks_toggle_nodes_and_cycle_edges(demo_project, tmp_path):
         states.append(ann.value["edges"].get("Planner->Critic") if ann else "normal")
         assert at.selectbox(key=_key("edge", "Planner->Critic")).value == states[-1]
     assert states == ["critical", "problematic", "normal"]
-    _click(at, f"g{ws_index}-pad0")  # the invisible padding: nothing happens
+    _click(at, "pad0")  # the invisible padding: nothing happens
     assert _stored(tmp_path) is None
+
+
+def test_a_double_click_on_an_agent_toggles_it_once(demo_project, tmp_path):
+    at = open_page(make_app(demo_project), PAGE)
+    _click(at, "n4")
+    _click(at, "n4")  # at once: vis-network's report of the second half of a double-click
+    assert _stored(tmp_path).value == {"critical_nodes": ["Critic"], "edges": {}}
+    assert at.session_state[_key("clicks")] == 2  # its ids renamed all the same: the next click counts
 
 
 def test_reviewed_clean_is_not_the_same_as_not_annotated(demo_project, tmp_path):

@@ -7,6 +7,7 @@ click lands on the node whatever the canvas size.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -19,8 +20,8 @@ pytestmark = pytest.mark.browser
 
 FRAME = 'iframe[title="streamlit_agraph.agraph"]'
 INJECTED = '<img src=x onerror="document.title=\'pwned\'">'
-# {node id: {x, y}} in canvas pixels, or null until the network is drawn
-POSITIONS_JS = """(canvas) => {
+# the vis-network object of the graph drawn on `canvas`, as `net` (null until there is one)
+FIND_NETWORK = """
   const host = canvas.closest('.vis-network').parentElement;
   const fibreKey = Object.keys(host).find(k => k.startsWith('__reactFiber') || k.startsWith('__reactInternalInstance'));
   let net = null;
@@ -28,12 +29,18 @@ POSITIONS_JS = """(canvas) => {
     for (let h = f.memoizedState; h && typeof h === 'object' && 'memoizedState' in h; h = h.next) {
       if (h.memoizedState && typeof h.memoizedState.getPositions === 'function') { net = h.memoizedState; break; }
     }
-  }
+  }"""
+# {node id: {x, y}} in canvas pixels, or null until the network is drawn
+POSITIONS_JS = """(canvas) => {""" + FIND_NETWORK + """
   if (!net) return null;
   const out = {};
   const pos = net.getPositions();
   for (const id in pos) out[id] = net.canvasToDOM(pos[id]);
   return out;
+}"""
+# how many edges the drawn network holds
+EDGES_JS = """(canvas) => {""" + FIND_NETWORK + """
+  return net ? net.body.data.edges.length : null;
 }"""
 
 
@@ -47,25 +54,39 @@ def _canvas(pg):
     return pg.frame_locator(FRAME).locator("canvas")
 
 
-def node_position(pg, node_id: str, seconds: float = 15.0, pause_ms: int = 100) -> dict | None:
-    """Where the drawn network has the node ({"x", "y"} on the canvas), once there is one graph
-    on the page drawing it (while a handled click remounts the graph, the old and the new iframe
-    coexist briefly); None if it is not drawn within `seconds`."""
+def node_position(pg, name: str, clicks: int | None = None, seconds: float = 15.0,
+                  pause_ms: int = 100) -> dict | None:
+    """Where the drawn network has the node drawn as `name` ("n4", "e6": its id without the
+    prefix, which holds the number of clicks handled: `clicks`, if given), as {"x", "y"} on
+    the canvas, once the page has one graph and it draws that node; None if not within `seconds`."""
     canvas = _canvas(pg)
+    pattern = re.compile(rf"^g\d+-{clicks if clicks is not None else '[0-9]+'}-{re.escape(name)}$")
     for _ in range(max(1, int(seconds * 1000 / pause_ms))):
         if pg.locator(FRAME).count() == 1:
-            pos = canvas.evaluate(POSITIONS_JS)
-            if pos and node_id in pos:
-                return pos[node_id]
+            pos = canvas.evaluate(POSITIONS_JS) or {}
+            found = [p for node_id, p in pos.items() if pattern.match(node_id)]
+            if len(found) == 1:
+                return found[0]
         pg.wait_for_timeout(pause_ms)
     return None
 
 
-def _click(pg, node_id: str, double: bool = False):
-    """Click a node where the drawn network has it (after a remount, on the new graph only)."""
+def node_ids(pg) -> list[str]:
+    """The ids of the nodes the drawn network holds."""
+    return sorted((_canvas(pg).evaluate(POSITIONS_JS) or {}).keys())
+
+
+def edge_count(pg) -> int:
+    """How many edges the drawn network holds (two segments per handoff pair)."""
+    return _canvas(pg).evaluate(EDGES_JS)
+
+
+def _click(pg, name: str, clicks: int = 0, double: bool = False):
+    """Click the node drawn as `name` where the drawn network has it, once the drawing is the one
+    that follows `clicks` handled clicks."""
     canvas = _canvas(pg)
-    pos = node_position(pg, node_id)
-    assert pos, f"node {node_id} not drawn"
+    pos = node_position(pg, name, clicks)
+    assert pos, f"node {name} not drawn"
     at = {"x": pos["x"], "y": pos["y"]}
     if double:
         canvas.dblclick(position=at)
@@ -87,14 +108,21 @@ def test_node_clicked_twice_toggles_on_then_off(server, page, tmp_path):
     _open(page, server.url)
     crit = _summary(page, "Critical path:")
     expect(crit).to_have_text("Critical path: none marked")
-    _click(page, "g2-n4")  # Critic
+    frame = page.locator(FRAME).element_handle()
+    edges = edge_count(page)
+    _click(page, "n4")  # Critic
     expect(crit).to_have_text("Critical path: Critic", timeout=15000)
     assert _stored(tmp_path) == {"critical_nodes": ["Critic"], "edges": {}}
     expect(page.get_by_role("switch", name="Critical path: Critic")).to_be_checked()
-    _click(page, "g2-n4")  # the same node again: a second click, not ignored
+    page.wait_for_timeout(600)  # (sooner, it would be the second half of a double-click)
+    _click(page, "n4", clicks=1)  # the same node again: a second click, not ignored
     expect(crit).to_have_text("Critical path: none marked", timeout=15000)
     assert _stored(tmp_path) is None
     expect(page.get_by_role("switch", name="Critical path: Critic")).not_to_be_checked()
+    # updated in place: the same iframe, its nodes renamed, no edge drawn twice
+    assert node_position(page, "n4", clicks=2) is not None
+    assert frame.evaluate("e => e.isConnected") and page.locator(FRAME).count() == 1
+    assert edge_count(page) == edges and not any(i.startswith("g2-0-") for i in node_ids(page))
 
 
 def test_edge_clicked_through_its_three_states(server, page, tmp_path):
@@ -104,10 +132,14 @@ def test_edge_clicked_through_its_three_states(server, page, tmp_path):
     expected = [("Flagged handoffs: Planner → Critic: ★ critical", {"Planner->Critic": "critical"}),
                 ("Flagged handoffs: Planner → Critic: ⚠ problematic", {"Planner->Critic": "problematic"}),
                 ("Flagged handoffs: none flagged", None)]
-    for text, edges in expected:
-        _click(page, "g2-e6")  # the handle of Planner → Critic
+    n_edges = edge_count(page)
+    for clicks, (text, edges) in enumerate(expected):
+        page.wait_for_timeout(600)  # one click each (not a double-click)
+        _click(page, "e6", clicks)  # the handle of Planner → Critic
         expect(flagged).to_have_text(text, timeout=15000)
         assert _stored(tmp_path) == (None if edges is None else {"critical_nodes": [], "edges": edges})
+    assert node_position(page, "e6", clicks=3) is not None
+    assert edge_count(page) == n_edges  # each state's segments replaced, not drawn over the old ones
 
 
 def test_injected_agent_name_stays_text(browser, tmp_path):
@@ -129,7 +161,7 @@ def test_injected_agent_name_stays_text(browser, tmp_path):
         # (the switch's accessible name is its Markdown source, escapes included: match the shown text)
         expect(pg.get_by_text(f"Critical path: {INJECTED}", exact=True)).to_be_visible()
         assert INJECTED in pg.inner_text("body")  # shown as text
-        _click(pg, "g2-n1", double=True)  # a double-click on the injected agent's node
+        _click(pg, "n1", double=True)  # a double-click on the injected agent's node
         expect(_summary(pg, "Critical path:")).to_have_text(f"Critical path: {INJECTED}", timeout=15000)
         pg.wait_for_timeout(500)
         assert _stored(tmp_path, "inject-1") == {"critical_nodes": [INJECTED], "edges": {}}

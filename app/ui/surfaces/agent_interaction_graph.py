@@ -2,10 +2,10 @@
 
 The graph (streamlit-agraph) is drawn from `app.graph`: fixed positions, physics off, opaque
 node ids and empty titles. A click on an agent toggles it; a click on a handoff's count box
-(its handle) cycles normal → critical → problematic. Each handled click is remembered with
-the graph's mount number and remounts the graph, so a stale return value is never applied
-again and the same node can be clicked again. The click is applied and the graph redrawn in the same
-script run. Below it, a toggle per agent, a choice per handoff and a text summary do the same
+(its handle) cycles normal → critical → problematic. The ids hold the number of clicks handled
+(graph.clicks_prefix), so a stale return value is never applied again and the same node can be
+clicked again, with the graph updated in place. The click is applied and the graph redrawn in
+the same script run. Below it, a toggle per agent, a choice per handoff and a text summary do the same
 without a mouse. The graph, the summary and the agents' toggles are a fragment of their own: a
 toggle or an agent click re-runs only them, not the (up to twenty) handoff controls; a handoff
 change re-runs the scheme's fragment, and a click on a handoff's handle the page.
@@ -13,6 +13,7 @@ change re-runs the scheme's fragment, and a click on a handoff's handle the page
 from __future__ import annotations
 
 import json
+import time
 
 import streamlit as st
 from streamlit_agraph import Edge, Node, _agraph
@@ -131,27 +132,31 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
     key, current, commit = _bound(ws, item, scheme, agents)
 
     value = current()
-    lay = graph.layout(agents, d.step_counts, d.edges, prefix=f"g{scheme.index}-")
-    k_mount, k_last = key("mount"), key("last")
-    mount = st.session_state.setdefault(k_mount, 0)
-    # The click the graph reported, read before the graph is drawn: it is applied and the
-    # graph drawn once, in this run. The component is keyed by its mount number, so the
-    # keyboard controls below change the drawing in place (no new iframe); only a handled
-    # click mounts a fresh graph, whose empty selection lets the same node be clicked again.
-    clicked = st.session_state.get(key("canvas", mount))
-    if graph.fresh_click(clicked, mount, st.session_state.get(k_last)):
-        st.session_state[k_last] = (mount, clicked)
-        mount += 1
-        st.session_state[k_mount] = mount
-        new = graph.apply_click(value, lay, clicked)
-        if new is not None:
+    k_clicks = key("clicks")
+    clicks = st.session_state.setdefault(k_clicks, 0)
+    lay = graph.layout(agents, d.step_counts, d.edges, prefix=graph.clicks_prefix(scheme.index, clicks))
+    # The click the graph reported, read before the graph is drawn: it is applied and the graph
+    # drawn once, in this run. Every id holds the number of clicks handled, so this click's id
+    # is not drawn again: the value the component keeps returning is never applied twice, and
+    # the new ids empty its selection, so the same agent can be clicked again. The component
+    # keeps its key: clicks and the controls below update the drawing in place.
+    clicked = st.session_state.get(key("canvas"))
+    hit = graph.resolve(lay, clicked)
+    if hit is not None:  # a click on the drawing on screen: the next drawing has new ids
+        clicks += 1
+        st.session_state[k_clicks] = clicks
+        now, k_last = time.monotonic(), key("last")
+        if not graph.second_of_double_click(hit, now, st.session_state.get(k_last)):
+            st.session_state[k_last] = (hit, now)
+            new = graph.apply_click(value, lay, clicked)
             commit(new)
             if graph.normalize(new, agents)["edges"] != value["edges"]:
                 st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
             value = current()
+        lay = graph.renamed(lay, graph.clicks_prefix(scheme.index, clicks))
     shell.rerun_if_asked()
     nodes, edges = _nodes_and_edges(lay, value)
-    _draw(nodes, edges, _Options(graph.vis_options(mount)), key("canvas", mount))
+    _draw(nodes, edges, _Options(graph.vis_options()), key("canvas"))
     st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
                "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
                "The controls below do the same with the keyboard.")
