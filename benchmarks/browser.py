@@ -270,6 +270,7 @@ def graph_click(pg, node: str, clicks: int) -> tuple[float, float, bool]:
     marked = "() => document.body.textContent.includes('Critical path: none marked')"
     before = pg.evaluate(marked)
     settle(pg)
+    pg.wait_for_timeout(1000)  # a click of its own, not the second half of a double-click (app/graph)
     assert canvas.evaluate(DRAWN_JS), "no network drawn"
     arm(pg)
     canvas.evaluate("""c => c.ownerDocument.addEventListener('pointerdown', () => {

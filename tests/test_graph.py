@@ -266,7 +266,7 @@ def test_a_double_click_is_one_click():
     assert not graph.second_of_double_click(hit, 10.0, None)
     assert graph.second_of_double_click(hit, 10.3, (hit, 10.0))
     assert graph.second_of_double_click(hit, 10.3, [["node", "Planner"], 10.0])  # as kept in the session
-    assert not graph.second_of_double_click(hit, 10.6, (hit, 10.0))  # clicked again later: a click
+    assert not graph.second_of_double_click(hit, 10.9, (hit, 10.0))  # clicked again later: a click
     assert not graph.second_of_double_click(("node", "Coder"), 10.1, (hit, 10.0))
     assert not graph.second_of_double_click(("edge", ("Planner", "Coder")), 10.1, (hit, 10.0))
 

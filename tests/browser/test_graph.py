@@ -114,7 +114,7 @@ def test_node_clicked_twice_toggles_on_then_off(server, page, tmp_path):
     expect(crit).to_have_text("Critical path: Critic", timeout=15000)
     assert _stored(tmp_path) == {"critical_nodes": ["Critic"], "edges": {}}
     expect(page.get_by_role("switch", name="Critical path: Critic")).to_be_checked()
-    page.wait_for_timeout(600)  # (sooner, it would be the second half of a double-click)
+    page.wait_for_timeout(1000)  # (sooner, it could be the second half of a double-click)
     _click(page, "n4", clicks=1)  # the same node again: a second click, not ignored
     expect(crit).to_have_text("Critical path: none marked", timeout=15000)
     assert _stored(tmp_path) is None
@@ -134,7 +134,7 @@ def test_edge_clicked_through_its_three_states(server, page, tmp_path):
                 ("Flagged handoffs: none flagged", None)]
     n_edges = edge_count(page)
     for clicks, (text, edges) in enumerate(expected):
-        page.wait_for_timeout(600)  # one click each (not a double-click)
+        page.wait_for_timeout(1000)  # one click each (not a double-click)
         _click(page, "e6", clicks)  # the handle of Planner → Critic
         expect(flagged).to_have_text(text, timeout=15000)
         assert _stored(tmp_path) == (None if edges is None else {"critical_nodes": [], "edges": edges})
