@@ -184,6 +184,14 @@ def _draft(comp: list[int], calls: list[Call], starts: list, ends: list, agents:
     """A region before numbering, from a component: the positions in calls of two or more
     calls, sorted by (start, index, position). The position breaks ties so hand-built calls
     sharing an index still give one answer."""
+    if len(comp) == 2:  # most regions: the same draft, without the general one's calls
+        p, q = comp
+        i, j = indexes[p], indexes[q]
+        ids = (i, j) if i <= j else (j, i)
+        a, b = agents[p], agents[q]
+        # the first of equal ends, like max()
+        return (starts[p], calls[p].resource, ids[0], ends[q] if ends[q] > ends[p] else ends[p], ids,
+                (a, b) if a != b else (a,))
     ids = sorted(map(indexes.__getitem__, comp))
     # max() keeps the first of equal ends, like a running "if end > latest"
     return (starts[comp[0]], calls[comp[0]].resource, ids[0], max(map(ends.__getitem__, comp)), tuple(ids),
@@ -197,14 +205,14 @@ def _number(drafts: list[tuple]) -> list[Region]:
             for i, (start, resource, _first, end, members, agents) in enumerate(drafts)]
 
 
-def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: bool) -> None:
-    """Union contending calls among `positions` (one resource, sorted by start).
+def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind) -> None:
+    """Union contending calls of different agents among `positions` (one resource, sorted by
+    start).
 
     Active calls are held in blocks, one per connected component, each
     counting its active calls per agent. A block is filed as "mixed" (two or
     more agents) or under its sole agent. A new call of agent h is unioned once
-    with every block that is not sole-h (with same_agent, all calls share one
-    agent key and every block qualifies); the merged result is a single block.
+    with every block that is not sole-h; the merged result is a single block.
     So after each call only that block can be mixed, and sole blocks belong to
     at most two agents: finding targets is O(1) plus the blocks merged, and
     merging only reduces the number of blocks.
@@ -213,9 +221,6 @@ def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: 
     mixed: set[int] = set()
     sole: dict[str, set[int]] = {}
     heap: list[tuple[float, int]] = []  # (end, position) of active calls
-
-    def key(p: int) -> str:
-        return "" if same_agent else calls[p].agent
 
     def file(root: int) -> None:
         counts = live[root]
@@ -235,10 +240,11 @@ def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: 
                 del sole[agent]
 
     for p in positions:
-        c, h = calls[p], key(p)
+        c = calls[p]
+        h = c.agent
         while heap and heap[0][0] <= c.start:  # half-open: end == start is gone
             q = heapq.heappop(heap)[1]
-            r, a = uf.find(q), key(q)
+            r, a = uf.find(q), calls[q].agent
             counts = live[r]
             if counts[a] > 1:
                 counts[a] -= 1
@@ -256,7 +262,7 @@ def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind, same_agent: 
                     del live[r]
         targets = list(mixed)
         for agent, roots in sole.items():
-            if same_agent or agent != h:
+            if agent != h:
                 targets.extend(roots)
         counts, root = {h: 1}, p
         for r in targets:
@@ -307,9 +313,9 @@ def _clusters(positions: list[int], starts: list, ends: list) -> list[list[int]]
     return [positions[a:b] for a, b in zip(cuts, cuts[1:]) if b - a > 1]
 
 
-def _pairwise(cluster: list[int], starts: list, ends: list, agents: list, same_agent: bool) -> list[list[int]]:
-    """The components (of two or more calls) of a small cluster sorted by start, by testing
-    every pair."""
+def _pairwise(cluster: list[int], starts: list, ends: list, agents: list) -> list[list[int]]:
+    """The components (of two or more calls, of different agents) of a small cluster sorted
+    by start, by testing every pair."""
     label = list(range(len(cluster)))  # each member's component, named by its first member
     for j in range(1, len(cluster)):
         q = cluster[j]
@@ -317,7 +323,7 @@ def _pairwise(cluster: list[int], starts: list, ends: list, agents: list, same_a
         for i in range(j):
             p = cluster[i]
             # i starts first, so the two overlap iff j starts before i ends
-            if start < ends[p] and (same_agent or agents[p] != agent):
+            if start < ends[p] and agents[p] != agent:
                 a, b = label[i], label[j]
                 if a != b:
                     if b < a:
@@ -335,12 +341,13 @@ def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
     """Return contention regions by a sweep over start times, per resource.
 
     Calls are sorted by (start, index) and split into clusters of transitively overlapping
-    calls; a cluster of one agent (unless same_agent) holds no region, and a small one is
-    settled pair by pair. Larger clusters are swept: calls expire from a heap by end once
-    end <= the current start, and a new call joins every active connected component holding
-    an active call of another agent (any agent when same_agent) with one union per
-    component, never per pair (see _sweep). Time O(n log n) for n calls, independent of the
-    number k of contending pairs, so within O(n log n + k); space O(n).
+    calls. Overlaps connect a cluster, so it is one region when every overlap counts (all
+    its agents differ, or same_agent) and none when one agent made it all. Otherwise a small
+    cluster is settled pair by pair, a larger one swept: calls expire from a heap by end
+    once end <= the current start, and a new call joins every active connected component
+    holding an active call of another agent with one union per component, never per pair
+    (see _sweep). Time O(n log n) for n calls, independent of the number k of contending
+    pairs, so within O(n log n + k); space O(n).
     """
     starts, ends, agents, indexes = _columns(calls)
     # Sorting by start alone is stable, so from (index, position) order it gives
@@ -353,23 +360,23 @@ def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
             positions.sort(key=indexes.__getitem__)
         positions.sort(key=starts.__getitem__)
         for cluster in _clusters(positions, starts, ends):
-            if len(cluster) == 2:  # two overlapping calls: a region unless one agent made both
-                if same_agent or agents[cluster[0]] != agents[cluster[1]]:
-                    drafts.append(_draft(cluster, calls, starts, ends, agents, indexes))
+            n_agents = len(set(map(agents.__getitem__, cluster)))
+            if same_agent or n_agents == len(cluster):
+                parts = [cluster]
+            elif n_agents == 1:
                 continue
-            if not same_agent and len(set(map(agents.__getitem__, cluster))) == 1:
-                continue  # one agent only: nothing contends
-            if len(cluster) <= _PAIRWISE_MAX:
-                parts = _pairwise(cluster, starts, ends, agents, same_agent)
+            elif len(cluster) <= _PAIRWISE_MAX:
+                parts = _pairwise(cluster, starts, ends, agents)
             else:
                 if uf is None:
                     uf = _UnionFind(len(calls))
-                _sweep(calls, cluster, uf, same_agent)
+                _sweep(calls, cluster, uf)
                 roots: dict[int, list[int]] = {}
                 for p in cluster:  # in cluster order, so each part stays sorted
                     roots.setdefault(uf.find(p), []).append(p)
                 parts = [part for part in roots.values() if len(part) > 1]
-            drafts.extend(_draft(part, calls, starts, ends, agents, indexes) for part in parts)
+            for part in parts:
+                drafts.append(_draft(part, calls, starts, ends, agents, indexes))
     return _number(drafts)
 
 

@@ -238,8 +238,8 @@ def test_sweep_matches_quadratic(specs, same_agent, seed, pairwise_max):
     ]
     # Indexes need not follow list order; shuffling checks nothing relies on it.
     random.Random(seed).shuffle(calls)
-    # Clusters above the bound are swept, the rest tested pair by pair: check both ways
-    # on every size of cluster (2: always the sweep, 1000: never).
+    # Clusters that need it are swept above the bound and tested pair by pair below it:
+    # check both ways on every size of cluster (2: always the sweep, 1000: never).
     with mock.patch.object(contention, "_PAIRWISE_MAX", pairwise_max):
         assert find_regions(calls, same_agent) == find_regions_quadratic(calls, same_agent)
 
