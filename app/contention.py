@@ -60,6 +60,18 @@ def _label(v: object) -> str | None:
     return text if text.strip() else None
 
 
+def _shown_names(tool: object, resource: object, agent: object) -> tuple[str, str, str] | None:
+    """(agent, tool, resource) of a call as normalize_calls shows them, when all three given
+    are text or None and there is a resource or a tool; else None (see normalize_calls)."""
+    if (tool is None or type(tool) is str) and (resource is None or type(resource) is str) \
+            and (agent is None or type(agent) is str):
+        tool = tool if tool and tool.strip() else None
+        resource = (resource if resource and resource.strip() else None) or tool
+        if resource is not None:
+            return agent if agent and agent.strip() else UNKNOWN, tool or UNKNOWN, resource
+    return None
+
+
 def normalize_calls(
     raw_calls: list, agent_key: str = "agent", resource_key: str = "resource"
 ) -> tuple[list[Call], list[str]]:
@@ -72,26 +84,30 @@ def normalize_calls(
     """
     calls: list[Call] = []
     problems: list[str] = []
-    isfinite = math.isfinite
+    names: dict[tuple, tuple[str, str, str] | None] = {}  # (tool, resource, agent) as given -> shown
+    lowest, highest = -math.inf, math.inf
     for i, raw in enumerate(raw_calls):
-        # Fast path, the common case: a dict with numeric times and text (or no) names.
+        # Fast path, the common case: a dict with finite numeric times, end >= start, and names
+        # that are text (or missing), the same few over and over: each is checked once.
         if type(raw) is dict:
             start, end = raw.get("start"), raw.get("end")
             ts, te = type(start), type(end)
-            if (ts is float or ts is int) and (te is float or te is int) and isfinite(start) \
-                    and isfinite(end) and end >= start:
-                tool, resource, agent = raw.get("tool"), raw.get(resource_key), raw.get(agent_key)
-                if (tool is None or type(tool) is str) and (resource is None or type(resource) is str) \
-                        and (agent is None or type(agent) is str):
-                    tool = tool if tool and tool.strip() else None
-                    resource = (resource if resource and resource.strip() else None) or tool
-                    if resource is not None:
-                        # `* 1.0` (exact) makes a new float beside the new Call, where float() would
-                        # keep the data's own, which can lie anywhere in memory: find_regions reads
-                        # every start and end several times, and scattered reads cost it a third.
-                        calls.append(Call(i, agent if agent and agent.strip() else UNKNOWN, tool or UNKNOWN,
-                                          resource, start * 1.0, end * 1.0, None))
-                        continue
+            # the chain is false for NaN and compares ints with the infinities exactly
+            if (ts is float or ts is int) and (te is float or te is int) and lowest < start <= end < highest:
+                given = raw.get("tool"), raw.get(resource_key), raw.get(agent_key)
+                try:
+                    shown = names[given]
+                except KeyError:
+                    shown = names[given] = _shown_names(*given)
+                except TypeError:  # a name that is a dict or a list
+                    shown = None
+                if shown is not None:
+                    agent, tool, resource = shown
+                    # `* 1.0` (exact) makes a new float beside the new Call, where float() would
+                    # keep the data's own, which can lie anywhere in memory: find_regions reads
+                    # every start and end several times, and scattered reads cost it a third.
+                    calls.append(Call(i, agent, tool, resource, start * 1.0, end * 1.0, None))
+                    continue
         if not isinstance(raw, dict):
             msg = f"calls[{i}]: expected a dict, got {type(raw).__name__}"
             problems.append(msg)
