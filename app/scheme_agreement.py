@@ -375,8 +375,14 @@ def _graph(lab, s, panel, der, k, base, dis):
     crit = Sets(nodes["item"], nodes["rater"], nodes["agent"])
     base["critical_nodes"] = crit.jaccard(panel.item, panel.rater)
     edges = panel.keyed(lab.of("graph_edges", s.name))
-    keys = [f"{a}->{b}" for a, b in zip(edges["src"].tolist(), edges["dst"].tolist())]
-    base["flagged_edges"] = Sets(edges["item"], edges["rater"], keys).jaccard(panel.item, panel.rater)
+    # each flagged edge as the integer code of its (from, to) pair: the sets compare pairs, and a
+    # text per row ("a->b") cost more than the rest of the comparison
+    src, src_names = codes_of(edges["src"])
+    dst, dst_names = codes_of(edges["dst"])
+    paired = (src >= 0) & (dst >= 0)  # (a stored edge always names both agents)
+    pair = pd.Series(src[paired] * max(len(dst_names), 1) + dst[paired])
+    flagged = Sets(edges["item"].to_numpy()[paired], edges["rater"].to_numpy()[paired], pair)
+    base["flagged_edges"] = flagged.jaccard(panel.item, panel.rater)
     objs = Objects(panel, der, s, _edge_columns, lambda o: f"edge {o[0]} → {o[1]}", key=["src", "dst"])
     e = objs.attach(edges[["item", "rater", "src", "dst", "state"]])
     ec, ev = _factor(e["state"])
@@ -504,6 +510,14 @@ def _region_columns(ds: list) -> tuple[list[int], dict]:
                    "resource": _texts([r.resource for x in regions for r in x])}
 
 
+NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+def _rows_of(df: pd.DataFrame, col: str) -> dict:
+    """{value: positions of the rows holding it} of one column (no comparison per value)."""
+    return {key[0]: rows for key, rows in groups(df, [col])}
+
+
 def _emergent(lab, s, panel, der, k, base, dis):
     names = panel.raters
     every = lab.of("behaviours", s.name)
@@ -513,12 +527,15 @@ def _emergent(lab, s, panel, der, k, base, dis):
     base["behaviors"] = {}
     objs = _step_objects(panel, der, s, with_agent=False)
     on = objs.attach(b[["item", "rater", "behavior", "turn"]].rename(columns={"turn": "step"}))
-    on = on.drop_duplicates(["unit", "rater", "behavior"])
+    # (a mark repeated is counted once: Ratings and Sets keep one per unit and rater)
+    on_rows, b_rows = _rows_of(on, "behavior"), _rows_of(b, "behavior")
+    on_unit, on_rater = on["unit"].to_numpy(), on["rater"].to_numpy()
+    b_item, b_rater, b_turn = b["item"].to_numpy(), b["rater"].to_numpy(), b["turn"]
     for n in behaviours:
-        mine = on[on["behavior"] == n]
-        r = objs.ratings(mine["unit"], mine["rater"], np.ones(len(mine), dtype=np.int64), [False, True], False)
-        marked = b[b["behavior"] == n]
-        turns = Sets(marked["item"], marked["rater"], marked["turn"]).jaccard(panel.item, panel.rater)
+        mine = on_rows.get(n, NO_ROWS)
+        r = objs.ratings(on_unit[mine], on_rater[mine], np.ones(len(mine), dtype=np.int64), [False, True], False)
+        marked = b_rows.get(n, NO_ROWS)
+        turns = Sets(b_item[marked], b_rater[marked], b_turn.iloc[marked]).jaccard(panel.item, panel.rater)
         base["behaviors"][n] = {**r.nominal(), "turns_jaccard": turns["jaccard"]}
     # what each annotator marked on a step, as one value: the behaviours in their listed order
     rank = {n: i for i, n in enumerate(behaviours)}
@@ -547,22 +564,22 @@ def _steps(lab, s, panel, der, k, base, dis):
     cats = sorted(_seen(every["category"]))
     m = panel.keyed(every)
     m = m.assign(step=_ints(m["step"]))
-    tagged = objs.attach(m[["item", "rater", "step", "mode", "category"]]).drop_duplicates(["unit", "rater", "mode"])
-    one = lambda df: np.ones(len(df), dtype=np.int64)  # noqa: E731
-    any_tag = tagged.drop_duplicates(["unit", "rater"])
-    base["any_mode"] = objs.ratings(any_tag["unit"], any_tag["rater"], one(any_tag), [False, True], False).nominal()
+    # (a mode repeated is counted once: Ratings and Sets keep one per unit and rater)
+    tagged = objs.attach(m[["item", "rater", "step", "mode", "category"]])
+    unit, rater = tagged["unit"].to_numpy(), tagged["rater"].to_numpy()
+
+    def tagged_with(rows: np.ndarray) -> dict:  # whether each annotator tagged each step so
+        return objs.ratings(unit[rows], rater[rows], np.ones(len(rows), dtype=np.int64), [False, True],
+                            False).nominal()
+
+    base["any_mode"] = tagged_with(np.arange(len(tagged)))
     sets = Sets(tagged["unit"], tagged["rater"], tagged["mode"])
     # Jaccard of the modes on steps that anyone tagged, over every annotator of the item
     pu, pr = objs.unit_panel.entries(np.unique(sets.unit))
     base["modes_jaccard_on_tagged_steps"] = sets.jaccard(pu, pr)
-    base["categories"] = {}
-    for x in cats:
-        t = tagged[tagged["category"] == x].drop_duplicates(["unit", "rater"])
-        base["categories"][x] = objs.ratings(t["unit"], t["rater"], one(t), [False, True], False).nominal()
-    base["modes"] = {}
-    for x in all_modes:
-        t = tagged[tagged["mode"] == x]
-        base["modes"][x] = objs.ratings(t["unit"], t["rater"], one(t), [False, True], False).nominal()
+    by_category, by_mode = _rows_of(tagged, "category"), _rows_of(tagged, "mode")
+    base["categories"] = {x: tagged_with(by_category.get(x, NO_ROWS)) for x in cats}
+    base["modes"] = {x: tagged_with(by_mode.get(x, NO_ROWS)) for x in all_modes}
     tags = panel.keyed(lab.of("step_tags", s.name))
     tags = tags[tags["correctness"].map(lambda c: isinstance(c, str) and c != "")]
     tags = objs.attach(tags[["item", "rater", "step", "correctness"]].assign(step=lambda d: _ints(d["step"])))
