@@ -482,12 +482,19 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     quality[pos] = ent["quality"].to_numpy(dtype=np.float64)[known]
     flagged = np.zeros(n, dtype=bool)
     flagged[pos] = [bool(f) for f in flags[pos]]
-    text = lambda x: pd.Series(x, dtype=object)  # noqa: E731  (not pandas' Arrow strings: slow to build and merge)
-    j = pd.DataFrame({"item_id": text(raters["item_id"].take(row).to_numpy(dtype=object)),
+    # the agents as categoricals of the derived handoffs' agents (no text per judgement: the
+    # rollup, the graph and agreement count on their codes)
+    agent = lambda x: pd.Categorical.from_codes(*_factorized(x))  # noqa: E731
+    j = pd.DataFrame({"item_id": raters["item_id"].take(row).reset_index(drop=True),
                       "annotator": raters["annotator"].take(row).reset_index(drop=True),
-                      "index": d_index[h], "step": d_step[h], "src": text(d_src[h]), "dst": text(d_dst[h]),
+                      "index": d_index[h], "step": d_step[h], "src": agent(d_src)[h], "dst": agent(d_dst)[h],
                       "flags": flags, "quality": quality, "flagged": flagged})
     return j, int(len(ent) - len(pos))
+
+
+def _factorized(values: np.ndarray) -> tuple[np.ndarray, list]:
+    codes, uniq = pd.factorize(values)
+    return codes, list(uniq)
 
 
 def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFrame, int]:
@@ -515,8 +522,9 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     j, stale = _handoff_judgements(lab, scheme_obj, der)
     if j.empty:
         return {"pairs": [], "flags": [], "stale": stale}
-    sc, src = pd.factorize(j["src"].to_numpy(dtype=object))
-    dc, dst = pd.factorize(j["dst"].to_numpy(dtype=object))
+    sc, src = codes_of(j["src"])
+    dc, dst = codes_of(j["dst"])
+    src, dst = src.tolist(), dst.tolist()
     n_dst = max(len(dst), 1)
     pair, firsts = pd.factorize(sc * n_dst + dc)  # pairs in order of first judgement
     n = len(firsts)
@@ -581,8 +589,9 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     for s in handoff_schemes:
         j, _ = _handoff_judgements(lab, s, der)
         if not j.empty:  # flagged judgements per (src, dst), counted on codes
-            sc, src = pd.factorize(j["src"].to_numpy(dtype=object))
-            dc, dst = pd.factorize(j["dst"].to_numpy(dtype=object))
+            sc, src = codes_of(j["src"])
+            dc, dst = codes_of(j["dst"])
+            src, dst = src.tolist(), dst.tolist()
             n_dst = max(len(dst), 1)
             ok = (sc >= 0) & (dc >= 0)  # (a handoff always has both agents)
             per_pair = np.bincount((sc * n_dst + dc)[ok], weights=j["flagged"].to_numpy(dtype=np.float64)[ok],
