@@ -18,6 +18,7 @@ __all__ = ["ToolCall", "extract_tool_calls"]
 UNKNOWN = "(unknown)"
 _ARG_KEYS = ("args", "arguments", "input", "parameters", "tool_input")
 _RESULT_KEYS = ("result", "output", "observation")
+_RESULT_SET = frozenset(_RESULT_KEYS)
 # `name(...)` with the whole remainder inside the parentheses.
 _CALL_TEXT = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*\((.*)\)\s*", re.DOTALL)
 
@@ -47,8 +48,15 @@ def _first(d: dict, keys: tuple[str, ...]) -> tuple[bool, Any]:
     return False, None
 
 
+def _result(d: dict) -> tuple[bool, Any]:
+    """_first(d, _RESULT_KEYS): most calls and steps have none, which one C-level test finds."""
+    return (False, None) if _RESULT_SET.isdisjoint(d) else _first(d, _RESULT_KEYS)
+
+
 def _name(v: Any) -> str | None:
     """Tool name as text, or None when missing or blank."""
+    if type(v) is str:  # the common case, as below without the conversions
+        return v.strip() or None
     if v is None or isinstance(v, (dict, list)):
         return None
     text = str(v).strip()
@@ -72,9 +80,9 @@ def _parse_json_args(v: Any) -> Any:
 
 def _from_entry(entry: Any) -> _Draft | None:
     """Parse one entry of `tool_calls` / a `tool_call` dict, or None."""
-    if isinstance(entry, str):
-        return (entry, None, None, False, None) if entry.strip() else None
     if not isinstance(entry, dict):
+        if isinstance(entry, str):
+            return (entry, None, None, False, None) if entry.strip() else None
         return None
     fn = entry.get("function")
     if isinstance(fn, dict):  # OpenAI
@@ -83,7 +91,7 @@ def _from_entry(entry: Any) -> _Draft | None:
     else:
         tool = _name(entry.get("name")) or _name(entry.get("tool")) or UNKNOWN
         args = _first(entry, _ARG_KEYS)[1]
-    has_result, result = _first(entry, _RESULT_KEYS)
+    has_result, result = _result(entry)
     return tool, args, _call_id(entry), has_result, result
 
 
@@ -112,7 +120,7 @@ def _step_drafts(step: dict) -> list[_Draft]:
     """
     tc = step.get("tool_calls")
     if isinstance(tc, list):
-        drafts = [d for d in map(_from_entry, tc) if d]
+        drafts = list(filter(None, map(_from_entry, tc)))
         if drafts:
             return drafts
     if isinstance(step.get("tool_call"), dict):
@@ -190,7 +198,7 @@ def extract_tool_calls(steps: list, agent_of: Callable[[int], str]) -> list[Tool
         drafts = [] if step.get("role") == "tool" else _step_drafts(step)
         if drafts:
             agent = agent_of(s)
-            step_has, step_result = _first(step, _RESULT_KEYS)
+            step_has, step_result = _result(step)
             for tool, args, cid, has_result, result in drafts:
                 if not has_result and step_has and len(drafts) == 1:
                     has_result, result = True, step_result
