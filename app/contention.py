@@ -11,8 +11,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from itertools import compress
-from operator import ge, itemgetter, le
+from operator import attrgetter, itemgetter
 
 from .timeparse import _show, parse_time
 
@@ -190,28 +189,26 @@ class _UnionFind:
         return ra
 
 
-def _columns(calls: list[Call]) -> tuple[list, list, list, list]:
-    """The calls' starts, ends, agents and indexes as lists, each read once: looking them up
-    by position is cheaper than reaching into the Call again."""
-    return [c.start for c in calls], [c.end for c in calls], [c.agent for c in calls], [c.index for c in calls]
+_start, _end, _agent, _index = attrgetter("start"), attrgetter("end"), attrgetter("agent"), attrgetter("index")
 
 
-def _draft(comp: list[int], calls: list[Call], starts: list, ends: list, agents: list, indexes: list) -> tuple:
-    """A region before numbering, from a component: the positions in calls of two or more
-    calls, sorted by (start, index, position). The position breaks ties so hand-built calls
-    sharing an index still give one answer."""
+def _draft(comp: list[Call]) -> tuple:
+    """A region before numbering, from a component: two or more calls sorted by (start,
+    index, position in the input), the position breaking ties so hand-built calls sharing an
+    index still give one answer."""
+    first = comp[0]
     if len(comp) == 2:  # most regions: the same draft, without the general one's calls
-        p, q = comp
-        i, j = indexes[p], indexes[q]
+        second = comp[1]
+        i, j = first.index, second.index
         ids = (i, j) if i <= j else (j, i)
-        a, b = agents[p], agents[q]
+        a, b = first.agent, second.agent
         # the first of equal ends, like max()
-        return (starts[p], calls[p].resource, ids[0], ends[q] if ends[q] > ends[p] else ends[p], ids,
+        return (first.start, first.resource, ids[0], second.end if second.end > first.end else first.end, ids,
                 (a, b) if a != b else (a,))
-    ids = sorted(map(indexes.__getitem__, comp))
+    ids = sorted(map(_index, comp))
     # max() keeps the first of equal ends, like a running "if end > latest"
-    return (starts[comp[0]], calls[comp[0]].resource, ids[0], max(map(ends.__getitem__, comp)), tuple(ids),
-            tuple(dict.fromkeys(map(agents.__getitem__, comp))))
+    return (first.start, first.resource, ids[0], max(map(_end, comp)), tuple(ids),
+            tuple(dict.fromkeys(map(_agent, comp))))
 
 
 def _number(drafts: list[tuple]) -> list[Region]:
@@ -301,45 +298,50 @@ def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind) -> None:
 _PAIRWISE_MAX = 12
 
 
-def _usable_by_resource(calls: list[Call]) -> dict[str, list[int]]:
-    """Positions of the calls that can contend (see _usable), per resource, in position order."""
-    by_resource: dict[str, list[int]] = {}
-    for p, c in enumerate(calls):
+def _usable_by_resource(calls: list[Call]) -> dict[str, list[Call]]:
+    """The calls that can contend (see _usable), per resource, in input order."""
+    by_resource: dict[str, list[Call]] = {}
+    for c in calls:
         # _usable inlined: this runs once per call, and a function call costs more than the test
         if c.problem is None and c.start is not None and c.end is not None and c.end > c.start:
             group = by_resource.get(c.resource)
             if group is None:
-                by_resource[c.resource] = [p]
+                by_resource[c.resource] = [c]
             else:
-                group.append(p)
+                group.append(c)
     return by_resource
 
 
-def _clusters(positions: list[int], starts: list, ends: list) -> list[list[int]]:
-    """Split positions (one resource, sorted by start) into clusters of calls whose intervals
-    overlap transitively, whatever their agents; return those of two or more calls.
+def _clusters(group: list[Call]) -> list[list[Call]]:
+    """Split calls (one resource, sorted by start) into clusters whose intervals overlap
+    transitively, whatever their agents; return those of two or more calls (every region
+    lies inside one, and most clusters are single calls)."""
+    out: list[list[Call]] = []
+    cluster: list[Call] = []
+    reach = -math.inf  # the latest end so far
+    for c in group:
+        if c.start >= reach:  # half-open: a call starting at the reach overlaps none before it
+            if len(cluster) > 1:
+                out.append(cluster)
+            cluster = [c]
+        else:
+            cluster.append(c)
+        if c.end > reach:
+            reach = c.end
+    if len(cluster) > 1:
+        out.append(cluster)
+    return out
 
-    Every region lies inside one cluster, and most clusters are single calls: the cuts are
-    found by comprehensions and C-level map/compress, leaving Python loops to the clusters."""
-    latest = -math.inf
-    reach = [latest := end if end > latest else latest for end in map(ends.__getitem__, positions)]
-    # A call starting at or after the reach of all before it opens a cluster (half-open).
-    n = len(positions)
-    cuts = [0, *compress(range(1, n), map(ge, map(starts.__getitem__, positions[1:]), reach)), n]
-    return [positions[a:b] for a, b in zip(cuts, cuts[1:]) if b - a > 1]
 
-
-def _pairwise(cluster: list[int], starts: list, ends: list, agents: list) -> list[list[int]]:
+def _pairwise(cluster: list[Call]) -> list[list[Call]]:
     """The components (of two or more calls, of different agents) of a small cluster sorted
     by start, by testing every pair."""
     label = list(range(len(cluster)))  # each member's component, named by its first member
     for j in range(1, len(cluster)):
-        q = cluster[j]
-        start, agent = starts[q], agents[q]
+        start, agent = cluster[j].start, cluster[j].agent
         for i in range(j):
-            p = cluster[i]
             # i starts first, so the two overlap iff j starts before i ends
-            if start < ends[p] and agents[p] != agent:
+            if start < cluster[i].end and cluster[i].agent != agent:
                 a, b = label[i], label[j]
                 if a != b:
                     if b < a:
@@ -347,9 +349,19 @@ def _pairwise(cluster: list[int], starts: list, ends: list, agents: list) -> lis
                     label = [a if x == b else x for x in label]
     if not any(label):
         return [cluster]  # the common case: one component
-    parts: dict[int, list[int]] = {}
-    for p, x in zip(cluster, label):
-        parts.setdefault(x, []).append(p)
+    parts: dict[int, list[Call]] = {}
+    for c, x in zip(cluster, label):
+        parts.setdefault(x, []).append(c)
+    return [part for part in parts.values() if len(part) > 1]
+
+
+def _swept(cluster: list[Call]) -> list[list[Call]]:
+    """The components (of two or more calls) of a cluster sorted by start, by _sweep."""
+    uf = _UnionFind(len(cluster))
+    _sweep(cluster, range(len(cluster)), uf)
+    parts: dict[int, list[Call]] = {}
+    for p, c in enumerate(cluster):  # in cluster order, so each part stays sorted
+        parts.setdefault(uf.find(p), []).append(c)
     return [part for part in parts.values() if len(part) > 1]
 
 
@@ -365,34 +377,23 @@ def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
     (see _sweep). Time O(n log n) for n calls, independent of the number k of contending
     pairs, so within O(n log n + k); space O(n).
     """
-    starts, ends, agents, indexes = _columns(calls)
-    # Sorting by start alone is stable, so from (index, position) order it gives
-    # (start, index, position); that order is position order when indexes never decrease.
-    in_index_order = all(map(le, indexes, indexes[1:]))
-    uf: _UnionFind | None = None
     drafts: list[tuple] = []
-    for positions in _usable_by_resource(calls).values():
-        if not in_index_order:
-            positions.sort(key=indexes.__getitem__)
-        positions.sort(key=starts.__getitem__)
-        for cluster in _clusters(positions, starts, ends):
-            n_agents = len(set(map(agents.__getitem__, cluster)))
+    for group in _usable_by_resource(calls).values():
+        # Stable sorts: by index, then by start, gives (start, index, position in the input).
+        group.sort(key=_index)
+        group.sort(key=_start)
+        for cluster in _clusters(group):
+            n_agents = len(set(map(_agent, cluster)))
             if same_agent or n_agents == len(cluster):
                 parts = [cluster]
             elif n_agents == 1:
                 continue
             elif len(cluster) <= _PAIRWISE_MAX:
-                parts = _pairwise(cluster, starts, ends, agents)
+                parts = _pairwise(cluster)
             else:
-                if uf is None:
-                    uf = _UnionFind(len(calls))
-                _sweep(calls, cluster, uf)
-                roots: dict[int, list[int]] = {}
-                for p in cluster:  # in cluster order, so each part stays sorted
-                    roots.setdefault(uf.find(p), []).append(p)
-                parts = [part for part in roots.values() if len(part) > 1]
+                parts = _swept(cluster)
             for part in parts:
-                drafts.append(_draft(part, calls, starts, ends, agents, indexes))
+                drafts.append(_draft(part))
     return _number(drafts)
 
 
@@ -427,5 +428,4 @@ def find_regions_quadratic(calls: list[Call], same_agent: bool = False) -> list[
         if len(comp) > 1:
             comp.sort(key=lambda p: (calls[p].start, calls[p].index, p))
             components.append(comp)
-    columns = _columns(calls)
-    return _number([_draft(comp, calls, *columns) for comp in components])
+    return _number([_draft([calls[p] for p in comp]) for comp in components])

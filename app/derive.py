@@ -112,7 +112,7 @@ def _derive(data, steps_key, agent_key, calls_key, resource_key, same_agent, tex
         counts[s.agent] = counts.get(s.agent, 0) + 1
     handoffs = find_handoffs(steps)
     agents_of_steps = [s.agent for s in steps]
-    tool_calls = extract_tool_calls([s.raw for s in steps], lambda i: agents_of_steps[i])
+    tool_calls = extract_tool_calls([s.raw for s in steps], agents_of_steps.__getitem__)
     problems: list[str] = []
     raw_calls = data.get(calls_key)
     if raw_calls is None:
