@@ -298,9 +298,11 @@ def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind) -> None:
 _PAIRWISE_MAX = 12
 
 
-def _usable_by_resource(calls: list[Call]) -> dict[str, list[Call]]:
-    """The calls that can contend (see _usable), per resource, in input order."""
+def _usable_by_resource(calls: list[Call]) -> list[list[Call]]:
+    """The calls that can contend (see _usable), per resource, sorted by (start, index,
+    position in the input)."""
     by_resource: dict[str, list[Call]] = {}
+    unsorted: set[str] = set()
     for c in calls:
         # _usable inlined: this runs once per call, and a function call costs more than the test
         if c.problem is None and c.start is not None and c.end is not None and c.end > c.start:
@@ -308,8 +310,17 @@ def _usable_by_resource(calls: list[Call]) -> dict[str, list[Call]]:
             if group is None:
                 by_resource[c.resource] = [c]
             else:
+                # Calls usually come in time order: noticing it here, while each call is at hand,
+                # saves sorting (a pass over the calls per sort key).
+                last = group[-1]
+                if c.start < last.start or (c.start == last.start and c.index < last.index):
+                    unsorted.add(c.resource)
                 group.append(c)
-    return by_resource
+    for resource in unsorted:
+        group = by_resource[resource]
+        group.sort(key=_index)  # stable sorts: by index, then by start, give (start, index, position)
+        group.sort(key=_start)
+    return list(by_resource.values())
 
 
 def _clusters(group: list[Call]) -> list[list[Call]]:
@@ -378,10 +389,7 @@ def find_regions(calls: list[Call], same_agent: bool = False) -> list[Region]:
     pairs, so within O(n log n + k); space O(n).
     """
     drafts: list[tuple] = []
-    for group in _usable_by_resource(calls).values():
-        # Stable sorts: by index, then by start, gives (start, index, position in the input).
-        group.sort(key=_index)
-        group.sort(key=_start)
+    for group in _usable_by_resource(calls):
         for cluster in _clusters(group):
             n_agents = len(set(map(_agent, cluster)))
             if same_agent or n_agents == len(cluster):
