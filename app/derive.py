@@ -11,13 +11,14 @@ import functools
 import gc
 import sys
 import threading
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from .contention import Call, Region, find_regions, normalize_calls
 from .toolcall import ToolCall, extract_tool_calls
-from .trace import UNKNOWN_AGENT, Step, read_steps
+from .trace import UNKNOWN_AGENT, Step, raw_steps, read_steps
 
 
 @dataclass(slots=True)
@@ -107,12 +108,11 @@ def derive(data: dict, steps_key: str = "steps", agent_key: str = "agent", calls
 
 def _derive(data, steps_key, agent_key, calls_key, resource_key, same_agent, text_key) -> Derivation:
     steps = read_steps(data, steps_key, agent_key, text_key)
-    counts: dict[str, int] = {}
-    for s in steps:
-        counts[s.agent] = counts.get(s.agent, 0) + 1
-    handoffs = find_handoffs(steps)
     agents_of_steps = [s.agent for s in steps]
-    tool_calls = extract_tool_calls([s.raw for s in steps], agents_of_steps.__getitem__)
+    counts: dict[str, int] = dict(Counter(agents_of_steps))  # in first-seen order
+    handoffs = find_handoffs(steps)
+    # the entries read_steps read, one Step each
+    tool_calls = extract_tool_calls(raw_steps(data, steps_key), agents_of_steps.__getitem__)
     problems: list[str] = []
     raw_calls = data.get(calls_key)
     if raw_calls is None:
