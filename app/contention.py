@@ -218,9 +218,9 @@ def _number(drafts: list[tuple]) -> list[Region]:
             for i, (start, resource, _first, end, members, agents) in enumerate(drafts)]
 
 
-def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind) -> None:
-    """Union contending calls of different agents among `positions` (one resource, sorted by
-    start).
+def _sweep(calls: list[Call], uf: _UnionFind) -> None:
+    """Union (by position) contending calls of different agents among `calls` (one resource,
+    sorted by start).
 
     Active calls are held in blocks, one per connected component, each
     counting its active calls per agent. A block is filed as "mixed" (two or
@@ -252,7 +252,7 @@ def _sweep(calls: list[Call], positions: list[int], uf: _UnionFind) -> None:
             if not sole[agent]:
                 del sole[agent]
 
-    for p in positions:
+    for p in range(len(calls)):
         c = calls[p]
         h = c.agent
         while heap and heap[0][0] <= c.start:  # half-open: end == start is gone
@@ -369,7 +369,7 @@ def _pairwise(cluster: list[Call]) -> list[list[Call]]:
 def _swept(cluster: list[Call]) -> list[list[Call]]:
     """The components (of two or more calls) of a cluster sorted by start, by _sweep."""
     uf = _UnionFind(len(cluster))
-    _sweep(cluster, range(len(cluster)), uf)
+    _sweep(cluster, uf)
     parts: dict[int, list[Call]] = {}
     for p, c in enumerate(cluster):  # in cluster order, so each part stays sorted
         parts.setdefault(uf.find(p), []).append(c)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from app import contention
 from app.contention import (
     Call,
+    _label,
     Region,
     find_regions,
     find_regions_quadratic,
@@ -137,6 +138,31 @@ def test_normalize_reports_bad_times_and_keeps_every_call():
     assert (calls[4].start, calls[4].end) == (5.0, None)
     # Problem calls never contend, even though their starts overlap call 0.
     assert find_regions(calls) == []
+
+
+def test_normalize_names_and_times_same_in_any_company():
+    # Names are checked once per distinct (tool, resource, agent): each call must still
+    # come out as it would alone, whatever came before it.
+    names = [None, "", "  ", "db", " db ", "x", 7]
+    rng = random.Random(3)
+    raw = [{"tool": rng.choice(names), "resource": rng.choice(names), "agent": rng.choice(names),
+            "start": rng.choice([0, -0.0, 1.5, 2, True, "3"]), "end": rng.choice([2, 2.5, 4.0, None])}
+           for _ in range(300)]
+    calls, problems = normalize_calls(raw)
+    alone = [normalize_calls([r]) for r in raw]
+    assert [(c.agent, c.tool, c.resource, c.problem) for c in calls] == \
+        [(cs[0].agent, cs[0].tool, cs[0].resource, cs[0].problem.replace("calls[0]", f"calls[{i}]")
+          if cs[0].problem else None) for i, (cs, _) in enumerate(alone)]
+    # names as the general rules give them (_label: text unless missing or blank), and
+    # times as floats of the same value and sign (-0.0 stays -0.0)
+    for c, r in zip(calls, raw):
+        tool, resource = _label(r["tool"]), _label(r["resource"])
+        assert (c.agent, c.tool) == (_label(r["agent"]) or "(unknown)", tool or "(unknown)")
+        assert c.resource == (resource or tool or "(unknown)")
+        if c.problem is None:
+            assert type(c.start) is float and type(c.end) is float
+            assert math.copysign(1, c.start) == math.copysign(1, float(r["start"]))
+    assert len(problems) == sum(len(p) for _, p in alone)
 
 
 # --- find_regions ------------------------------------------------------------
