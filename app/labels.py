@@ -92,6 +92,15 @@ def groups(df: pd.DataFrame, by: list[str]) -> list[tuple[tuple, np.ndarray]]:
     return out
 
 
+NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+def rows_by(df: pd.DataFrame, col: str) -> dict:
+    """{value: positions of the rows holding it, in their order} of one column (groups(): no
+    comparison of the whole column per value)."""
+    return {key[0]: rows for key, rows in groups(df, [col])}
+
+
 def _objects(xs: list) -> np.ndarray:
     """A 1-d object array of xs (tuples stay elements, not rows)."""
     return pd.Series(xs, dtype=object).to_numpy()
@@ -131,13 +140,8 @@ class Labels:
         memo = self.__dict__.setdefault("_parts", {})
         split = memo.get(table)
         if split is None or split[0] is not df:  # (a table replaced since: split it again)
-            codes, names = codes_of(df["scheme"])
-            order = np.argsort(codes, kind="stable")  # each scheme's rows, in their order
-            bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
-            split = memo[table] = (df, {name: order[bounds[i]:bounds[i + 1]]
-                                        for i, name in enumerate(names.tolist())})
-        rows = split[1].get(scheme)
-        return df.iloc[rows] if rows is not None else df.iloc[:0]
+            split = memo[table] = (df, rows_by(df, "scheme"))
+        return df.iloc[split[1].get(scheme, NO_ROWS)]
 
 
 def _scheme_opts(schemes: dict, name: str) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .labels import Labels, codes_of, groups, positions_in
+from .labels import NO_ROWS, Labels, codes_of, groups, positions_in, rows_by
 from .timeline import UNLABELLED
 
 NO_FAILURE = "(no failure)"
@@ -510,14 +510,6 @@ def _region_columns(ds: list) -> tuple[list[int], dict]:
                    "resource": _texts([r.resource for x in regions for r in x])}
 
 
-NO_ROWS = np.zeros(0, dtype=np.int64)
-
-
-def _rows_of(df: pd.DataFrame, col: str) -> dict:
-    """{value: positions of the rows holding it} of one column (no comparison per value)."""
-    return {key[0]: rows for key, rows in groups(df, [col])}
-
-
 def _emergent(lab, s, panel, der, k, base, dis):
     names = panel.raters
     every = lab.of("behaviours", s.name)
@@ -528,7 +520,7 @@ def _emergent(lab, s, panel, der, k, base, dis):
     objs = _step_objects(panel, der, s, with_agent=False)
     on = objs.attach(b[["item", "rater", "behavior", "turn"]].rename(columns={"turn": "step"}))
     # (a mark repeated is counted once: Ratings and Sets keep one per unit and rater)
-    on_rows, b_rows = _rows_of(on, "behavior"), _rows_of(b, "behavior")
+    on_rows, b_rows = rows_by(on, "behavior"), rows_by(b, "behavior")
     on_unit, on_rater = on["unit"].to_numpy(), on["rater"].to_numpy()
     b_item, b_rater, b_turn = b["item"].to_numpy(), b["rater"].to_numpy(), b["turn"]
     for n in behaviours:
@@ -577,7 +569,7 @@ def _steps(lab, s, panel, der, k, base, dis):
     # Jaccard of the modes on steps that anyone tagged, over every annotator of the item
     pu, pr = objs.unit_panel.entries(np.unique(sets.unit))
     base["modes_jaccard_on_tagged_steps"] = sets.jaccard(pu, pr)
-    by_category, by_mode = _rows_of(tagged, "category"), _rows_of(tagged, "mode")
+    by_category, by_mode = rows_by(tagged, "category"), rows_by(tagged, "mode")
     base["categories"] = {x: tagged_with(by_category.get(x, NO_ROWS)) for x in cats}
     base["modes"] = {x: tagged_with(by_mode.get(x, NO_ROWS)) for x in all_modes}
     tags = panel.keyed(lab.of("step_tags", s.name))
@@ -600,11 +592,13 @@ def _multiselect(lab, s, panel, der, k, base, dis):
     every = lab.of("choices", s.name)
     labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
                                 + _seen(every["label"])))
-    c = panel.keyed(every).drop_duplicates(["item", "rater", "label"])
+    # (a label repeated is counted once: Ratings and Sets keep one per item and rater)
+    c = panel.keyed(every)
+    item, rater, by_label = c["item"].to_numpy(), c["rater"].to_numpy(), rows_by(c, "label")
     base["labels"] = {}
     for name in labels:
-        mine = c[c["label"] == name]
-        base["labels"][name] = panel.per_item((mine["item"], mine["rater"], np.ones(len(mine), dtype=np.int64),
+        mine = by_label.get(name, NO_ROWS)
+        base["labels"][name] = panel.per_item((item[mine], rater[mine], np.ones(len(mine), dtype=np.int64),
                                                [False, True]), False).nominal()
     sets = Sets(c["item"], c["rater"], c["label"])
     base["jaccard"] = sets.jaccard(panel.item, panel.rater)

@@ -484,17 +484,12 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     flagged[pos] = [bool(f) for f in flags[pos]]
     # the agents as categoricals of the derived handoffs' agents (no text per judgement: the
     # rollup, the graph and agreement count on their codes)
-    agent = lambda x: pd.Categorical.from_codes(*_factorized(x))  # noqa: E731
     j = pd.DataFrame({"item_id": raters["item_id"].take(row).reset_index(drop=True),
                       "annotator": raters["annotator"].take(row).reset_index(drop=True),
-                      "index": d_index[h], "step": d_step[h], "src": agent(d_src)[h], "dst": agent(d_dst)[h],
+                      "index": d_index[h], "step": d_step[h],
+                      "src": pd.Categorical(d_src)[h], "dst": pd.Categorical(d_dst)[h],
                       "flags": flags, "quality": quality, "flagged": flagged})
     return j, int(len(ent) - len(pos))
-
-
-def _factorized(values: np.ndarray) -> tuple[np.ndarray, list]:
-    codes, uniq = pd.factorize(values)
-    return codes, list(uniq)
 
 
 def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFrame, int]:
@@ -515,6 +510,17 @@ def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFra
     return j, int(len(ent) - matched)
 
 
+def _agent_pairs(j: pd.DataFrame) -> tuple[np.ndarray, list[tuple]]:
+    """For handoff judgements (see _handoff_judgements): each row's (from, to) pair as a code,
+    and the pairs in order of first judgement (a handoff always names both agents)."""
+    sc, src = codes_of(j["src"])
+    dc, dst = codes_of(j["dst"])
+    src, dst = src.tolist(), dst.tolist()
+    n_dst = max(len(dst), 1)
+    pair, firsts = pd.factorize(sc * n_dst + dc)
+    return np.asarray(pair, dtype=np.int64), [(src[k // n_dst], dst[k % n_dst]) for k in firsts.tolist()]
+
+
 def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     """Per ordered pair of agents (in order of first judgement): handoffs reviewed, flagged,
     rated and their mean quality; and how often each flag was set. Counted on integer codes of
@@ -522,19 +528,14 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     j, stale = _handoff_judgements(lab, scheme_obj, der)
     if j.empty:
         return {"pairs": [], "flags": [], "stale": stale}
-    sc, src = codes_of(j["src"])
-    dc, dst = codes_of(j["dst"])
-    src, dst = src.tolist(), dst.tolist()
-    n_dst = max(len(dst), 1)
-    pair, firsts = pd.factorize(sc * n_dst + dc)  # pairs in order of first judgement
-    n = len(firsts)
+    pair, names = _agent_pairs(j)
+    n = len(names)
     size = np.bincount(pair, minlength=n)
     flagged = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=n)
     q = j["quality"].to_numpy(dtype=np.float64)
     has = ~np.isnan(q)
     rated = np.bincount(pair[has], minlength=n)
     total = np.bincount(pair[has], weights=q[has], minlength=n)
-    names = [(src[k // n_dst], dst[k % n_dst]) for k in firsts.tolist()]
     pairs = [{"src": a, "dst": b, "handoffs_reviewed": int(size[i]), "flagged": int(flagged[i]), "rated": int(rated[i]),
               "mean_quality": float(total[i] / rated[i]) if rated[i] else None,
               "flag_rate": float(flagged[i] / size[i])} for i, (a, b) in enumerate(names)]
@@ -589,15 +590,10 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     for s in handoff_schemes:
         j, _ = _handoff_judgements(lab, s, der)
         if not j.empty:  # flagged judgements per (src, dst), counted on codes
-            sc, src = codes_of(j["src"])
-            dc, dst = codes_of(j["dst"])
-            src, dst = src.tolist(), dst.tolist()
-            n_dst = max(len(dst), 1)
-            ok = (sc >= 0) & (dc >= 0)  # (a handoff always has both agents)
-            per_pair = np.bincount((sc * n_dst + dc)[ok], weights=j["flagged"].to_numpy(dtype=np.float64)[ok],
-                                   minlength=len(src) * n_dst)
-            for k in np.flatnonzero(per_pair).tolist():
-                flagged_ho[(src[k // n_dst], dst[k % n_dst])] += int(per_pair[k])
+            pair, names = _agent_pairs(j)
+            per_pair = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=len(names))
+            for (a, b), k in zip(names, per_pair.tolist()):
+                flagged_ho[(a, b)] += int(k)
     edges = []
     for (a, b) in dict.fromkeys(list(counts) + [k[:2] for k in marks.index]):
         c = counts.get((a, b), (0, 0))
