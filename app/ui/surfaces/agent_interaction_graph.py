@@ -134,7 +134,10 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
     value = current()
     k_clicks = key("clicks")
     clicks = st.session_state.setdefault(k_clicks, 0)
-    lay = graph.layout(agents, d.step_counts, d.edges, prefix=graph.clicks_prefix(scheme.index, clicks))
+    # the layout (a spring layout: ms per run) once per derivation, its ids renamed per click
+    lay = graph.renamed(shell.per_derivation(d, f"graph.layout:{scheme.index}", lambda: graph.layout(
+        agents, d.step_counts, d.edges, prefix=graph.clicks_prefix(scheme.index, 0))),
+        graph.clicks_prefix(scheme.index, clicks))
     # The click the graph reported, read before the graph is drawn: it is applied and the graph
     # drawn once, in this run. Every id holds the number of clicks handled, so this click's id
     # is not drawn again: the value the component keeps returning is never applied twice, and
