@@ -294,20 +294,28 @@ def _payload(column: str, values: list, at: np.ndarray):
     objects. Building a categorical from codes costs an integer take, not a Python string per
     row (pandas would turn an object column of strings into Arrow strings one by one)."""
     if column in TEXT:
-        codes, uniq = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
-        try:
-            order = np.argsort(np.asarray(uniq, dtype=object), kind="stable")
-        except TypeError:  # not all text after all (a hand-edited value): keep the objects
-            return _objects(values)[at]
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        codes = np.where(codes >= 0, rank[codes] if len(rank) else -1, -1)
-        return pd.Categorical.from_codes(codes[at], np.asarray(uniq, dtype=object)[order].tolist())
+        found = categorical(values, at)
+        return found if found is not None else _objects(values)[at]
     # ints, or None (not rated): checked on the set of the types seen, made in C (a check per
     # value in Python cost a tenth of the spread)
     if column in NUMBERS and set(map(type, values)) <= _INT_OR_NONE:
         return np.asarray(values, dtype=np.float64)[at]
     return _objects(values)[at]
+
+
+def categorical(values, at: np.ndarray) -> pd.Categorical | None:
+    """values[at] (text or missing) as a categorical, its categories sorted (as pd.Categorical
+    sorts them), built from codes: each distinct text coded once, then an integer take; None
+    when the values are not all text."""
+    codes, uniq = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
+    try:
+        order = np.argsort(np.asarray(uniq, dtype=object), kind="stable")
+    except TypeError:  # not all text after all (a hand-edited value)
+        return None
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    codes = np.where(codes >= 0, rank[codes] if len(rank) else -1, -1)
+    return pd.Categorical.from_codes(codes[at], np.asarray(uniq, dtype=object)[order].tolist())
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:

@@ -404,13 +404,15 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
         base["quality"] = empty.ordinal()
         return
     unit, firsts, _ = _pair_codes(j["item"].to_numpy(), _ints(j["index"]))
-    first_row = pd.Series(np.arange(len(j))).groupby(unit).first().to_numpy()
+    # each unit's first row: codes number units in order of first appearance, so a unit first
+    # appears where its code exceeds every code before it
+    first_row = np.flatnonzero(unit > np.r_[-1, np.maximum.accumulate(unit)[:-1]])
     ji, jx = j["item"].to_numpy()[first_row], j["index"].to_numpy()[first_row]
-    js, jd = j["src"].to_numpy()[first_row], j["dst"].to_numpy()[first_row]
+    js, jd = j["src"].iloc[first_row].to_numpy(), j["dst"].iloc[first_row].to_numpy()
     # a unit is named only when its disagreement is listed
     describe = lambda u: (panel.items[ji[u]], f"handoff {jx[u]} ({js[u]} → {jd[u]})")  # noqa: E731
     n_units = len(firsts)
-    fc, fsets = _factor(j["flags"])
+    fc, fsets = flag_sets(j)
     flags = list(dict.fromkeys(list(s.get("flags") or []) + [f for fl in fsets for f in fl]))
     rater = j["rater"].to_numpy()
     base["flags"] = {}
@@ -423,12 +425,25 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
     sets = ag.Ratings(unit, rater, sc, sv, n_units)
     q = pd.to_numeric(j["quality"], errors="coerce").to_numpy(dtype=np.float64)
     rated = ~np.isnan(q)
-    qc, qv = _factor(q[rated].tolist())
+    qc, qv = _factor(pd.Series(q[rated]))
     quality = ag.Ratings(unit[rated], rater[rated], qc, qv, n_units)
     base["quality"] = quality.ordinal()
     quality_desc = lambda u: (describe(u)[0], describe(u)[1] + " quality")  # noqa: E731
     dis.add(sets, names, describe, "handoff flags", _set_show)
     dis.add(quality, names, quality_desc, "handoff quality", _num_show, gap=SCORE_GAP)
+
+
+def flag_sets(j: pd.DataFrame) -> tuple[np.ndarray, list]:
+    """Handoff judgements' flags (app.summary._handoff_judgements) coded as pd.factorize codes
+    them: (a code per row, the distinct sets in order of first appearance), from the code of
+    each row's set (its column ``flag_set``, indexing ``j.attrs["flag_sets"]``, distinct sets):
+    integers factorized, not a tuple per row."""
+    if "flag_set" not in j or "flag_sets" not in j.attrs:
+        codes, found = pd.factorize(j["flags"].to_numpy(dtype=object), use_na_sentinel=False)
+        return np.asarray(codes, dtype=np.int64), list(found)
+    codes, found = pd.factorize(j["flag_set"].to_numpy(dtype=np.int64))
+    every = j.attrs["flag_sets"]
+    return np.asarray(codes, dtype=np.int64), [every[x] for x in found.tolist()]
 
 
 def _scorecard(lab, s, panel, der, k, base, dis):

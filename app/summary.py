@@ -34,8 +34,8 @@ import pandas as pd
 from . import gold as goldmod
 from .agreement import distinct_ints, find
 from .derive import Derivation, derive, no_gc, scheme_keys
-from .labels import DONE, Labels, build, codes_of, frame, groups, positions_in
-from .scheme_agreement import agreement_for as _agreement_for
+from .labels import DONE, Labels, build, categorical, codes_of, frame, groups, positions_in
+from .scheme_agreement import agreement_for as _agreement_for, flag_sets
 from .storage import AnnotationStore
 
 
@@ -405,20 +405,14 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
 
 def _derived_handoffs(der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, list], np.ndarray]:
     """The handoffs of each item, as columns (index, step, src, dst), and how many each item has."""
-    cols: dict[str, list] = {"index": [], "step": [], "src": [], "dst": []}
-    index, step, src, dst = (cols[c].append for c in cols)
-    sizes = []
-    for d in der.many(item_ids, scheme_obj):
-        hs = d.handoffs if d else ()
-        sizes.append(len(hs))
-        for h in hs:
-            index(h.index), step(h.step), src(h.src), dst(h.dst)
-    return cols, np.asarray(sizes, dtype=np.int64)
+    per_item = [d.handoff_columns if d else ((), (), (), ()) for d in der.many(item_ids, scheme_obj)]
+    cols = {c: list(chain.from_iterable(x[k] for x in per_item)) for k, c in enumerate(("index", "step", "src", "dst"))}
+    return cols, np.fromiter((len(x[0]) for x in per_item), dtype=np.int64, count=len(per_item))
 
 
 def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
-    """One row per (item, annotator, derived handoff) the annotator reviewed, with flags/quality
-    and whether any flag is set (built once per scheme and summary: the rollup, the graph and
+    """One row per (item, annotator, derived handoff) the annotator reviewed, with flags/quality,
+    whether any flag is set and the flags' set as a code (see scheme_agreement.flag_sets) (built once per scheme and summary: the rollup, the graph and
     agreement all read it; callers must not change the frame), and how many stored entries
     match no handoff of the trace (stale)."""
     memo = lab.__dict__.setdefault("_handoff_judgements", {})
@@ -475,21 +469,35 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     pos = row_start[at[known]] + (hit[known] - starts[item_code[at[known]]])
     if len(np.unique(pos)) != len(pos):  # one handoff named twice in a value
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
-    flags = np.empty(n, dtype=object)
-    flags[:] = [()] * n
-    flags[pos] = [f if isinstance(f, tuple) else () for f in ent["flags"].to_numpy(dtype=object)[known]]
+    # the flags as codes of the distinct sets (the entries hold a few dozen): a tuple per
+    # judgement is a reference to one of them, and nobody hashes half a million tuples again
+    codes, found = pd.factorize(ent["flags"].to_numpy(dtype=object)[known], use_na_sentinel=False)
+    sets: dict[tuple, int] = {(): 0}
+    to_set = np.asarray([sets.setdefault(f if isinstance(f, tuple) else (), len(sets)) for f in found],
+                        dtype=np.int64)
+    flag_set = np.zeros(n, dtype=np.int64)
+    flag_set[pos] = to_set[codes] if len(to_set) else codes
+    distinct = np.empty(len(sets), dtype=object)
+    for f, c in sets.items():
+        distinct[c] = f
     quality = np.full(n, np.nan)
     quality[pos] = ent["quality"].to_numpy(dtype=np.float64)[known]
-    flagged = np.zeros(n, dtype=bool)
-    flagged[pos] = [bool(f) for f in flags[pos]]
+    flagged = np.asarray([bool(f) for f in distinct], dtype=bool)[flag_set]
     # the agents as categoricals of the derived handoffs' agents (no text per judgement: the
     # rollup, the graph and agreement count on their codes)
     j = pd.DataFrame({"item_id": raters["item_id"].take(row).reset_index(drop=True),
                       "annotator": raters["annotator"].take(row).reset_index(drop=True),
                       "index": d_index[h], "step": d_step[h],
-                      "src": pd.Categorical(d_src)[h], "dst": pd.Categorical(d_dst)[h],
-                      "flags": flags, "quality": quality, "flagged": flagged})
+                      "src": _agents(d_src, h), "dst": _agents(d_dst, h),
+                      "flags": distinct[flag_set], "quality": quality, "flagged": flagged, "flag_set": flag_set})
+    j.attrs["flag_sets"] = list(distinct)
     return j, int(len(ent) - len(pos))
+
+
+def _agents(names: np.ndarray, at: np.ndarray) -> pd.Categorical:
+    """names[at] as a categorical, coded once per distinct name (labels.categorical)."""
+    found = categorical(names, at)
+    return found if found is not None else pd.Categorical(names)[at]
 
 
 def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFrame, int]:
@@ -501,12 +509,17 @@ def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFra
                           "src": pd.Series(dh["src"], dtype=object), "dst": pd.Series(dh["dst"], dtype=object)})
     opp = raters[["item_id", "annotator"]].merge(derived, on="item_id")
     if opp.empty:
-        return opp.assign(flags=[], quality=[], flagged=[]), len(ent)
+        j = opp.assign(flags=[], quality=[], flagged=[], flag_set=np.zeros(0, dtype=np.int64))
+        j.attrs["flag_sets"] = []
+        return j, len(ent)
     ent = ent.astype({"index": "int64", "step": "int64"})
     j = opp.merge(ent, on=keys, how="left")
     matched = j["flags"].notna().sum()
     j["flags"] = [f if isinstance(f, tuple) else () for f in j["flags"]]
     j["flagged"] = [bool(f) for f in j["flags"]]
+    codes, found = pd.factorize(j["flags"].to_numpy(dtype=object))
+    j["flag_set"] = np.asarray(codes, dtype=np.int64)
+    j.attrs["flag_sets"] = list(found)
     return j, int(len(ent) - matched)
 
 
@@ -540,7 +553,7 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
               "mean_quality": float(total[i] / rated[i]) if rated[i] else None,
               "flag_rate": float(flagged[i] / size[i])} for i, (a, b) in enumerate(names)]
     # each distinct set of flags once: how many judgements of each pair carry each flag
-    codes, sets = pd.factorize(j["flags"].to_numpy(dtype=object))
+    codes, sets = flag_sets(j)
     known = list(scheme_obj.get("flags") or [])
     seen = list(dict.fromkeys(known + [f for fl in sets for f in fl]))
     n_sets = max(len(sets), 1)
