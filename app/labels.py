@@ -78,17 +78,31 @@ def groups(df: pd.DataFrame, by: list[str]) -> list[tuple[tuple, np.ndarray]]:
         given &= codes >= 0
         key = key * max(len(uniq), 1) + np.maximum(codes, 0)
         names.append(uniq.tolist())
-    rows = np.flatnonzero(given)
-    group, firsts = pd.factorize(key[rows])  # numbered in order of first appearance
-    order = np.argsort(_narrow(group, len(firsts)), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=len(firsts)))])
+    every = bool(given.all())
+    rows = None if every else np.flatnonzero(given)
+    key = key if every else key[rows]
+    if span <= 1 << 16:  # keys sorted as 8/16-bit integers (a radix sort): no hashing
+        order = np.argsort(_narrow(key, span), kind="stable")
+        ranked = key[order]
+        starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]) if len(ranked) else np.zeros(0, np.int64)
+        bounds = np.r_[starts, len(ranked)]
+        firsts = ranked[starts]
+        by_appearance = np.argsort(order[starts], kind="stable").tolist()  # groups by first appearance
+    else:
+        group, firsts = pd.factorize(key)  # numbered in order of first appearance
+        order = np.argsort(_narrow(group, len(firsts)), kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=len(firsts)))])
+        by_appearance = range(len(firsts))
+    firsts = np.asarray(firsts, dtype=np.int64).tolist()
     out = []
-    for g, first in enumerate(np.asarray(firsts, dtype=np.int64).tolist()):
+    for g in by_appearance:
+        first = firsts[g]
         parts = []
         for uniq in reversed(names):
             first, at = divmod(first, max(len(uniq), 1))
             parts.append(uniq[at])
-        out.append((tuple(reversed(parts)), rows[order[bounds[g]:bounds[g + 1]]]))
+        at = order[bounds[g]:bounds[g + 1]]
+        out.append((tuple(reversed(parts)), at if rows is None else rows[at]))
     return out
 
 

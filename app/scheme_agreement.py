@@ -116,8 +116,9 @@ class Panel:
         c = np.asarray(col.cat.codes, dtype=np.int64)
         return np.where(c >= 0, at[c] if len(at) else -1, -1)
 
-    def keyed(self, df: pd.DataFrame) -> pd.DataFrame:
-        """df's rows of panel items and annotators, with their codes as columns item and rater."""
+    def members(self, df: pd.DataFrame) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+        """(positions of df's rows of panel items and annotators, None when that is every row;
+        their item codes; their rater codes): keyed() without a copy of the frame."""
         item = self._positions(df["item_id"], self.item_ids)
         rater = self._positions(df["annotator"], self.rater_names)
         # a rater who judged the item on another scheme only is not in this scheme's panel
@@ -127,10 +128,17 @@ class Panel:
             inside = ok & self.member_marks[key] if len(key) else ok
         else:  # too many possible keys to mark: a search among the panel's (sorted) keys
             inside = ok & ag.find(self.member_keys, key)[1]
+        if inside.all():
+            return None, item, rater
+        return np.flatnonzero(inside), item[inside], rater[inside]
+
+    def keyed(self, df: pd.DataFrame) -> pd.DataFrame:
+        """df's rows of panel items and annotators, with their codes as columns item and rater."""
+        at, item, rater = self.members(df)
         # (pandas copies on write: the rows picked need no copy of their own before columns are added)
-        out = df[inside] if not inside.all() else df.copy(deep=False)
-        out["item"] = item[inside]
-        out["rater"] = rater[inside]
+        out = df.take(at) if at is not None else df.copy(deep=False)
+        out["item"] = item
+        out["rater"] = rater
         return out
 
     def per_item(self, values, default) -> ag.Ratings:
@@ -446,16 +454,34 @@ def flag_sets(j: pd.DataFrame) -> tuple[np.ndarray, list]:
     return np.asarray(codes, dtype=np.int64), [every[x] for x in found.tolist()]
 
 
+def _codes_at(col: pd.Series, at: np.ndarray | None) -> tuple[np.ndarray, pd.Index]:
+    """codes_of(col) at rows `at` (None: every row)."""
+    codes, names = codes_of(col)
+    return (codes if at is None else codes[at]), names
+
+
 def _scorecard(lab, s, panel, der, k, base, dis):
     names = panel.raters
-    sc = panel.keyed(lab.of("scores", s.name))
+    # on the columns' codes at the panel's rows: no copy of the frame, no sub-frame per group
+    every = lab.of("scores", s.name)
+    at, item, rater = panel.members(every)
     base["agent_dimensions"], base["team_dimensions"] = {}, {}
-    item, rater = sc["item"].to_numpy(), sc["rater"].to_numpy()
-    score = sc["score"].to_numpy(dtype=np.float64)
-    for (level, dim), rows in groups(sc, ["level", "dimension"]):
+    score = every["score"].to_numpy(dtype=np.float64)
+    score = score if at is None else score[at]
+    keys = every[["level", "dimension"]]
+    agent = every["agent"]
+    coded = isinstance(agent.dtype, pd.CategoricalDtype)
+    if coded:
+        agent_codes, agent_names = _codes_at(agent, at)
+    for (level, dim), rows in groups(keys if at is None else keys.take(at), ["level", "dimension"]):
         team = level != "agent"
         rows = rows[~np.isnan(score[rows])]
-        agent_code, agents = _factor(sc["agent"].iloc[rows])
+        if coded:  # numbered in order of first appearance, as _factor numbers them
+            agent_code, found = pd.factorize(agent_codes[rows])
+            agent_code = np.asarray(agent_code, dtype=np.int64)
+            agents = [agent_names[c] if c >= 0 else np.nan for c in found.tolist()]
+        else:
+            agent_code, agents = _factor(agent.iloc[rows if at is None else at[rows]])
         unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code)
         vc, vv = _factor(pd.Series(score[rows]))
         r = ag.Ratings(unit, rater[rows], vc, vv, len(unit_item))
