@@ -258,6 +258,16 @@ class UnitPanel:
         picked = self.flat_rater[wanted[self.flat_group]]
         return np.flatnonzero(np.bincount(picked)) if len(picked) else np.zeros(0, dtype=np.int64)
 
+    def _base(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(units with two or more raters, their rater counts as floats, each unit's position
+        among them, how many distinct raters they have), computed once per panel."""
+        found = self.__dict__.get("_base_")
+        if found is None:
+            ok = self.m >= 2
+            found = self.__dict__["_base_"] = (ok, self.m[ok].astype(np.float64), np.cumsum(ok) - 1,
+                                               len(self.raters(ok)))
+        return found
+
     def entries(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(unit, rater) for every panel rater of the given units."""
         units = np.asarray(units, dtype=np.int64)
@@ -552,6 +562,59 @@ class Ratings:
             v = np.concatenate([v, np.full(int(silent.sum()), self.default, dtype=np.int64)])
         order = np.lexsort((r, u))
         return u[order], r[order], v[order]
+
+
+def marked(unit, rater, panel: UnitPanel) -> dict:
+    """``Ratings(unit, rater, ones, [False, True], len(panel), default=False, panel=panel).nominal()``:
+    agreement on whether each panel rater marked each unit (a step tagged with a mode, a label
+    chosen), from the marked units alone. Every unit nobody marked has all its raters on
+    False (a chance-agreement term of exactly 1, a coincidence term of exactly m), so the
+    arrays Ratings sums are rebuilt from the panel's per-unit counts (computed once) with only
+    the marked units changed: the same numbers in the same order, at the cost of the marks
+    rather than of every unit (a scheme computes this for each of dozens of modes and labels
+    over 120,000 steps). Two raters (Cohen's kappa) or a mark from outside the panel take
+    Ratings itself."""
+    unit = np.asarray(unit, dtype=np.int64)
+    rater = np.asarray(rater, dtype=np.int64)
+    n_units = len(panel)
+    ok, m_ok, at_ok, n_who = panel._base()
+    general = lambda: Ratings(unit, rater, np.ones(len(unit), dtype=np.int64), [False, True], n_units,  # noqa: E731
+                              default=False, panel=panel).nominal()
+    if n_who == 2 or not ok.any() or (len(unit) and (unit.min() < 0 or unit.max() >= n_units)):
+        return general()
+    span = int(rater.max(initial=0)) + 1
+    pairs = np.unique(unit * span + rater)
+    touched, g = np.unique(pairs // span, return_counts=True)  # marked units and how many raters each
+    m = panel.m[touched]
+    if (g > m).any():  # a mark from outside the unit's panel counts as one more rater
+        return general()
+    keep = ok[touched]
+    touched, g, m = touched[keep], g[keep].astype(np.float64), m[keep].astype(np.float64)
+    rest = m - g
+    pos = at_ok[touched]
+    # Ratings.nominal over its sparse counts: one True entry per marked unit (g raters), one
+    # False entry per unit with raters left (m - g, or m where nobody marked)
+    p_i = np.ones(len(m_ok))
+    p_i[pos] = (g * g + rest * rest - m) / (m * (m - 1))
+    p_bar = float(p_i.mean())
+    n_true = float(g.sum())
+    total = float(m_ok.sum())
+    n_c = np.asarray([total - n_true, n_true])
+    default_terms = m_ok.copy()
+    default_terms[pos] = rest * (rest - 1) / (m - 1)
+    if (rest == 0).any():
+        default_terms = np.delete(default_terms, pos[rest == 0])
+    o_diag = float(np.concatenate([g * (g - 1) / (m - 1), default_terms]).sum())
+    d_o = (total - o_diag) / total
+    d_e = (total * total - float(np.square(n_c).sum())) / (total * (total - 1))
+    alpha = None if np.isclose(d_e, 0.0) else 1.0 - d_o / d_e
+    out: dict[str, Any] = {"n_units": int(len(m_ok)), "n_raters": int(n_who), "percent_agreement": p_bar,
+                           "alpha": alpha}
+    p_e = float(np.square(n_c / total).sum())
+    out.update(measure="fleiss_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1 - p_e))
+    if out["kappa"] is None:
+        out["note"] = NO_VARIATION
+    return out
 
 
 def nominal(units: Sequence, raters: Sequence, values: Sequence) -> dict:

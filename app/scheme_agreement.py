@@ -566,10 +566,10 @@ def _emergent(lab, s, panel, der, k, base, dis):
     b_item, b_rater, b_turn = b["item"].to_numpy(), b["rater"].to_numpy(), b["turn"]
     for n in behaviours:
         mine = on_rows.get(n, NO_ROWS)
-        r = objs.ratings(on_unit[mine], on_rater[mine], np.ones(len(mine), dtype=np.int64), [False, True], False)
+        marks = ag.marked(on_unit[mine], on_rater[mine], objs.unit_panel)
         marked = b_rows.get(n, NO_ROWS)
         turns = Sets(b_item[marked], b_rater[marked], b_turn.iloc[marked]).jaccard(panel.item, panel.rater)
-        base["behaviors"][n] = {**r.nominal(), "turns_jaccard": turns["jaccard"]}
+        base["behaviors"][n] = {**marks, "turns_jaccard": turns["jaccard"]}
     # what each annotator marked on a step, as one value: the behaviours in their listed order
     rank = {n: i for i, n in enumerate(behaviours)}
     steps = Sets(on["unit"], on["rater"], on["behavior"], order=rank.get).ratings(len(objs), objs.unit_panel)
@@ -602,8 +602,7 @@ def _steps(lab, s, panel, der, k, base, dis):
     unit, rater = tagged["unit"].to_numpy(), tagged["rater"].to_numpy()
 
     def tagged_with(rows: np.ndarray) -> dict:  # whether each annotator tagged each step so
-        return objs.ratings(unit[rows], rater[rows], np.ones(len(rows), dtype=np.int64), [False, True],
-                            False).nominal()
+        return ag.marked(unit[rows], rater[rows], objs.unit_panel)
 
     base["any_mode"] = tagged_with(np.arange(len(tagged)))
     sets = Sets(tagged["unit"], tagged["rater"], tagged["mode"])
@@ -639,8 +638,7 @@ def _multiselect(lab, s, panel, der, k, base, dis):
     base["labels"] = {}
     for name in labels:
         mine = by_label.get(name, NO_ROWS)
-        base["labels"][name] = panel.per_item((item[mine], rater[mine], np.ones(len(mine), dtype=np.int64),
-                                               [False, True]), False).nominal()
+        base["labels"][name] = ag.marked(item[mine], rater[mine], panel.units)
     sets = Sets(c["item"], c["rater"], c["label"])
     base["jaccard"] = sets.jaccard(panel.item, panel.rater)
     r = sets.ratings(len(panel), panel.units)

@@ -99,6 +99,21 @@ def test_panel_default_equals_every_judgement_written_out(panels, rows):
     assert said == {x: by_unit[x] for x in differ}
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.frozensets(st.integers(0, 4), max_size=5), min_size=1, max_size=8),
+       st.lists(st.tuples(st.integers(0, 7), st.integers(0, 5)), max_size=40))
+def test_marked_equals_ratings_of_the_marks(panels, marks):
+    """marked() (the marked units alone) gives exactly what Ratings gives for the same marks
+    over the panel, marks from outside a unit's panel and two-rater panels included."""
+    n_units = len(panels)
+    panel = ag.UnitPanel.of_units([np.asarray(sorted(p), dtype=np.int64) for p in panels])
+    units = np.asarray([u % n_units for u, _ in marks], dtype=np.int64)
+    raters = np.asarray([r for _, r in marks], dtype=np.int64)
+    want = ag.Ratings(units, raters, np.ones(len(units), dtype=np.int64), [False, True], n_units,
+                      default=False, panel=panel).nominal()
+    assert ag.marked(units, raters, panel) == want
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 9)), max_size=30), st.integers(0, 3))
 def test_within_and_gap_match_pairs(rows, k):
