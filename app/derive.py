@@ -54,6 +54,11 @@ class Derivation:
         return tuple(map(sys.intern, [s.agent for s in self.steps]))
 
     @functools.cached_property
+    def edge_columns(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The edges' agents as columns (from, to), interned (see step_agents)."""
+        return tuple(sys.intern(e[0]) for e in self.edges), tuple(sys.intern(e[1]) for e in self.edges)
+
+    @functools.cached_property
     def handoff_columns(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...], tuple[str, ...]]:
         """The handoffs as columns (index, step, from, to), agents interned: the summary reads
         every handoff of every reviewed item, and columns joined across items cost a fraction

@@ -222,8 +222,8 @@ class Objects:
                 if len(vals) and vals.min() < 0:
                     return None, None, None
             else:
-                look = pd.Index(pd.unique(col.astype(object)), dtype=object)
-                vals = look.get_indexer(col.astype(object))
+                vals, found = pd.factorize(col.astype(object), use_na_sentinel=False)  # codes: positions in found
+                look = pd.Index(found, dtype=object)
                 width = max(len(look), 1)
             key = key * max(width, 1) + vals
             lookups.append((max(width, 1), look))
@@ -539,9 +539,9 @@ def _step_columns(ds: list, with_agent: bool) -> tuple[list[int], dict]:
 
 
 def _edge_columns(ds: list) -> tuple[list[int], dict]:
-    edges = [d.edges if d else () for d in ds]
-    return [len(x) for x in edges], {"src": _texts([e[0] for x in edges for e in x]),
-                                     "dst": _texts([e[1] for x in edges for e in x])}
+    edges = [d.edge_columns if d else ((), ()) for d in ds]
+    return [len(x[0]) for x in edges], {"src": _texts(list(chain.from_iterable(x[0] for x in edges))),
+                                        "dst": _texts(list(chain.from_iterable(x[1] for x in edges)))}
 
 
 def _region_columns(ds: list) -> tuple[list[int], dict]:
