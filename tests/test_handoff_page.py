@@ -14,7 +14,11 @@ PAGE = "handoff_review"
 
 
 def _key(*parts, item=ITEM):
-    return widget_key("handoff", "handoffs", item, *parts)
+    """A control of the surface (page, "nothing to flag"), or of handoff N's card: keyed by its
+    place (the card's place on its page), not by item and handoff."""
+    if parts and isinstance(parts[0], int):
+        return widget_key("handoff", "handoffs", "place", "slot", parts[0] % PAGE_SIZE, *parts[1:])
+    return widget_key("handoff", "handoffs", "place", *parts)
 
 
 def _stored(tmp_path, item=ITEM):
@@ -100,6 +104,7 @@ def test_long_trace_is_paged_and_stale_labels_are_not_attached(tmp_path):
     assert len(at.radio) == PAGE_SIZE
     _page(at, 5, item="long")
     assert [r.key for r in at.radio][0] == _key(25, "quality", item="long")
+    assert at.radio(key=_key(25, "quality", item="long")).label == "Quality of handoff 25"
     at.checkbox(key=_key(25, "flag", "garbling", item="long")).check().run()
     assert _stored(tmp_path, "long").value == [
         {"index": 25, "step": 26, "from": "B", "to": "C", "flags": ["garbling"], "quality": None}]
@@ -134,3 +139,27 @@ def test_show_step_turns_the_trace_view(tmp_path):
     assert not any(m.value.startswith("**Step 45**") for m in at.markdown)
     at.button(key=_key(0, "show", item="r")).click().run()
     assert any(m.value.startswith("**Step 45**") for m in at.markdown)
+
+
+def test_a_cards_place_takes_the_judgement_of_the_handoff_it_now_holds(demo_project, tmp_path):
+    """Cards are keyed by their place on the page: a page turn or the next item puts another
+    handoff in the same place, which shows that handoff's stored judgement and no note about
+    what was saved for the one before; the page selector is one control, each item's page its own."""
+    at = open_page(make_app(demo_project), PAGE)
+    at.checkbox(key=_key(1, "flag", "info_loss")).check().run()
+    card1 = lambda a: next(m.value for m in a.markdown if m.value.startswith(("Handoff 1:", "Handoff 6:")))  # noqa: E731
+    assert "saved" in card1(at)
+    _page(at, 1)  # the same place now holds handoff 6
+    assert at.radio(key=_key(6, "quality")).label == "Quality of handoff 6"
+    assert at.checkbox(key=_key(6, "flag", "info_loss")).value is False
+    assert card1(at).startswith("Handoff 6: _not judged yet_") and "saved" not in card1(at)
+    _page(at, 0)
+    assert at.checkbox(key=_key(1, "flag", "info_loss")).value is True
+    at.button(key=widget_key("nav", "next")).click().run()  # another item: its first page
+    other = at.query_params["item"]
+    assert (other[0] if isinstance(other, list) else other) != ITEM
+    if any(s.key == _key("page") for s in at.selectbox):
+        assert at.selectbox(key=_key("page")).value == 0
+    assert not at.checkbox(key=_key(1, "flag", "info_loss")).value
+    assert _stored(tmp_path).value == [
+        {"index": 1, "step": 5, "from": "FlightAgent", "to": "Planner", "flags": ["info_loss"], "quality": None}]

@@ -17,6 +17,11 @@ def key(*parts, item=ITEM):
     return widget_key("toolreview", "tool_review", item, *parts)
 
 
+def place(*parts):
+    """The surface's own controls (pager, "nothing to flag") are keyed by place, not by item."""
+    return widget_key("toolreview", "tool_review", "place", *parts)
+
+
 def card(call, field):
     """A call card's control: keyed by its place on the page, not by item and call."""
     return widget_key("toolreview", "tool_review", "slot", call % PAGE_SIZE, field)
@@ -31,7 +36,7 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
     codes, headers = [], []
     for first in range(0, 5, PAGE_SIZE):  # every page of the item's five calls
         if first:
-            at.button(key=key("next")).click().run()
+            at.button(key=place("next")).click().run()
         for i in range(first, min(first + PAGE_SIZE, 5)):
             assert at.selectbox(key=card(i, "verdict")).value is None
             assert at.selectbox(key=card(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
@@ -83,7 +88,7 @@ def test_reviewed_clean(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
     at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
-    at.button(key=key("clean")).click().run()
+    at.button(key=place("clean")).click().run()
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == []
     assert at.selectbox(key=card(1, "verdict")).value is None
@@ -109,13 +114,13 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     assert len([m for m in at.markdown if m.value.startswith("**Call ")]) == PAGE_SIZE
     # the stale label is listed apart, not shown on call 3 (on its page)
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
-    at.number_input(key=key("page_number", item="many")).set_value(3 // PAGE_SIZE + 1).run()
+    at.number_input(key=place("page_number")).set_value(3 // PAGE_SIZE + 1).run()
     assert at.selectbox(key=card(3, "verdict")).label == "Verdict on call 3"
     assert at.selectbox(key=card(3, "verdict")).value is None
-    at.number_input(key=key("page_number", item="many")).set_value(1).run()
+    at.number_input(key=place("page_number")).set_value(1).run()
     page = 21 // PAGE_SIZE  # the page holding call 21
     for _ in range(page):
-        at.button(key=key("next", item="many")).click().run()
+        at.button(key=place("next")).click().run()
     assert [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**Call ")] == \
         [f"Call {i}" for i in range(page * PAGE_SIZE, min(25, (page + 1) * PAGE_SIZE))]
     at.selectbox(key=card(21, "verdict")).select("wrong_order").run()
@@ -126,7 +131,7 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     at.button(key=key("orphan", 3, item="many")).click().run()
     assert stored(tmp_path, "many").value == [
         {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
-    at.number_input(key=key("page_number", item="many")).set_value(3 // PAGE_SIZE + 1).run()  # call 3's page
+    at.number_input(key=place("page_number")).set_value(3 // PAGE_SIZE + 1).run()  # call 3's page
     assert at.selectbox(key=card(3, "verdict")).label == "Verdict on call 3"
     assert at.selectbox(key=card(3, "verdict")).value is None
 
@@ -142,11 +147,11 @@ def test_a_cards_place_takes_the_verdict_of_the_call_it_now_holds(tmp_path):
     at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
     at.text_input(key=card(1, "notes")).input("should search").run()
     assert any(c.value.startswith("Call 1: verdict wrong\\_tool") for c in at.caption)
-    at.button(key=key("next", item="many")).click().run()  # the same place now holds call 1 + PAGE_SIZE
+    at.button(key=place("next")).click().run()  # the same place now holds call 1 + PAGE_SIZE
     now = 1 + PAGE_SIZE
     assert at.selectbox(key=card(1, "verdict")).label == f"Verdict on call {now}"
     assert at.selectbox(key=card(1, "verdict")).value is None and at.text_input(key=card(1, "notes")).value == ""
     assert not any(c.value.startswith(f"Call {now}:") for c in at.caption)  # nothing saved for it
-    at.button(key=key("prev", item="many")).click().run()
+    at.button(key=place("prev")).click().run()
     assert at.selectbox(key=card(1, "verdict")).value == "wrong_tool"
     assert at.text_input(key=card(1, "notes")).value == "should search"

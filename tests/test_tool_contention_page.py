@@ -199,3 +199,26 @@ def test_run_without_calls(demo_project):
     assert any("no timed tool calls" in i.value for i in at.info)
     button(at, ":material/task_alt: Reviewed, nothing to flag").click().run()
     assert stored(demo_project, "whowhen-hand-crafted-33").status == "reviewed_clean"
+
+
+def test_resource_filter_is_one_control_kept_per_item(tmp_path):
+    """The filter is keyed by its place (the browser updates it on the next item instead of
+    mounting a new one); what it holds is each item's own: a new item shows all resources,
+    coming back shows the choice made there."""
+    runs = []
+    for name in ("first", "second"):
+        calls = [{"agent": a, "tool": "t", "resource": r, "start": s, "end": s + 5}
+                 for r, s0 in (("db", 0), ("doc", 20)) for a, s in (("A", s0), ("B", s0 + 1))]
+        runs.append({"id": name, "text": name, "steps": [{"agent": "A", "content": "go"}], "calls": calls})
+    data = tmp_path / "runs.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in runs) + "\n")
+    at = open_page(make_app(write_project(tmp_path, data_files=[str(data)]), item="first"), PAGE)
+    key = at.multiselect[0].key
+    at.multiselect[0].set_value(["doc"]).run()
+    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #1"]
+    button(at, "Item ▶").click().run()
+    assert at.multiselect[0].key == key and at.multiselect[0].value == []
+    assert len([s for s in at.selectbox if s.label.startswith("Label for")]) == 2
+    button(at, "◀ Item").click().run()
+    assert at.multiselect[0].key == key and at.multiselect[0].value == ["doc"]
+    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #1"]

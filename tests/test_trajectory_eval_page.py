@@ -19,6 +19,11 @@ def key(*parts, item=ITEM, scheme="mast_steps"):
     return widget_key("traj", scheme, item, *parts)
 
 
+def place(*parts, scheme="mast_steps"):
+    """The list's own controls (pager, jump, "nothing to flag") are keyed by place, not by item."""
+    return widget_key("traj", scheme, "place", *parts)
+
+
 def card(step, field, scheme="mast_steps"):
     """A step card's control: keyed by its place on the page, not by item and step."""
     return widget_key("traj", scheme, "slot", step % PAGE_SIZE, field)
@@ -49,10 +54,10 @@ def test_cards_modes_and_paging(demo_project):
     assert any(m.value.startswith("**Score: 100 / 100**") for m in at.markdown)
     # step text is the step's content, as plain text
     assert any(t.value.startswith("Cheapest option is FR7102") for t in at.text)
-    at.number_input(key=key("jump")).set_value(12).run()
+    at.number_input(key=place("jump")).set_value(12).run()
     assert [c.split(":")[0] for c in cards(at)] == ["Step 10", "Step 11", "Step 12", "Step 13"]
-    at.button(key=key("prev")).click().run()
-    at.button(key=key("prev")).click().run()
+    at.button(key=place("prev")).click().run()
+    at.button(key=place("prev")).click().run()
     assert cards(at)[0].startswith("Step 0: ")
 
 
@@ -107,8 +112,8 @@ def test_label_save_reopen_correct_again(demo_project):
 def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    at.button(key=key("next")).click().run()
-    at.button(key=key("next")).click().run()
+    at.button(key=place("next")).click().run()
+    at.button(key=place("next")).click().run()
     at.radio(key=card(13, "corr")).set_value("incorrect").run()
     at.multiselect(key=card(13, "modes")).select(11).run()  # 3.1 Premature termination
     at.selectbox(key=card(13, "sev")).select("critical").run()
@@ -116,13 +121,13 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
         {"step_index": 13, "agent": "Planner", "correctness": "incorrect",
          "errors": [{"type": "Task Verification & Termination", "subtype": "3.1 Premature termination"}],
          "severity": "critical", "rationale": ""}], "score": 90}
-    at.button(key=key("clean")).click().run()
+    at.button(key=place("clean")).click().run()
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == {"steps": [], "score": 100}
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
-    again.button(key=key("next")).click().run()
-    again.button(key=key("next")).click().run()
+    again.button(key=place("next")).click().run()
+    again.button(key=place("next")).click().run()
     assert again.radio(key=card(13, "corr")).value is None
 
 
@@ -182,12 +187,12 @@ def test_a_cards_place_takes_the_judgement_of_the_step_it_now_holds(demo_project
     at.radio(key=card(0, "corr")).set_value("incorrect").run()
     at.text_input(key=card(0, "why")).input("wrong city").run()
     assert "Step 0: *incorrect*" in cards(at)[0] and "· saved " in cards(at)[0]
-    at.button(key=key("next")).click().run()  # the same place now holds step 5
+    at.button(key=place("next")).click().run()  # the same place now holds step 5
     assert at.radio(key=card(0, "corr")).label == "Correctness of step 5"
     assert at.radio(key=card(0, "corr")).value is None and at.text_input(key=card(0, "why")).value == ""
     assert cards(at)[0].startswith("Step 5: *not judged yet*") and "saved" not in cards(at)[0]
     at.radio(key=card(0, "corr")).set_value("correct").run()
-    at.button(key=key("prev")).click().run()
+    at.button(key=place("prev")).click().run()
     assert at.radio(key=card(0, "corr")).value == "incorrect"
     assert at.text_input(key=card(0, "why")).value == "wrong city"
     # another item: the first place holds that item's step 0, not judged
@@ -217,7 +222,7 @@ def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
     assert card(2, "modes") in shown() and at.selectbox(key=card(2, "sev")).value is None
     at.button(key=card(3, "open") + "\u241fbutton").click().run()
     assert card(3, "modes") in shown() and stored(demo_project.parent).value["steps"][-1]["step_index"] == 2
-    at.button(key=key("next")).click().run()  # the same places now hold unjudged steps 5-9
+    at.button(key=place("next")).click().run()  # the same places now hold unjudged steps 5-9
     assert not {card(i, "modes") for i in range(5, 10)} & shown()
 
 
@@ -233,3 +238,19 @@ def test_controls_shown_for_saved_data_stay_while_emptied(demo_project):
     at.multiselect(key=card(1, "modes")).unselect(0).run()
     assert stored(demo_project.parent) is None  # nothing left: the row is gone
     assert card(1, "modes") in {w.key for w in at.multiselect}  # to pick another mode at once
+
+
+def test_the_lists_controls_are_shared_by_items_and_the_page_is_each_items_own(demo_project):
+    """Pager, jump and "nothing to flag" are keyed by place (the next item updates them rather
+    than mounting new ones); the page turned to and a typed step belong to their item."""
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    at.button(key=place("next")).click().run()
+    at.number_input(key=place("jump")).set_value(12).run()
+    assert at.number_input(key=place("page_number")).value == 12 // PAGE_SIZE + 1
+    at.button(key=widget_key("nav", "next")).click().run()
+    assert at.number_input(key=place("page_number")).value == 1  # the other item opens on its first page
+    assert at.number_input(key=place("jump")).value is None
+    assert at.radio(key=card(0, "corr")).label == "Correctness of step 0"
+    at.button(key=widget_key("nav", "prev")).click().run()
+    assert at.number_input(key=place("page_number")).value == 12 // PAGE_SIZE + 1  # back: its page kept
+    assert at.radio(key=card(0, "corr")).label == f"Correctness of step {12 // PAGE_SIZE * PAGE_SIZE}"

@@ -7,12 +7,15 @@ from ..paging import page_count
 from .state import widget_key
 
 
-def pager(prefix: tuple, n: int, size: int, noun: str) -> int:
+def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = None) -> int:
     """Draw the pager for `n` things shown `size` at a time (nothing when one page holds
     them) and return the page to show. State lives under `widget_key(*prefix, "page")`, so a
-    caller may turn the page itself (e.g. "go to step")."""
+    caller may turn the page itself (e.g. "go to step"). The controls are keyed by `place`
+    when given (e.g. the surface without the item): on the next item the browser updates them
+    instead of mounting new ones, while the page turned to stays the item's own."""
     n_pages = page_count(n, size)
     k_page = widget_key(*prefix, "page")
+    place = prefix if place is None else place
     if n_pages <= 1:
         return 0
     st.session_state.setdefault(k_page, 0)
@@ -27,7 +30,7 @@ def pager(prefix: tuple, n: int, size: int, noun: str) -> int:
     # The page number is typed (1-based) rather than chosen from a list: a list of every page is
     # hundreds of labels at 2,000 steps, sent and redrawn on each page turn (a tool-call page turn
     # took 256 ms with it, 204 ms without). The number mirrors the page, however it was turned.
-    k_number = widget_key(*prefix, "page_number")
+    k_number = widget_key(*place, "page_number")
     st.session_state[k_number] = st.session_state[k_page] + 1
 
     def typed():
@@ -35,9 +38,9 @@ def pager(prefix: tuple, n: int, size: int, noun: str) -> int:
 
     page = st.session_state[k_page]
     c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
-    c1.button("◀ Earlier", key=widget_key(*prefix, "prev"), on_click=move(-1), disabled=page == 0, width="stretch")
+    c1.button("◀ Earlier", key=widget_key(*place, "prev"), on_click=move(-1), disabled=page == 0, width="stretch")
     c2.number_input(f"{noun} page (of {n_pages:,}, {size} a page)", min_value=1, max_value=n_pages, step=1,
                     key=k_number, on_change=typed)
-    c3.button("Later ▶", key=widget_key(*prefix, "next"), on_click=move(1), disabled=page >= n_pages - 1,
+    c3.button("Later ▶", key=widget_key(*place, "next"), on_click=move(1), disabled=page >= n_pages - 1,
               width="stretch")
     return page

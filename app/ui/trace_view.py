@@ -127,9 +127,11 @@ def render(item: Item, d: Derivation) -> None:
             pages = st.session_state[state.STEP_PAGE]
             pages[item.id] = min(max(_page_of(item.id, n_pages) + delta, 0), n_pages - 1)
 
-        c1.button("◀ Earlier", key=state.widget_key("trace", item.id, "prev"), disabled=page == 0,
+        # keyed by place, not by item: the next item updates these buttons instead of mounting
+        # new ones (the page itself is the item's own, in STEP_PAGE)
+        c1.button("◀ Earlier", key=state.widget_key("trace", "place", "prev"), disabled=page == 0,
                   width="stretch", on_click=turn, args=(-1,))
-        c3.button("Later ▶", key=state.widget_key("trace", item.id, "next"), disabled=page >= n_pages - 1,
+        c3.button("Later ▶", key=state.widget_key("trace", "place", "next"), disabled=page >= n_pages - 1,
                   width="stretch", on_click=turn, args=(1,))
         st.session_state[state.STEP_PAGE][item.id] = page
         c2.caption(f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "

@@ -8,15 +8,19 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell, trace_view
-from ..state import widget_key
+from ..state import follow, widget_key
 from ..text import agent_badge, md
 
 PAGE_SIZE = 5
 NOT_RATED = 0  # the rating radio's "not rated" option (stored as None)
 
 
-def _key(item: Item, scheme: Scheme, *parts) -> str:
-    return widget_key("handoff", scheme.name, item.id, *parts)
+def _place(scheme: Scheme, *parts) -> str:
+    """Controls keyed by their place on the page, not by item and handoff: on the next item (or
+    page) the browser updates the same checkboxes and radios instead of mounting new ones
+    (five cards' worth was ~700 DOM nodes made again on every "Done → next"). A card takes its
+    handoff's stored judgement on every run, so a place never shows another handoff's."""
+    return widget_key("handoff", scheme.name, "place", *parts)
 
 
 def _current(ws: Workspace, item: Item, scheme: Scheme) -> list[dict]:
@@ -43,13 +47,15 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         n_pages = handoff.page_count(len(cards), PAGE_SIZE)
         shown = cards
         if n_pages > 1:
-            page = st.selectbox("Page of handoffs", list(range(n_pages)), key=_key(item, scheme, "page"),
+            k_page = _place(scheme, "page")
+            follow(_place(scheme, "page-holds"), item.id, {k_page: 0})  # another item opens on its first page
+            page = st.selectbox("Page of handoffs", list(range(n_pages)), key=k_page,
                                 format_func=lambda p: "Handoffs {}–{} of {}".format(
                                     p * PAGE_SIZE, min(len(cards), (p + 1) * PAGE_SIZE) - 1, len(cards)))
             start, end = handoff.page_slice(len(cards), page, PAGE_SIZE)
             shown = cards[start:end]
-        for card in shown:
-            _card(ws, item, scheme, card)
+        for slot, card in enumerate(shown):
+            _card(ws, item, scheme, card, slot)
 
     def clean():
         judged = handoff.counts(_current(ws, item, scheme), d.handoffs)[0]
@@ -59,7 +65,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
             return
         shell.save(ws, item, scheme.name, scheme.type, [], status=values.REVIEWED_CLEAN)
 
-    st.button("Reviewed, nothing to flag", key=_key(item, scheme, "clean"), on_click=clean,
+    st.button("Reviewed, nothing to flag", key=_place(scheme, "clean"), on_click=clean,
               help="Record that you looked at every handoff and found nothing to flag "
                    "(only while no handoff is judged)")
     return shell.CARDS
@@ -74,9 +80,10 @@ def _step_text(label: str, step) -> None:
             st.text(step.text)
 
 
-def _card(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card) -> None:
-    """One handoff's card: what was handed over (drawn with the scheme), then the controls and
-    what is saved, a fragment of their own: a tick re-runs only those."""
+def _card(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, slot: int) -> None:
+    """One handoff's card, the `slot`-th of the page: what was handed over (drawn with the
+    scheme), then the controls and what is saved, a fragment of their own: a tick re-runs only
+    those."""
     h = card.handoff
     with st.container(border=True):
         st.markdown(f"**Handoff {h.index}** · {agent_badge(h.src)} → {agent_badge(h.dst)} · "
@@ -86,18 +93,20 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card) -> None
             _step_text(f"Last step of {md(h.src)} (step {card.last_of_src.index})", card.last_of_src)
         with right:
             _step_text(f"First step of {md(h.dst)} (step {card.first_of_dst.index})", card.first_of_dst)
-        _judgement(ws, item, scheme, card)
+        _judgement(ws, item, scheme, card, slot)
 
 
 @st.fragment
-def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card) -> None:
+def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, slot: int) -> None:
     h = card.handoff
     flags = list(scheme["flags"])
     scale = int(scheme["quality_scale"])
     entry = handoff.entry_for(_current(ws, item, scheme), h) or {"flags": [], "quality": None}
-    k_flags = {f: _key(item, scheme, h.index, "flag", f) for f in flags}
-    k_quality = _key(item, scheme, h.index, "quality")
-    k_saved = _key(item, scheme, h.index, "saved")
+    k_flags = {f: _place(scheme, "slot", slot, "flag", f) for f in flags}
+    k_quality = _place(scheme, "slot", slot, "quality")
+    k_saved = _place(scheme, "slot", slot, "saved")
+    # another handoff in this place now: no note about what was saved for the previous one
+    follow(_place(scheme, "slot", slot, "holds"), (item.id, h.index), {}, forget=(k_saved,))
     for f in flags:  # the stored value is the truth; widgets follow it
         st.session_state[k_flags[f]] = f in entry["flags"]
     q = entry["quality"]
@@ -124,7 +133,7 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card) ->
         state = ("flagged: " + ", ".join(md(f) for f in entry["flags"])) if entry["flags"] else "no flag"
         state += f" · quality {entry['quality']}/{scale}" if entry["quality"] is not None else " · not rated"
     st.markdown(f"Handoff {h.index}: _{state}_{shell.card_note(k_saved)}")
-    if st.button(f"Show step {card.first_of_dst.index} in the trace", key=_key(item, scheme, h.index, "show")):
+    if st.button(f"Show step {card.first_of_dst.index} in the trace", key=_place(scheme, "slot", slot, "show")):
         trace_view.show_step_page(item.id, card.first_of_dst.index)
         st.rerun()  # the whole page: the trace view is outside this surface
     shell.rerun_if_asked()

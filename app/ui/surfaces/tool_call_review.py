@@ -62,7 +62,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
     if not calls:
         st.info("No tool calls were found in this trace.")
     else:
-        page = pager(prefix, len(calls), PAGE_SIZE, "Calls")
+        page = pager(prefix, len(calls), PAGE_SIZE, "Calls", place=_place(scheme))
         for slot, call in enumerate(calls[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
             with st.container(border=True):
                 st.markdown(f"**Call {call.index}** · step {call.step} · {agent_badge(call.agent)} · "
@@ -87,10 +87,16 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
     def clean():
         shell.reviewed_clean(ws, item, scheme, [], forget=_slots(scheme))
 
-    st.button("Reviewed, nothing to flag", key=widget_key(*prefix, "clean"), on_click=clean,
+    st.button("Reviewed, nothing to flag", key=widget_key(*_place(scheme), "clean"), on_click=clean,
               help="Record that you checked every call and found nothing wrong "
                    "(removes any verdicts given here)")
     return shell.CARDS
+
+
+def _place(scheme: Scheme) -> tuple:
+    """The key prefix of the surface's own controls (pager, "nothing to flag"): by their place,
+    not by item, so the next item updates them rather than mounting new ones."""
+    return ("toolreview", scheme.name, "place")
 
 
 def _slots(scheme: Scheme) -> tuple:

@@ -45,6 +45,33 @@ def _k(scheme: Scheme, item: Item, *parts) -> str:
     return widget_key("tool_contention", scheme.name, item.id, *parts)
 
 
+def _place(scheme: Scheme, *parts) -> str:
+    """A control keyed by its place on the surface, not by the item: on the next item the
+    browser updates it instead of mounting a new one (a new resource filter alone cost ~50 ms
+    of "Done → next"); what it holds per item is kept apart (see _resources)."""
+    return widget_key("tool_contention", scheme.name, "place", *parts)
+
+
+def _resources(scheme: Scheme, item: Item, choices: list[str]) -> tuple[str, object]:
+    """The resource filter's key, set to this item's choice when the item changed, and its
+    on_change, which remembers the choice per item (coming back to an item keeps its filter)."""
+    key, kept = _place(scheme, "resources"), _place(scheme, "resources-by-item")
+    by_item = st.session_state.setdefault(kept, {})
+    follow(_place(scheme, "resources-holds"), item.id,
+           {key: [r for r in by_item.get(item.id, []) if r in choices]})
+
+    def remember():
+        by_item[item.id] = list(st.session_state.get(key) or [])
+    return key, remember
+
+
+def _resources_chosen(scheme: Scheme, item: Item) -> list[str]:
+    """The resources the filter shows for this item (none chosen: all)."""
+    if st.session_state.get(_place(scheme, "resources-holds")) != item.id:
+        return []
+    return st.session_state.get(_place(scheme, "resources")) or []
+
+
 def _stored(ws: Workspace, item: Item, scheme: Scheme) -> dict:
     ann = shell.load(ws, item, scheme.name)
     return ann.value if ann and isinstance(ann.value, dict) else {}
@@ -61,7 +88,7 @@ def _window(scheme, item, bounds) -> tuple[float, float] | None:
 
 
 def _listed(d: Derivation, scheme, item, bounds) -> list:
-    return tl.visible_regions(d.contentions, st.session_state.get(_k(scheme, item, "resources")) or (),
+    return tl.visible_regions(d.contentions, _resources_chosen(scheme, item),
                               _window(scheme, item, bounds))
 
 
@@ -102,18 +129,19 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
             return
         shell.commit(ws, item, scheme, {tl.KEY: {}}, status=values.REVIEWED_CLEAN)
 
-    st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"), on_click=clean,
+    st.button(":material/task_alt: Reviewed, nothing to flag", key=_place(scheme, "clean"), on_click=clean,
               help="Record that you looked at this run's contention and found nothing to label "
                    "(only while no region is labelled)")
     return shell.CARDS
 
 
 def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None:
-    res_key, win_key, chart_key = (_k(scheme, item, x) for x in ("resources", "window", "chart"))
+    win_key, chart_key = (_k(scheme, item, x) for x in ("window", "chart"))
     all_resources = tl.resources(d.calls)
     if len(all_resources) > 1:
+        res_key, remember = _resources(scheme, item, all_resources)
         st.multiselect("Resources shown", all_resources, key=res_key, placeholder="All resources",
-                       help="Show only the calls and regions on these resources")
+                       on_change=remember, help="Show only the calls and regions on these resources")
     if bounds and bounds[1] > bounds[0]:
         span = bounds[1] - bounds[0]
         step = tl.window_step(*bounds)
@@ -139,9 +167,9 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
                 return
             zoom(tl.zoom_window(region, bounds))
 
-        z1.button("Zoom to the selected region", key=_k(scheme, item, "zoom"), width="stretch",
+        z1.button("Zoom to the selected region", key=_place(scheme, "zoom"), width="stretch",
                   on_click=zoom_selected, help="Zoom the chart to the region selected below")
-        z2.button("Show the whole run", key=_k(scheme, item, "unzoom"), width="stretch",
+        z2.button("Show the whole run", key=_place(scheme, "unzoom"), width="stretch",
                   on_click=lambda: zoom(bounds))
     window = _window(scheme, item, bounds)
     drawable = sum(1 for c in d.calls if tl.timed(c))
@@ -149,7 +177,7 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         shown = sum(1 for c in d.calls if tl.timed(c) and c.start < window[1] and c.end > window[0])
         st.caption(f"{shown:,} of {drawable:,} calls in this time window (a long run opens on its first "
                    f"{tl.FIRST_VIEW_CALLS}); move the window, or show the whole run.")
-    t = tl.build(d.calls, d.contentions, d.agents, kind, st.session_state.get(res_key) or (), window)
+    t = tl.build(d.calls, d.contentions, d.agents, kind, _resources_chosen(scheme, item), window)
     if kind == tl.DATETIME and window:
         st.caption(f"Window: {md(tl.fmt_span(window[0], window[1], kind))}")
 
@@ -239,9 +267,9 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
         def turn(delta):
             st.session_state[page_key] = max(0, min(n_pages - 1, page + delta))
 
-        c1.button("◀", key=_k(scheme, item, "prev"), disabled=page == 0, on_click=turn, args=(-1,),
+        c1.button("◀", key=_place(scheme, "prev"), disabled=page == 0, on_click=turn, args=(-1,),
                   help="Previous page of regions")
-        c3.button("▶", key=_k(scheme, item, "next"), disabled=page >= n_pages - 1, on_click=turn, args=(1,),
+        c3.button("▶", key=_place(scheme, "next"), disabled=page >= n_pages - 1, on_click=turn, args=(1,),
                   help="Next page of regions")
         c2.caption(f"Page {page + 1} of {n_pages}")
     if selected is not None and not any(r.index == selected for r in listed):

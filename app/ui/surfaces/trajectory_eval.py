@@ -53,6 +53,7 @@ class _Ctx:
         # (~150 ms of "Done → next" at five cards); each place remembers which step it holds and
         # takes that step's stored judgement when it changes (see _card)
         self.slots = ("traj", scheme.name, "slot")
+        self.place = ("traj", scheme.name, "place")  # the list's own controls (pager, jump), likewise
         self.stored = shell.stored_value(ws, item, scheme.name)
         self.matched, self.orphans = stepreview.reconcile(self.stored, agent_of, self.options)
         self.modes = stepreview.modes(scheme["error_types"])
@@ -98,14 +99,15 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
         st.info("This trace has no steps.")
     else:
         n = len(d.steps)
-        k_page, k_jump = widget_key(*c.prefix, "page"), widget_key(*c.prefix, "jump")
+        k_page, k_jump = widget_key(*c.prefix, "page"), widget_key(*c.place, "jump")
+        follow(widget_key(*c.place, "jump-holds"), item.id, {k_jump: None})  # a new item: no step typed
 
         def jump():
             target = st.session_state.get(k_jump)
             if target is not None:
                 st.session_state[k_page] = min(int(target), n - 1) // PAGE_SIZE
 
-        page = pager(c.prefix, n, PAGE_SIZE, "Steps")
+        page = pager(c.prefix, n, PAGE_SIZE, "Steps", place=c.place)
         if n > PAGE_SIZE:
             c1, _ = st.columns([2, 5])
             c1.number_input("Go to step", min_value=0, max_value=n - 1, value=None, step=1, key=k_jump,
@@ -139,7 +141,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
     def clean():
         shell.reviewed_clean(ws, item, scheme, stepreview.build([], **c.kw), forget=c.slots)
 
-    st.button("Reviewed, nothing to flag", key=widget_key(*c.prefix, "clean"), on_click=clean,
+    st.button("Reviewed, nothing to flag", key=widget_key(*c.place, "clean"), on_click=clean,
               help="Record that you went through the steps and found no failure "
                    "(removes any step labels given here)")
     return shell.CARDS
