@@ -48,6 +48,9 @@ def codes_of(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
     categorical's own codes and categories (no text per row), anything else factorized."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         return np.asarray(col.cat.codes, dtype=np.int64), col.cat.categories
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iuf":  # numbers as they are (no object per row)
+        codes, uniq = pd.factorize(col.to_numpy())
+        return np.asarray(codes, dtype=np.int64), pd.Index(uniq.tolist(), dtype=object)
     codes, uniq = pd.factorize(col.astype(object))
     return np.asarray(codes, dtype=np.int64), pd.Index(uniq, dtype=object)
 

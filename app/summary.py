@@ -24,7 +24,7 @@ No Streamlit here.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from itertools import chain
 from typing import Any, Iterable
 
@@ -385,17 +385,19 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
         blame = _records(b.sort_values(["count", "agent"], ascending=[False, True]))
     item_ids, who, agent, step = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step"))
     rows = [i for i, x in enumerate(step) if not (x is None or (isinstance(x, float) and math.isnan(x)))]
-    steps = [int(step[i]) for i in rows]
+    every = len(rows) == len(step)  # (usually: each attribution names a step)
+    steps = [int(x) for x in step] if every else [int(step[i]) for i in rows]
     codes, names = codes_of(at["item_id"])
-    n_steps, acting = _trace_steps(der, scheme_obj, codes[rows], names, steps)
-    positions = []
-    for i, x, n, act in zip(rows, steps, n_steps.tolist(), acting):
-        a = agent[i]
-        n = n if n >= 0 else None  # (no such item)
-        positions.append({"item_id": item_ids[i], "annotator": who[i], "agent": a, "step": x, "steps": n,
-                          "position": (x / (n - 1) if n > 1 else 0.0) if n else None, "acting_agent": act,
-                          "acting_is_blamed": (act == a) if act is not None and a else None})
-    placed = np.asarray([p["position"] for p in positions if p["position"] is not None], dtype=np.float64)
+    n_steps, acting = _trace_steps(der, scheme_obj, codes if every else codes[rows], names, steps)
+    if not every:
+        item_ids, who, agent = ([col[i] for i in rows] for col in (item_ids, who, agent))
+    # a column at a time, then one record per attribution (a loop appending records cost twice as much)
+    n_of = [n if n >= 0 else None for n in n_steps.tolist()]  # (None: no such item)
+    placed_at = [(x / (n - 1) if n > 1 else 0.0) if n else None for x, n in zip(steps, n_of)]
+    positions = [{"item_id": i, "annotator": w, "agent": a, "step": x, "steps": n, "position": p,
+                  "acting_agent": act, "acting_is_blamed": (act == a) if act is not None and a else None}
+                 for i, w, a, x, n, p, act in zip(item_ids, who, agent, steps, n_of, placed_at, acting)]
+    placed = np.asarray([p for p in placed_at if p is not None], dtype=np.float64)
     # a fifth of the run each; a step out of the run counts in the end it is past
     bins = np.bincount(np.clip(np.trunc(placed * 5), 0, 4).astype(np.int64), minlength=5).tolist()
     hist = [{"part_of_run": f"{i * 20}–{(i + 1) * 20}%", "count": c} for i, c in enumerate(bins)]
@@ -628,20 +630,35 @@ def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
     c = lab.of("contention", scheme_obj.name)
     rows = []
     stale = 0
-    regions_of = {}  # item -> {region index: region}, built once per item
+    regions_of = {}  # item -> {region index: resource}, built once per item
     get = der.getter(scheme_obj)
     for it, region, label in zip(_values(c["item_id"]), _values(c["region"]), _values(c["label"])):
         regs = regions_of.get(it)
         if regs is None:
             d = get(it)
-            regs = regions_of[it] = {r.index: r for r in d.contentions} if d else {}
+            regs = regions_of[it] = {r.index: r.resource for r in d.contentions} if d else {}
         if region not in regs:
             stale += 1
             continue
-        rows.append((regs[region].resource, label))
-    df = pd.DataFrame(rows, columns=["resource", "label"])
-    table = df.groupby(["resource", "label"]).size().reset_index(name="count") if rows else df.assign(count=[])
-    return {"labels": _records(table), "stale": stale}
+        rows.append((regs[region], label))
+    return {"labels": _pair_counts(rows, ["resource", "label"]), "stale": stale}
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _pair_counts(rows: list[tuple], names: list[str]) -> list[dict]:
+    """Records of how many times each distinct pair occurs, sorted by the pair, pairs with a
+    missing value left out: DataFrame(rows).groupby(names).size(), counted by a Counter (a
+    frame of tens of thousands of tuples cost more than the count)."""
+    counts = Counter(rows)
+    try:
+        keys = sorted(k for k in counts if not (_missing(k[0]) or _missing(k[1])))
+    except TypeError:  # values that do not sort together: as pandas orders them
+        df = pd.DataFrame(rows, columns=names)
+        return _records(df.groupby(names).size().reset_index(name="count")) if rows else []
+    return [{names[0]: a, names[1]: b, "count": counts[(a, b)]} for a, b in keys]
 
 
 def emergent(lab: Labels, scheme_obj) -> dict:
@@ -691,10 +708,16 @@ def choices(lab: Labels, scheme_obj) -> list[dict]:
         col = "label"
     if c.empty:
         return []
-    t = c.groupby(col, sort=False).agg(count=("item_id", "size"), runs=("item_id", "nunique")).reset_index()
-    judged = lab.of("rows", scheme_obj.name)
-    t["share"] = t["count"] / max(len(judged), 1)
-    return _records(t.rename(columns={col: "label"}))
+    # per label, in order of first appearance: rows, and distinct runs (counted on codes)
+    codes, names = codes_of(c[col])
+    items, item_names = codes_of(c["item_id"])
+    given = codes[codes >= 0]
+    order = pd.unique(given).tolist()
+    count = np.bincount(given, minlength=len(names))
+    runs = _count(_distinct_pairs(codes, items, len(item_names))[0], len(names))
+    n = max(len(lab.of("rows", scheme_obj.name)), 1)
+    return [{"label": _py(names[k]), "count": int(count[k]), "runs": int(runs[k]), "share": float(count[k] / n)}
+            for k in order]
 
 
 def agreement_for(lab: Labels, s, der: Derived, k: int, listed: bool = True) -> tuple[dict, list[dict]]:
