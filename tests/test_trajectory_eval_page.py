@@ -254,3 +254,16 @@ def test_the_lists_controls_are_shared_by_items_and_the_page_is_each_items_own(d
     at.button(key=widget_key("nav", "prev")).click().run()
     assert at.number_input(key=place("page_number")).value == 12 // PAGE_SIZE + 1  # back: its page kept
     assert at.radio(key=card(0, "corr")).label == f"Correctness of step {12 // PAGE_SIZE * PAGE_SIZE}"
+
+
+def test_the_failure_modes_legend_lists_every_category_and_mode_in_one_element(demo_project):
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    legend = next(e for e in at.expander if e.label.startswith("Failure modes:"))
+    texts = [m.value for m in legend.markdown]
+    assert len(texts) == 1
+    from app.config import load_config
+    scheme = next(s for s in load_config(demo_project)[0].schemes if s.type == "trajectory_eval")
+    for et in scheme["error_types"]:
+        assert f"**{et['name']}**" in texts[0].replace("\\", "")
+        for sub in et.get("subtypes") or []:
+            assert f"\n- {sub}" in texts[0].replace("\\", "")

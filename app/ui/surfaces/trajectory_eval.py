@@ -26,10 +26,9 @@ COLLAPSE_AT = 500  # characters: longer step texts show an excerpt and a "Full t
 def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     modes = stepreview.modes(scheme["error_types"])
     with st.expander(f"Failure modes: {len(modes)} in {len(scheme['error_types'])} categories"):
-        for et in scheme["error_types"]:
-            st.markdown(f"**{md(et['name'])}**")
-            for sub in et.get("subtypes") or []:
-                st.markdown(f"- {md(sub)}")
+        # one element, not one per line: the legend is sent and drawn again on every run
+        st.markdown("\n\n".join(f"**{md(et['name'])}**" + "".join(f"\n- {md(sub)}" for sub in et.get("subtypes") or [])
+                                  for et in scheme["error_types"]))
     return _steps(ws, item, scheme)
 
 
