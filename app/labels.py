@@ -165,16 +165,28 @@ class Labels:
         a slice, no copy; any other table is split by scheme once (a summary asks for about
         fifty parts, and a comparison of a million-row column each time cost a few
         milliseconds)."""
+        return getattr(self, table).iloc[self.where(table, scheme)]
+
+    def where(self, table: str, scheme: str) -> slice | np.ndarray:
+        """The positions of one scheme's rows in a table (see of()): a slice, or row positions."""
         df = getattr(self, table)
         block = self.__dict__.get("_blocks", {}).get(table)
         if block is not None and block[0] is df:
-            start, stop = block[1].get(scheme, (0, 0))
-            return df.iloc[start:stop]
+            return slice(*block[1].get(scheme, (0, 0)))
         memo = self.__dict__.setdefault("_parts", {})
         split = memo.get(table)
         if split is None or split[0] is not df:  # (a table replaced since: split it again)
             split = memo[table] = (df, rows_by(df, "scheme"))
-        return df.iloc[split[1].get(scheme, NO_ROWS)]
+        return split[1].get(scheme, NO_ROWS)
+
+    def codes(self, table: str, column: str) -> tuple[np.ndarray, pd.Index]:
+        """codes_of() a table's column, computed once (panels of every scheme read them)."""
+        df = getattr(self, table)
+        memo = self.__dict__.setdefault("_codes", {})
+        found = memo.get((table, column))
+        if found is None or found[0] is not df:
+            found = memo[(table, column)] = (df, *codes_of(df[column]))
+        return found[1], found[2]
 
 
 def _scheme_opts(schemes: dict, name: str) -> dict:

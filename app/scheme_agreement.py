@@ -54,12 +54,14 @@ class Panel:
     code sorts by name)."""
 
     def __init__(self, lab: Labels, scheme: str):
-        r = lab.of("rows", scheme)
-        self.any_annotator = len(r) > 0
+        at = lab.where("rows", scheme)
         # on integer codes of the item and annotator columns (categoricals: their own codes),
-        # not on the text: a panel per scheme, ~70,000 rows each at a million
-        ic, item_names = codes_of(r["item_id"])
-        ac, annotator_names = codes_of(r["annotator"])
+        # not on the text: a panel per scheme, ~70,000 rows each at a million (the codes of
+        # the whole table taken once, no copy of the scheme's rows)
+        ic, item_names = lab.codes("rows", "item_id")
+        ac, annotator_names = lab.codes("rows", "annotator")
+        ic, ac = ic[at], ac[at]
+        self.any_annotator = len(ic) > 0
         named = (ic >= 0) & (ac >= 0)  # a row without an item or annotator is nobody's judgement
         ic, ac = ic[named], ac[named]
         n_a = max(len(annotator_names), 1)
@@ -81,7 +83,12 @@ class Panel:
         by_name = sorted(range(len(present)), key=names.__getitem__)
         rater_rank = np.full(n_a, -1, dtype=np.int64)
         rater_rank[present[by_name]] = np.arange(len(present))
-        self.item_ids = pd.Index(item_names.take(items).tolist(), dtype=object)
+        # (schemes judged on the same items share one index of their ids)
+        shared_ids = lab.__dict__.setdefault("_panel_items", {})
+        key = (id(item_names), items.tobytes())
+        if key not in shared_ids:
+            shared_ids[key] = (item_names, pd.Index(item_names.take(items).tolist(), dtype=object))
+        self.item_ids = shared_ids[key][1]
         self.rater_names = pd.Index([names[j] for j in by_name], dtype=object)
         self.judged_by = len(self.rater_names)
         self.items = self.item_ids.tolist()  # plain lists: indexing a pandas Index per unit is slow
