@@ -312,7 +312,7 @@ def distinct_ints(keys: np.ndarray, bound: int) -> np.ndarray:
     return np.flatnonzero(seen) if seen is not None else np.unique(keys)
 
 
-def _all_distinct(keys: np.ndarray, bound: int) -> bool:
+def all_distinct(keys: np.ndarray, bound: int) -> bool:
     """No key repeats (keys in 0..bound-1)."""
     seen = marks(keys, bound)
     return (int(np.count_nonzero(seen)) if seen is not None else len(np.unique(keys))) == len(keys)
@@ -359,7 +359,7 @@ class Ratings:
         if len(unit):  # the last judgement per (unit, rater) wins
             span = int(rater.max()) + 1
             key = unit * span + rater
-            if not _all_distinct(key, (int(unit.max()) + 1) * span):  # (usually one judgement each)
+            if not all_distinct(key, (int(unit.max()) + 1) * span):  # (usually one judgement each)
                 _, last_rev = np.unique(key[::-1], return_index=True)
                 keep = np.sort(len(key) - 1 - last_rev)
                 unit, rater, value = unit[keep], rater[keep], value[keep]

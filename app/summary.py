@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from . import gold as goldmod
-from .agreement import distinct_ints, find
+from .agreement import all_distinct, distinct_ints, find
 from .derive import Derivation, derive, no_gc, scheme_keys
 from .labels import DONE, Labels, build, categorical, codes_of, frame, groups, positions_in
 from .scheme_agreement import agreement_for as _agreement_for, flag_sets
@@ -450,7 +450,7 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     dh, sizes = _derived_handoffs(der, items.tolist(), scheme_obj)
     n_a = max(len(anns), 1)
     review = item_code * n_a + ann_code
-    if len(np.unique(review)) != len(review):
+    if not all_distinct(review, len(items) * n_a):
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
     starts = np.concatenate([[0], np.cumsum(sizes)])
     per_row = sizes[item_code]
@@ -473,16 +473,16 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     if width * (len(sizes) + 1) >= 2 ** 62:  # (item, index) keys would not fit in 64 bits
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
     h_key = np.repeat(np.arange(len(sizes)), sizes) * width + d_index
-    if len(np.unique(h_key)) != len(h_key) or (d_index < 0).any():
+    if (d_index < 0).any() or not all_distinct(h_key, len(sizes) * width):
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
     e_key = np.where(known, e_item, 0) * width + np.clip(e_index, 0, width - 1)
     hit, there = find(h_key, e_key, np.argsort(h_key, kind="stable"))
     known &= (e_index >= 0) & there
-    if len(h_key):  # the entry's step and agents are the handoff's too
+    if len(h_key):  # the entry's step and agents are the handoff's too (agents compared as codes)
         known &= (d_step[hit] == np.asarray(ent["step"], dtype=np.int64)) \
-            & (d_src[hit] == ent["src"].to_numpy(dtype=object)) & (d_dst[hit] == ent["dst"].to_numpy(dtype=object))
+            & _same_agent(d_src, hit, ent["src"]) & _same_agent(d_dst, hit, ent["dst"])
     pos = row_start[at[known]] + (hit[known] - starts[item_code[at[known]]])
-    if len(np.unique(pos)) != len(pos):  # one handoff named twice in a value
+    if not all_distinct(pos, n):  # one handoff named twice in a value
         return _merge_handoff_judgements(raters, ent, dh, sizes, items)
     # the flags as codes of the distinct sets (the entries hold a few dozen): a tuple per
     # judgement is a reference to one of them, and nobody hashes half a million tuples again
@@ -507,6 +507,14 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
                       "flags": distinct[flag_set], "quality": quality, "flagged": flagged, "flag_set": flag_set})
     j.attrs["flag_sets"] = list(distinct)
     return j, int(len(ent) - len(pos))
+
+
+def _same_agent(derived: np.ndarray, hit: np.ndarray, stored: pd.Series) -> np.ndarray:
+    """Whether each stored entry's agent is the one of its handoff (derived[hit]), on codes:
+    each distinct name looked up once, not a text comparison per entry."""
+    codes, names = pd.factorize(derived)
+    at = positions_in(stored, pd.Index(names, dtype=object))
+    return (np.asarray(codes, dtype=np.int64)[hit] == at) & (at >= 0)
 
 
 def _agents(names: np.ndarray, at: np.ndarray) -> pd.Categorical:
