@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import sys
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 
@@ -84,15 +85,17 @@ def normalize_calls(
     calls: list[Call] = []
     problems: list[str] = []
     names: dict[tuple, tuple[str, str, str] | None] = {}  # (tool, resource, agent) as given -> shown
-    lowest, highest = -math.inf, math.inf
+    # finite bounds: an int beyond the largest float (JSON allows one) takes the general path,
+    # which reports it, instead of overflowing when made a float
+    lowest, highest = -sys.float_info.max, sys.float_info.max
     for i, raw in enumerate(raw_calls):
         # Fast path, the common case: a dict with finite numeric times, end >= start, and names
         # that are text (or missing), the same few over and over: each is checked once.
         if type(raw) is dict:
             start, end = raw.get("start"), raw.get("end")
             ts, te = type(start), type(end)
-            # the chain is false for NaN and compares ints with the infinities exactly
-            if (ts is float or ts is int) and (te is float or te is int) and lowest < start <= end < highest:
+            # the chain is false for NaN and the infinities, and compares ints with the bounds exactly
+            if (ts is float or ts is int) and (te is float or te is int) and lowest <= start <= end <= highest:
                 given = raw.get("tool"), raw.get(resource_key), raw.get(agent_key)
                 try:
                     shown = names[given]

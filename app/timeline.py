@@ -81,6 +81,8 @@ def _num(x: float) -> str:
 
 
 def fmt_duration(seconds: float) -> str:
+    if not math.isfinite(seconds):  # two finite times too far apart to subtract (near ±1.8e308)
+        return "too long to count"
     if seconds < 120:
         return f"{_num(round(seconds, 3))} s"
     m, s = divmod(seconds, 60)

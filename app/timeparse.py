@@ -39,12 +39,15 @@ def _real(v: object) -> float | None:
     """Return v as a finite float if it is a real number (not bool), else None."""
     # bool is an int subclass, but True as a timestamp is always a mistake.
     t = type(v)
-    if t is float or t is int:  # the common case, without the slow ABC check below
+    try:
+        if t is float or t is int:  # the common case, without the slow ABC check below
+            f = float(v)
+            return f if math.isfinite(f) else None
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            return None
         f = float(v)
-        return f if math.isfinite(f) else None
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+    except OverflowError:  # an int (or a Fraction, a Decimal) beyond the largest float
         return None
-    f = float(v)
     return f if math.isfinite(f) else None
 
 

@@ -291,3 +291,20 @@ def test_large_input_matches_quadratic_blockwise():
     strip = lambda rs: [(r.resource, r.start, r.end, r.calls, r.agents) for r in rs]
     assert strip(got) == strip(expected)
     assert [r.index for r in got] == list(range(len(got)))
+
+
+def test_times_beyond_the_largest_float_are_reported_not_raised():
+    """JSON allows integers of any size: one too large for a float is a bad time (reported with
+    its call), not an OverflowError; the largest finite floats and ints still work."""
+    import json
+    import sys
+    big = "1" + "0" * 400
+    raw = json.loads(f'[{{"agent": "A", "tool": "t", "start": {big}, "end": 2{big}}},'
+                     f' {{"agent": "B", "tool": "t", "start": 1, "end": {big}}},'
+                     f' {{"agent": "C", "tool": "t", "start": -{sys.float_info.max!r}, "end": {int(sys.float_info.max)}}}]')
+    calls, problems = normalize_calls(raw)
+    assert [c.problem is None for c in calls] == [False, False, True]
+    assert problems[0].startswith("calls[0].start: expected a number of seconds or an ISO 8601 time, got 1000")
+    assert problems[-1].startswith("calls[1].end: expected a number of seconds")
+    assert calls[2].start == -sys.float_info.max and calls[2].end == sys.float_info.max
+    assert find_regions(calls) == []

@@ -222,3 +222,25 @@ def test_resource_filter_is_one_control_kept_per_item(tmp_path):
     button(at, "◀ Item").click().run()
     assert at.multiselect[0].key == key and at.multiselect[0].value == ["doc"]
     assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #1"]
+
+
+def test_times_at_the_ends_of_the_float_range_draw_without_a_window(tmp_path):
+    """Finite times so far apart that their span overflows (and an int too large for a float,
+    reported as a problem) draw the whole run with a note, not a traceback."""
+    import sys
+    big = sys.float_info.max
+    calls = [{"agent": "A", "tool": "t", "resource": "r", "start": -big, "end": big},
+             {"agent": "B", "tool": "t", "resource": "r", "start": 0, "end": 1},
+             {"agent": "B", "tool": "u", "resource": "s", "start": 1e300, "end": 1e301},
+             {"agent": "C", "tool": "t", "resource": "r", "start": 10 ** 400, "end": 10 ** 400 + 1}]
+    run = {"id": "huge", "text": "t", "steps": [{"agent": "A", "content": "x"}, {"agent": "B", "content": "y"}],
+           "calls": calls}
+    data = tmp_path / "huge.jsonl"
+    data.write_text(json.dumps(run) + "\n")
+    at = open_page(make_app(write_project(tmp_path, data_files=[str(data)]), item="huge"), PAGE)
+    assert any("span more than a number can hold" in c.value for c in at.caption)
+    assert not at.slider
+    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #0"]
+    assert any("too long to count" in c.value for c in at.caption)
+    assert any(t.value.startswith("call 3 (C, t), not drawn: calls[3].start: expected a number of seconds")
+               for t in at.text)

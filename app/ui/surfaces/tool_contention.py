@@ -142,7 +142,10 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         res_key, remember = _resources(scheme, item, all_resources)
         st.multiselect("Resources shown", all_resources, key=res_key, placeholder="All resources",
                        on_change=remember, help="Show only the calls and regions on these resources")
-    if bounds and bounds[1] > bounds[0]:
+    if bounds and bounds[1] > bounds[0] and not math.isfinite(bounds[1] - bounds[0]):
+        st.caption("The calls' times span more than a number can hold (times near ±1.8e308), so there "
+                   "is no time window to choose: the whole run is drawn.")
+    elif bounds and bounds[1] > bounds[0]:
         span = bounds[1] - bounds[0]
         step = tl.window_step(*bounds)
         digits = max(0, -math.floor(math.log10(step)))
