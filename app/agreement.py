@@ -73,7 +73,11 @@ def percent_agreement(n: np.ndarray) -> float | None:
     n = _pairable(n)
     if not len(n):
         return None
-    m = n.sum(axis=1)
+    return _percent(n, n.sum(axis=1))
+
+
+def _percent(n: np.ndarray, m: np.ndarray) -> float:
+    """percent_agreement of rows each holding two or more judgements (m: the row sums)."""
     return float(np.mean((np.square(n).sum(axis=1) - m) / (m * (m - 1))))
 
 
@@ -136,7 +140,11 @@ def alpha_from_counts(n: np.ndarray, cats: list, level: str = "nominal") -> floa
     n = _pairable(np.asarray(n, dtype=np.float64))
     if not len(n):
         return None
-    m = n.sum(axis=1)
+    return _alpha(n, n.sum(axis=1), cats, level)
+
+
+def _alpha(n: np.ndarray, m: np.ndarray, cats: list, level: str) -> float | None:
+    """alpha_from_counts of rows each holding two or more judgements (m: the row sums)."""
     w = 1.0 / (m - 1)
     o = (n * w[:, None]).T @ n - np.diag((n * w[:, None]).sum(axis=0))
     n_c = o.sum(axis=1)
@@ -501,9 +509,10 @@ class Ratings:
         diff = np.abs(x[:, None] - x[None, :])
         # mean |a - b| over the ordered rater pairs of each unit, then over units
         pair_sum = np.einsum("uc,cd,ud->u", n, diff, n)
-        alpha = alpha_from_counts(n, cats, level)
+        # (every row of n holds two or more judgements: no copy to drop the others)
+        alpha = _alpha(n, m, cats, level)
         out = {"measure": f"krippendorff_alpha_{level}", "alpha": alpha,
-               "percent_agreement": percent_agreement(n), "mean_abs_diff": float(np.mean(pair_sum / (m * (m - 1)))),
+               "percent_agreement": _percent(n, m), "mean_abs_diff": float(np.mean(pair_sum / (m * (m - 1)))),
                "n_units": int(len(n)), "n_raters": int(len(self._raters_of(ok)))}
         if alpha is None:
             out["note"] = NO_VARIATION
