@@ -123,20 +123,21 @@ def sidebar(ws: Workspace, current: str | None = None) -> None:
 
         st.selectbox("Item", ids, key=key, on_change=picked,
                      format_func=lambda i: ("✓ " if i in done else "• ") + excerpt(i, 60))
-        c1, c2 = st.columns(2)
+        # rows as horizontal containers, not columns: one element each instead of three, on every run
+        items_row = st.container(horizontal=True)
         prev, nxt = shell.neighbour(ws, item.id, -1), shell.neighbour(ws, item.id, 1)
         # callbacks: the run that follows draws the other item (no run of this one first)
-        c1.button("◀ Item", key=widget_key("nav", "prev"), disabled=prev is None, width="stretch",
+        items_row.button("◀ Item", key=widget_key("nav", "prev"), disabled=prev is None, width="stretch",
                   shortcut=SHORTCUTS["previous item"], help="Previous item", on_click=shell.go_to, args=(prev,))
-        c2.button("Item ▶", key=widget_key("nav", "next"), disabled=nxt is None, width="stretch",
+        items_row.button("Item ▶", key=widget_key("nav", "next"), disabled=nxt is None, width="stretch",
                   shortcut=SHORTCUTS["next item"], help="Next item", on_click=shell.go_to, args=(nxt,))
         before, after = surface_neighbours(ws, current)
-        c3, c4 = st.columns(2)
-        if c3.button("◀ Page", key=widget_key("nav", "surface-prev"), disabled=before is None,
+        pages_row = st.container(horizontal=True)
+        if pages_row.button("◀ Page", key=widget_key("nav", "surface-prev"), disabled=before is None,
                      width="stretch", shortcut=SHORTCUTS["previous surface"],
                      help=f"Previous surface: {before.title}" if before else None):
             st.switch_page(before, query_params=params)
-        if c4.button("Page ▶", key=widget_key("nav", "surface-next"), disabled=after is None,
+        if pages_row.button("Page ▶", key=widget_key("nav", "surface-next"), disabled=after is None,
                      width="stretch", shortcut=SHORTCUTS["next surface"],
                      help=f"Next surface: {after.title}" if after else None):
             st.switch_page(after, query_params=params)

@@ -37,10 +37,11 @@ def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = Non
         st.session_state[k_page] = min(max(int(st.session_state[k_number] or 1) - 1, 0), n_pages - 1)
 
     page = st.session_state[k_page]
-    c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
-    c1.button("◀ Earlier", key=widget_key(*place, "prev"), on_click=move(-1), disabled=page == 0, width="stretch")
-    c2.number_input(f"{noun} page (of {n_pages:,}, {size} a page)", min_value=1, max_value=n_pages, step=1,
-                    key=k_number, on_change=typed)
-    c3.button("Later ▶", key=widget_key(*place, "next"), on_click=move(1), disabled=page >= n_pages - 1,
-              width="stretch")
+    # one horizontal row, not columns: each column is an element of its own, sent and drawn on
+    # every page turn (a tool-call page turn: 45 -> 39 elements with its cards' rows, ~30 ms)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row.button("◀ Earlier", key=widget_key(*place, "prev"), on_click=move(-1), disabled=page == 0)
+    row.number_input(f"{noun} page (of {n_pages:,}, {size} a page)", min_value=1, max_value=n_pages, step=1,
+                     key=k_number, on_change=typed)
+    row.button("Later ▶", key=widget_key(*place, "next"), on_click=move(1), disabled=page >= n_pages - 1)
     return page

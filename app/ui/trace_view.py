@@ -121,7 +121,7 @@ def render(item: Item, d: Derivation) -> None:
     n_pages = (n + PAGE_SIZE - 1) // PAGE_SIZE
     page = _page_of(item.id, n_pages)
     if n_pages > 1:
-        c1, c2, c3 = st.columns([1, 2, 1])
+        row = st.container(horizontal=True, vertical_alignment="center")  # one element, not four
 
         def turn(delta: int) -> None:  # a callback: the buttons below are drawn for the new page
             pages = st.session_state[state.STEP_PAGE]
@@ -129,13 +129,13 @@ def render(item: Item, d: Derivation) -> None:
 
         # keyed by place, not by item: the next item updates these buttons instead of mounting
         # new ones (the page itself is the item's own, in STEP_PAGE)
-        c1.button("◀ Earlier", key=state.widget_key("trace", "place", "prev"), disabled=page == 0,
-                  width="stretch", on_click=turn, args=(-1,))
-        c3.button("Later ▶", key=state.widget_key("trace", "place", "next"), disabled=page >= n_pages - 1,
-                  width="stretch", on_click=turn, args=(1,))
+        row.button("◀ Earlier", key=state.widget_key("trace", "place", "prev"), disabled=page == 0,
+                  on_click=turn, args=(-1,))
         st.session_state[state.STEP_PAGE][item.id] = page
-        c2.caption(f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
-                   f"(page {page + 1}/{n_pages})")
+        row.caption(f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
+                   f"(page {page + 1}/{n_pages})", width="stretch")
+        row.button("Later ▶", key=state.widget_key("trace", "place", "next"), disabled=page >= n_pages - 1,
+                  on_click=turn, args=(1,))
     calls_by_step: dict[int, list] = {}
     for tc in d.tool_calls:
         calls_by_step.setdefault(tc.step, []).append(tc)

@@ -110,32 +110,33 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
         if value != bh.build(bh.parse(before), behaviors):
             save(value, b)
 
-    c1, c2, c3, c4 = st.columns([1, 1, 1.2, 1.45], vertical_alignment="bottom")
+    # one horizontal row, one element, not columns (five): see app/ui/pager.py
+    row = st.container(horizontal=True, vertical_alignment="bottom")
     in_run = lambda v: min(max(int(v), valid[0]), valid[-1])  # noqa: E731  (this run's steps)
-    for col, label, key in ((c1, "From step", k_from), (c2, "To step", k_to)):
+    for label, key in (("From step", k_from), ("To step", k_to)):
         # the range stays while another behaviour is shown (and its inputs are not drawn)
-        col.number_input(label, min_value=valid[0], max_value=valid[-1], step=1, key=key,
+        row.number_input(label, min_value=valid[0], max_value=valid[-1], step=1, key=key,
                          on_change=remembered(key, in_run))
-    c3.button("Add range", key=_k(scheme, item, b, "add"), on_click=by_range, args=(True,), width="stretch",
-              help="Mark every step from 'From step' to 'To step'")
-    c4.button("Remove range", key=_k(scheme, item, b, "remove"), on_click=by_range, args=(False,),
-              width="stretch", help="Unmark every step from 'From step' to 'To step'")
+    row.button("Add range", key=_k(scheme, item, b, "add"), on_click=by_range, args=(True,),
+               help="Mark every step from 'From step' to 'To step'")
+    row.button("Remove range", key=_k(scheme, item, b, "remove"), on_click=by_range, args=(False,),
+               help="Unmark every step from 'From step' to 'To step'")
 
     page_key = _k(scheme, item, b, "page")
     n_pages = bh.page_count(len(rows), PAGE_SIZE)
     page = min(st.session_state.get(page_key, 0), n_pages - 1)
     if n_pages > 1:
-        p1, p2, p3 = st.columns([1, 2, 1])
+        pages_row = st.container(horizontal=True, vertical_alignment="center")  # one element, not four
 
         def turn(delta):
             st.session_state[page_key] = max(0, min(n_pages - 1, page + delta))
 
-        p1.button("◀ Earlier", key=_k(scheme, item, b, "prev"), disabled=page == 0, on_click=turn, args=(-1,),
-                  width="stretch")
-        p3.button("Later ▶", key=_k(scheme, item, b, "next"), disabled=page >= n_pages - 1, on_click=turn,
-                  args=(1,), width="stretch")
         shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
-        p2.caption(f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
+        pages_row.button("◀ Earlier", key=_k(scheme, item, b, "prev"), disabled=page == 0, on_click=turn,
+                         args=(-1,))
+        pages_row.caption(f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
+        pages_row.button("Later ▶", key=_k(scheme, item, b, "next"), disabled=page >= n_pages - 1, on_click=turn,
+                         args=(1,))
     for t in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
         st.checkbox(md(t.label), value=t.index in marked, key=box(t.index), on_change=toggle, args=(t.index,))
     if scheme.get("allow_note", True):

@@ -118,9 +118,9 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, sl
         shell.card_saved(ws, item, scheme, handoff.update(_current(ws, item, scheme), h, ticked, rating, flags),
                          k_saved)
 
-    cols = st.columns(min(len(flags), 2) or 1)
-    for i, f in enumerate(flags):
-        cols[i % len(cols)].checkbox(md(f), key=k_flags[f], on_change=changed)
+    boxes = st.container(horizontal=True)  # one wrapping row: one element, not a column each
+    for f in flags:
+        boxes.checkbox(md(f), key=k_flags[f], on_change=changed)
     extra = [f for f in entry["flags"] if f not in flags]
     if extra:
         st.caption("Also flagged (no longer in the config, kept): " + ", ".join(md(f) for f in extra))

@@ -120,10 +120,10 @@ def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None
         entry = toolreview.entry(call, st.session_state.get(k_verdict), st.session_state.get(k_notes, ""))
         shell.card_saved(ws, item, scheme, toolreview.put(shell.stored_value(ws, item, scheme.name), entry), k_saved)
 
-    c1, c2 = st.columns([1, 2])
-    c1.selectbox(md(f"Verdict on call {call.index}"), [None] + list(verdicts), key=k_verdict, on_change=changed,
-                 format_func=lambda o: "– no verdict" if o is None else o, placeholder="– no verdict")
-    c2.text_input(md(f"Notes on call {call.index}"), key=k_notes, on_change=changed,
+    row = st.container(horizontal=True)  # one element, not columns (three): see app/ui/pager.py
+    row.selectbox(md(f"Verdict on call {call.index}"), [None] + list(verdicts), key=k_verdict, on_change=changed,
+                  format_func=lambda o: "– no verdict" if o is None else o, placeholder="– no verdict", width=170)
+    row.text_input(md(f"Notes on call {call.index}"), key=k_notes, on_change=changed,
                   placeholder="What is wrong with it, or why it is right")
     if e and e["verdict"] and e["verdict"] not in verdicts:
         st.caption(f"Saved verdict “{md(e['verdict'])}” is not among this scheme's verdicts.")

@@ -155,7 +155,7 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
             st.session_state[win_key] = (0.0, hi if hi > 0 else float(span))
         st.slider("Time window (seconds from the first call)", 0.0, float(span), step=float(step),
                   key=win_key, format=f"%.{digits}f")
-        z1, z2 = st.columns(2)
+        zoom_row = st.container(horizontal=True)  # one element, not columns (three): see app/ui/pager.py
 
         def zoom(to):
             lo, hi = to
@@ -170,9 +170,9 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
                 return
             zoom(tl.zoom_window(region, bounds))
 
-        z1.button("Zoom to the selected region", key=_place(scheme, "zoom"), width="stretch",
+        zoom_row.button("Zoom to the selected region", key=_place(scheme, "zoom"), width="stretch",
                   on_click=zoom_selected, help="Zoom the chart to the region selected below")
-        z2.button("Show the whole run", key=_place(scheme, "unzoom"), width="stretch",
+        zoom_row.button("Show the whole run", key=_place(scheme, "unzoom"), width="stretch",
                   on_click=lambda: zoom(bounds))
     window = _window(scheme, item, bounds)
     drawable = sum(1 for c in d.calls if tl.timed(c))
@@ -265,16 +265,16 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     n_pages = tl.page_count(len(listed), PAGE_SIZE)
     page = min(st.session_state.get(page_key, 0), n_pages - 1)
     if n_pages > 1:
-        c1, c2, c3 = st.columns([1, 2, 1])
+        pages_row = st.container(horizontal=True, vertical_alignment="center")  # one element, not four
 
         def turn(delta):
             st.session_state[page_key] = max(0, min(n_pages - 1, page + delta))
 
-        c1.button("◀", key=_place(scheme, "prev"), disabled=page == 0, on_click=turn, args=(-1,),
-                  help="Previous page of regions")
-        c3.button("▶", key=_place(scheme, "next"), disabled=page >= n_pages - 1, on_click=turn, args=(1,),
-                  help="Next page of regions")
-        c2.caption(f"Page {page + 1} of {n_pages}")
+        pages_row.button("◀", key=_place(scheme, "prev"), disabled=page == 0, on_click=turn, args=(-1,),
+                         help="Previous page of regions")
+        pages_row.caption(f"Page {page + 1} of {n_pages}", width="content")
+        pages_row.button("▶", key=_place(scheme, "next"), disabled=page >= n_pages - 1, on_click=turn, args=(1,),
+                         help="Next page of regions")
     if selected is not None and not any(r.index == selected for r in listed):
         st.caption(f"Region #{selected} is selected but hidden by the filters above.")
     options = [tl.UNLABELLED] + [x for x in scheme["contention_labels"] if x != tl.UNLABELLED]

@@ -108,8 +108,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
 
         page = pager(c.prefix, n, PAGE_SIZE, "Steps", place=c.place)
         if n > PAGE_SIZE:
-            c1, _ = st.columns([2, 5])
-            c1.number_input("Go to step", min_value=0, max_value=n - 1, value=None, step=1, key=k_jump,
+            st.number_input("Go to step", width=220, min_value=0, max_value=n - 1, value=None, step=1, key=k_jump,
                             on_change=jump, placeholder=f"0–{n - 1}")
         for slot, step in enumerate(d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
             with st.container(border=True):
@@ -200,35 +199,37 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     # failure modes and severity once the step is judged, asked for, or saved with either: a new
     # item's five unjudged cards then draw three controls each, not four heavier ones (step review's
     # "Done → next" at 2,000 steps: ~585 → ~400 ms, medians in the same hour)
-    if st.session_state[k["corr"]] is None and not st.session_state.get(k["modes"]) \
-            and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["open"]):
-        why_col, open_col = st.columns([2, 1], vertical_alignment="bottom")
-        open_col.button("Failure modes…", key=k["open"] + "\u241fbutton", width="stretch",
-                        on_click=lambda: st.session_state.__setitem__(k["open"], True),
-                        help="Tag failure modes and a severity before choosing a correctness "
-                             "(they appear by themselves once the step is judged)")
-    else:
+    light = st.session_state[k["corr"]] is None and not st.session_state.get(k["modes"]) \
+        and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["open"])
+    if not light:
         st.multiselect(f"Failure modes of step {step.index}", list(range(len(modes))), key=k["modes"],
                        format_func=mode_label, on_change=changed("modes"),
                        disabled=correct, placeholder="None" if correct else "Choose one or more modes",
                        help="A step marked correct has no failure modes" if correct else None)
-        sev_col, why_col = st.columns([1, 2])
-        sev_col.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"],
-                          format_func=severity_label, on_change=changed("sev"), disabled=correct,
-                          placeholder="– no severity")
-    why_col.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
-                       placeholder="Why this judgement?")
+    # a horizontal row, one element, not columns (three): see app/ui/pager.py
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    if not light:
+        row.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"],
+                      format_func=severity_label, on_change=changed("sev"), disabled=correct,
+                      placeholder="– no severity", width=220)
+    row.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
+                   placeholder="Why this judgement?")
+    if light:
+        row.button("Failure modes…", key=k["open"] + "\u241fbutton",
+                   on_click=lambda: st.session_state.__setitem__(k["open"], True),
+                   help="Tag failure modes and a severity before choosing a correctness "
+                        "(they appear by themselves once the step is judged)")
     state = "not judged yet" if not e else (e["correctness"] or "labelled")
     if e and e["errors"]:
         state += f", {len(e['errors'])} failure mode{'s' if len(e['errors']) != 1 else ''}"
     if e and e["severity"]:
         state += f", {e['severity']}"
     score = f" · score now {c.score_line(c.stored)}" if c.show_score and k["saved"] in st.session_state else ""
-    left, right = st.columns([3, 1], vertical_alignment="center")
-    left.markdown(f"Step {step.index}: *{md(state)}*{shell.card_note(k['saved'])}{score}")
+    status = st.container(horizontal=True, vertical_alignment="center")
+    status.markdown(f"Step {step.index}: *{md(state)}*{shell.card_note(k['saved'])}{score}")
     if e:
-        right.button("Clear this step", key=k["corr"] + "\u241freset", on_click=reset,
-                     help="Remove every label of this step")
+        status.button("Clear this step", key=k["corr"] + "\u241freset", on_click=reset,
+                      help="Remove every label of this step")
     shell.rerun_if_asked()
 
 
