@@ -266,13 +266,11 @@ def _factor(values) -> tuple[np.ndarray, list]:
         raw = np.asarray(values.cat.codes, dtype=np.int64)
         if not len(raw):
             return raw, []
-        seen, first = np.unique(raw, return_index=True)
-        order = np.argsort(first, kind="stable")  # distinct codes in order of first appearance
-        rank = np.empty(len(seen), dtype=np.int64)
-        rank[order] = np.arange(len(seen))
+        # the integer codes factorized (hashed, in order of first appearance; -1 is a value)
+        rank, seen = pd.factorize(raw)
         cats = values.cat.categories
-        uniques = [cats[c] if c >= 0 else np.nan for c in seen[order].tolist()]
-        return rank[np.searchsorted(seen, raw)], uniques
+        uniques = [cats[c] if c >= 0 else np.nan for c in seen.tolist()]
+        return np.asarray(rank, dtype=np.int64), uniques
     if isinstance(values, pd.Series) and values.dtype.kind in "fiub":
         codes, uniques = pd.factorize(values, use_na_sentinel=False)
         return np.asarray(codes, dtype=np.int64), [x.item() if hasattr(x, "item") else x for x in uniques]
