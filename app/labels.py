@@ -260,7 +260,9 @@ def _distinct(values: pd.Series) -> tuple[list, np.ndarray]:
     else:  # a plain object column: code the texts here
         codes, texts = pd.factorize(values, use_na_sentinel=True)
         codes = np.asarray(codes, dtype=np.int64)
-    uniq, inv = np.unique(codes, return_inverse=True)
+    # (hashed, not sorted: the distinct values' order does not show in the spread tables)
+    inv, uniq = pd.factorize(codes)
+    inv, uniq = np.asarray(inv, dtype=np.int64), np.asarray(uniq, dtype=np.int64)
     # only these rows' distinct texts become Python strings (-1: no value)
     found = np.asarray(texts.take(np.maximum(uniq, 0)), dtype=object) if len(texts) else np.full(len(uniq), None)
     texts = [x if c >= 0 and isinstance(x, str) else None for c, x in zip(uniq.tolist(), found.tolist())]
