@@ -335,7 +335,9 @@ class Sets:
         code, uniq = pd.factorize(fp)
         ends = np.r_[start[1:], len(ur)]
         # the first group holding each distinct set: only those become Python frozensets
-        _, first_group = np.unique(code, return_index=True) if len(code) else (None, [])
+        # (codes number the sets in order of first appearance: a set first appears where its
+        # code exceeds every code before it)
+        first_group = np.flatnonzero(code > np.r_[-1, np.maximum.accumulate(code)[:-1]]) if len(code) else []
         self.sets = [frozenset()] + [frozenset(members[x] for x in mc[start[g]:ends[g]].tolist())
                                      for g in np.asarray(first_group).tolist()]
         self.unit, self.rater, self.code = u[start], r[start], np.asarray(code, dtype=np.int64) + 1
