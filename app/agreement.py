@@ -592,8 +592,9 @@ def marked(unit, rater, panel: UnitPanel) -> dict:
     if n_who == 2 or not ok.any() or (len(unit) and (unit.min() < 0 or unit.max() >= n_units)):
         return general()
     span = int(rater.max(initial=0)) + 1
-    pairs = np.unique(unit * span + rater)
-    touched, g = np.unique(pairs // span, return_counts=True)  # marked units and how many raters each
+    units = np.unique(unit * span + rater) // span  # each (unit, rater) once, sorted by unit
+    starts = np.flatnonzero(np.r_[True, units[1:] != units[:-1]]) if len(units) else np.zeros(0, np.int64)
+    touched, g = units[starts], np.diff(np.r_[starts, len(units)])  # marked units and how many raters each
     m = panel.m[touched]
     if (g > m).any():  # a mark from outside the unit's panel counts as one more rater
         return general()

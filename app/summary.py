@@ -427,9 +427,10 @@ def _derived_handoffs(der: Derived, item_ids: list, scheme_obj) -> tuple[dict[st
 
 def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
     """One row per (item, annotator, derived handoff) the annotator reviewed, with flags/quality,
-    whether any flag is set and the flags' set as a code (see scheme_agreement.flag_sets) (built once per scheme and summary: the rollup, the graph and
-    agreement all read it; callers must not change the frame), and how many stored entries
-    match no handoff of the trace (stale)."""
+    whether any flag is set and the code of its set of flags (see scheme_agreement.flag_sets)
+    (built once per scheme and summary: the rollup, the graph and agreement all read it;
+    callers must not change the frame), and how many stored entries match no handoff of the
+    trace (stale)."""
     memo = lab.__dict__.setdefault("_handoff_judgements", {})
     if scheme_obj.name not in memo:
         memo[scheme_obj.name] = _build_handoff_judgements(lab, scheme_obj, der)
