@@ -85,20 +85,14 @@ def _behavior(item, scheme, b, behaviors, rows, valid, load, save) -> None:
     shell.rerun_if_asked()
 
 
-def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
-    marked = set(e["turns"])
-    n = len(marked)
-    st.caption((f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
-                else "No turns marked for this behaviour yet.") + shell.card_note(_k(scheme, item, b, "saved")))
-    def box(t: int) -> str:
-        return _k(scheme, item, b, "turn", t)
+def _box(scheme, item, b, t: int) -> str:
+    return _k(scheme, item, b, "turn", t)
 
+
+def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
     def forget_boxes():
         for t in valid:
-            st.session_state.pop(box(t), None)
-
-    def toggle(t):
-        save(bh.set_turn(load(), b, t, bool(st.session_state.get(box(t))), behaviors), b)
+            st.session_state.pop(_box(scheme, item, b, t), None)
 
     k_from, k_to = _k(scheme, item, b, "from"), _k(scheme, item, b, "to")
 
@@ -137,8 +131,7 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
         pages_row.caption(f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
         pages_row.button("Later ▶", key=_k(scheme, item, b, "next"), disabled=page >= n_pages - 1, on_click=turn,
                          args=(1,))
-    for t in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
-        st.checkbox(md(t.label), value=t.index in marked, key=box(t.index), on_change=toggle, args=(t.index,))
+    _turns(item, scheme, b, behaviors, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], load, save)
     if scheme.get("allow_note", True):
         k_note = _k(scheme, item, b, "note")
 
@@ -150,3 +143,22 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
 
         st.text_area(f"Note on {md(b)}", value=e["note"], key=k_note, on_change=on_note,
                      placeholder="What did you see? (optional)")
+
+
+@st.fragment
+def _turns(item, scheme, b, behaviors, shown, load, save) -> None:
+    """What is marked and the page's turn boxes, a fragment of their own: a tick re-runs these
+    eleven elements, not the behaviour's range inputs, pager and note as well (each element is
+    sent and drawn again on a rerun)."""
+    marked = set(bh.parse(load()).get(b, bh.entry())["turns"])
+    n = len(marked)
+    st.caption((f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
+                else "No turns marked for this behaviour yet.") + shell.card_note(_k(scheme, item, b, "saved")))
+
+    def toggle(t):
+        save(bh.set_turn(load(), b, t, bool(st.session_state.get(_box(scheme, item, b, t))), behaviors), b)
+
+    for t in shown:
+        st.checkbox(md(t.label), value=t.index in marked, key=_box(scheme, item, b, t.index), on_change=toggle,
+                    args=(t.index,))
+    shell.rerun_if_asked()
