@@ -94,7 +94,7 @@ def table(rows: list[dict], cols: list[str] | None = None, title: str | None = N
     """A Markdown table (numbers formatted), printed as is and pasted into notes."""
     if not rows:
         return ""
-    cols = cols or list(rows[0])
+    cols = cols or list(dict.fromkeys(c for r in rows for c in r))  # every row's columns, in first-seen order
 
     def fmt(v):
         if isinstance(v, float):
