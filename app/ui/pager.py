@@ -1,5 +1,7 @@
-"""One pager for long lists: ◀ Earlier · the page number · Later ▶, all keyboard-reachable."""
+"""The pagers of long lists, all keyboard-reachable: ◀ Earlier · the page number · Later ▶ (`pager`), and ◀ · a caption · ▶ for lists that keep their own page (`arrows`)."""
 from __future__ import annotations
+
+from typing import Callable
 
 import streamlit as st
 
@@ -38,10 +40,22 @@ def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = Non
 
     page = st.session_state[k_page]
     # one horizontal row, not columns: each column is an element of its own, sent and drawn on
-    # every page turn (a tool-call page turn: 45 -> 39 elements with its cards' rows, ~30 ms)
+    # every page turn (a tool-call page turn: 45 -> 36 elements with its cards' rows, ~25 ms)
     row = st.container(horizontal=True, vertical_alignment="bottom")
     row.button("◀ Earlier", key=widget_key(*place, "prev"), on_click=move(-1), disabled=page == 0)
     row.number_input(f"{noun} page (of {n_pages:,}, {size} a page)", min_value=1, max_value=n_pages, step=1,
                      key=k_number, on_change=typed)
     row.button("Later ▶", key=widget_key(*place, "next"), on_click=move(1), disabled=page >= n_pages - 1)
     return page
+
+
+def arrows(keys: tuple[str, str], page: int, n_pages: int, turn: Callable[[int], None], caption: str,
+           labels: tuple[str, str] = ("◀ Earlier", "Later ▶"), helps: tuple[str | None, str | None] = (None, None)
+           ) -> None:
+    """◀ · what the page shows · ▶ in one row (one element, not columns), for lists whose caller
+    keeps the page and names it (trace steps, contention regions, a behaviour's turns);
+    `turn(delta)` is the buttons' callback, `keys` the buttons' (prev, next) keys."""
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.button(labels[0], key=keys[0], disabled=page == 0, on_click=turn, args=(-1,), help=helps[0])
+    row.caption(caption, width="stretch")
+    row.button(labels[1], key=keys[1], disabled=page >= n_pages - 1, on_click=turn, args=(1,), help=helps[1])

@@ -14,6 +14,7 @@ from .. import conversation
 from ..derive import Derivation
 from ..trace import UNKNOWN_AGENT, Item
 from . import state
+from .pager import arrows
 from .text import agent_badge, md
 
 HIGHLIGHT_UP_TO = 300  # characters of a tool call's arguments shown in colour
@@ -121,21 +122,16 @@ def render(item: Item, d: Derivation) -> None:
     n_pages = (n + PAGE_SIZE - 1) // PAGE_SIZE
     page = _page_of(item.id, n_pages)
     if n_pages > 1:
-        row = st.container(horizontal=True, vertical_alignment="center")  # one element, not four
-
         def turn(delta: int) -> None:  # a callback: the buttons below are drawn for the new page
             pages = st.session_state[state.STEP_PAGE]
             pages[item.id] = min(max(_page_of(item.id, n_pages) + delta, 0), n_pages - 1)
 
+        st.session_state[state.STEP_PAGE][item.id] = page
         # keyed by place, not by item: the next item updates these buttons instead of mounting
         # new ones (the page itself is the item's own, in STEP_PAGE)
-        row.button("◀ Earlier", key=state.widget_key("trace", "place", "prev"), disabled=page == 0,
-                  on_click=turn, args=(-1,))
-        st.session_state[state.STEP_PAGE][item.id] = page
-        row.caption(f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
-                   f"(page {page + 1}/{n_pages})", width="stretch")
-        row.button("Later ▶", key=state.widget_key("trace", "place", "next"), disabled=page >= n_pages - 1,
-                  on_click=turn, args=(1,))
+        arrows((state.widget_key("trace", "place", "prev"), state.widget_key("trace", "place", "next")),
+               page, n_pages, turn, f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
+                                    f"(page {page + 1}/{n_pages})")
     calls_by_step: dict[int, list] = {}
     for tc in d.tool_calls:
         calls_by_step.setdefault(tc.step, []).append(tc)

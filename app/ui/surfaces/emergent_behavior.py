@@ -14,6 +14,7 @@ from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
+from ..pager import arrows
 from ..state import remembered, widget_key
 from ..text import md
 
@@ -120,17 +121,12 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
     n_pages = bh.page_count(len(rows), PAGE_SIZE)
     page = min(st.session_state.get(page_key, 0), n_pages - 1)
     if n_pages > 1:
-        pages_row = st.container(horizontal=True, vertical_alignment="center")  # one element, not four
-
         def turn(delta):
             st.session_state[page_key] = max(0, min(n_pages - 1, page + delta))
 
         shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
-        pages_row.button("◀ Earlier", key=_k(scheme, item, b, "prev"), disabled=page == 0, on_click=turn,
-                         args=(-1,))
-        pages_row.caption(f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
-        pages_row.button("Later ▶", key=_k(scheme, item, b, "next"), disabled=page >= n_pages - 1, on_click=turn,
-                         args=(1,))
+        arrows((_k(scheme, item, b, "prev"), _k(scheme, item, b, "next")), page, n_pages, turn,
+               f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
     _turns(item, scheme, b, behaviors, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], load, save)
     if scheme.get("allow_note", True):
         k_note = _k(scheme, item, b, "note")

@@ -25,6 +25,7 @@ from ...derive import Derivation
 from ...trace import Item
 from ...workspace import Workspace
 from .. import shell
+from ..pager import arrows
 from ..state import follow, widget_key
 from ..text import md
 
@@ -265,16 +266,11 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     n_pages = tl.page_count(len(listed), PAGE_SIZE)
     page = min(st.session_state.get(page_key, 0), n_pages - 1)
     if n_pages > 1:
-        pages_row = st.container(horizontal=True, vertical_alignment="center")  # one element, not four
-
         def turn(delta):
             st.session_state[page_key] = max(0, min(n_pages - 1, page + delta))
 
-        pages_row.button("◀", key=_place(scheme, "prev"), disabled=page == 0, on_click=turn, args=(-1,),
-                         help="Previous page of regions")
-        pages_row.caption(f"Page {page + 1} of {n_pages}", width="content")
-        pages_row.button("▶", key=_place(scheme, "next"), disabled=page >= n_pages - 1, on_click=turn, args=(1,),
-                         help="Next page of regions")
+        arrows((_place(scheme, "prev"), _place(scheme, "next")), page, n_pages, turn, f"Page {page + 1} of {n_pages}",
+               labels=("◀", "▶"), helps=("Previous page of regions", "Next page of regions"))
     if selected is not None and not any(r.index == selected for r in listed):
         st.caption(f"Region #{selected} is selected but hidden by the filters above.")
     options = [tl.UNLABELLED] + [x for x in scheme["contention_labels"] if x != tl.UNLABELLED]
