@@ -1,4 +1,5 @@
-"""The pagers of long lists, all keyboard-reachable: ◀ Earlier · the page number · Later ▶ (`pager`), and ◀ · a caption · ▶ for lists that keep their own page (`arrows`)."""
+"""The pagers of long lists, all keyboard-reachable: ◀ Earlier · the page number · Later ▶
+(`pager`), and ◀ · a caption · ▶ for lists that keep their own page (`arrows`)."""
 from __future__ import annotations
 
 from typing import Callable
