@@ -33,6 +33,7 @@ No Streamlit, no pandas: sequences or numpy arrays in, plain dicts out.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Hashable, Iterable, Sequence
 
 import numpy as np
@@ -266,15 +267,12 @@ class UnitPanel:
         picked = self.flat_rater[wanted[self.flat_group]]
         return np.flatnonzero(np.bincount(picked)) if len(picked) else np.zeros(0, dtype=np.int64)
 
+    @functools.cached_property
     def _base(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """(units with two or more raters, their rater counts as floats, each unit's position
         among them, how many distinct raters they have), computed once per panel."""
-        found = self.__dict__.get("_base_")
-        if found is None:
-            ok = self.m >= 2
-            found = self.__dict__["_base_"] = (ok, self.m[ok].astype(np.float64), np.cumsum(ok) - 1,
-                                               len(self.raters(ok)))
-        return found
+        ok = self.m >= 2
+        return ok, self.m[ok].astype(np.float64), np.cumsum(ok) - 1, len(self.raters(ok))
 
     def entries(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(unit, rater) for every panel rater of the given units."""
@@ -342,7 +340,8 @@ def _counted(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(keys, return_counts=True)
 
 
-def _missing(v: Any) -> bool:
+def missing(v: Any) -> bool:
+    """None or NaN: no value."""
     return v is None or (isinstance(v, float) and v != v)
 
 
@@ -385,7 +384,7 @@ class Ratings:
     def from_lists(cls, units: Sequence[Hashable], raters: Sequence[Hashable], values: Sequence[Hashable]
                    ) -> tuple["Ratings", list, list]:
         """Ratings of plain sequences (missing values dropped), with the unit and rater names."""
-        keep = [i for i, v in enumerate(values) if not _missing(v)]
+        keep = [i for i, v in enumerate(values) if not missing(v)]
         u, unit_names = _codes([units[i] for i in keep])
         r, rater_names = _codes([raters[i] for i in keep])
         v, vals = _codes([values[i] for i in keep])
@@ -586,7 +585,7 @@ def marked(unit, rater, panel: UnitPanel) -> dict:
     unit = np.asarray(unit, dtype=np.int64)
     rater = np.asarray(rater, dtype=np.int64)
     n_units = len(panel)
-    ok, m_ok, at_ok, n_who = panel._base()
+    ok, m_ok, at_ok, n_who = panel._base
     general = lambda: Ratings(unit, rater, np.ones(len(unit), dtype=np.int64), [False, True], n_units,  # noqa: E731
                               default=False, panel=panel).nominal()
     if n_who == 2 or not ok.any() or (len(unit) and (unit.min() < 0 or unit.max() >= n_units)):

@@ -1,6 +1,6 @@
 """Handoff review: one card per handoff, and the stored list of judged handoffs.
 
-Stored value (the `value` of a `handoff_review` row): a list, sorted by index, of
+Stored value (the `value` of a `handoff_review` row): a list, sorted by index (then step), of
 
     {"index": i, "step": s, "from": A, "to": B, "flags": [flag, ...], "quality": q | None}
 
@@ -94,7 +94,7 @@ def _by_index_and_step(row: tuple) -> tuple:
 
 
 def parse(value: Any) -> list[dict]:
-    """The well-formed entries of a stored value, sorted by index (anything else is dropped)."""
+    """The well-formed entries of a stored value, sorted by index and step (anything else is dropped)."""
     return [{"index": i, "step": s, "from": a, "to": b, "flags": list(f), "quality": q}
             for i, s, a, b, f, q in table_rows(value)]
 

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from . import gold as goldmod
-from .agreement import all_distinct, distinct_ints, find
+from .agreement import all_distinct, distinct_ints, find, missing
 from .derive import Derivation, derive, no_gc, scheme_keys
 from .labels import DONE, Labels, build, categorical, codes_of, frame, groups, positions_in
 from .scheme_agreement import agreement_for as _agreement_for, flag_sets
@@ -237,7 +237,7 @@ def _stats(df: pd.DataFrame, by: list[str], col: str = "score") -> pd.DataFrame:
 
     def distinct(c: str) -> np.ndarray:  # distinct values of column c per group (missing: none)
         codes, names = codes_of(df[c])
-        return np.bincount(_distinct_pairs(g, codes, len(names))[0], minlength=n_g)
+        return _per_group(g, n_g, codes, len(names))
 
     out = pd.DataFrame({c: [key[j] for key, _rows in found] for j, c in enumerate(by)})
     for c, v in (("n", n), ("mean", mean), ("sd", sd), ("ci_low", mean - half), ("ci_high", mean + half),
@@ -397,7 +397,7 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
         b["share"] = b["count"] / b["count"].sum()
         blame = _records(b.sort_values(["count", "agent"], ascending=[False, True]))
     item_ids, who, agent, step = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step"))
-    rows = [i for i, x in enumerate(step) if not (x is None or (isinstance(x, float) and math.isnan(x)))]
+    rows = [i for i, x in enumerate(step) if not missing(x)]
     every = len(rows) == len(step)  # (usually: each attribution names a step)
     steps = [int(x) for x in step] if every else [int(step[i]) for i in rows]
     codes, names = codes_of(at["item_id"])
@@ -666,17 +666,13 @@ def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
     return {"labels": _pair_counts(rows, ["resource", "label"]), "stale": stale}
 
 
-def _missing(v) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
 def _pair_counts(rows: list[tuple], names: list[str]) -> list[dict]:
     """Records of how many times each distinct pair occurs, sorted by the pair, pairs with a
     missing value left out: DataFrame(rows).groupby(names).size(), counted by a Counter (a
     frame of tens of thousands of tuples cost more than the count)."""
     counts = Counter(rows)
     try:
-        keys = sorted(k for k in counts if not (_missing(k[0]) or _missing(k[1])))
+        keys = sorted(k for k in counts if not (missing(k[0]) or missing(k[1])))
     except TypeError:  # values that do not sort together: as pandas orders them
         df = pd.DataFrame(rows, columns=names)
         return _records(df.groupby(names).size().reset_index(name="count")) if rows else []
@@ -784,7 +780,7 @@ def choices(lab: Labels, scheme_obj) -> list[dict]:
     given = codes[codes >= 0]
     order = pd.unique(given).tolist()
     count = np.bincount(given, minlength=len(names))
-    runs = _count(_distinct_pairs(codes, items, len(item_names))[0], len(names))
+    runs = _per_group(codes, len(names), items, len(item_names))
     n = max(len(lab.of("rows", scheme_obj.name)), 1)
     return [{"label": _py(names[k]), "count": int(count[k]), "runs": int(runs[k]), "share": float(count[k] / n)}
             for k in order]
