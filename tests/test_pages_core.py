@@ -96,15 +96,30 @@ def test_radio_likert_multiselect_text(demo_project):
     assert at.text_input[0].value == "budget fixation"
 
 
+def _picker(at) -> str:
+    """The label of the sidebar's item picker (a popover holding the item list)."""
+    return next(b.proto.popover.label for b in at.sidebar.children.values()
+                if type(b).__name__ == "Block" and b.proto.WhichOneof("type") == "popover")
+
+
 def test_item_navigation_and_done(demo_project):
     at = open_page(make_app(demo_project), "radio")
     first = at.query_params["item"]
+    assert _picker(at).startswith("• Item 1 of 7: ")
     at.sidebar.button(key=widget_key("nav", "next")).click().run()
     assert at.query_params["item"] != first
+    second = at.query_params["item"]
+    assert _picker(at).startswith("• Item 2 of 7: ")
     at.button(key=[b.key for b in at.button if "Done with this item" in b.label][0]).click().run()
     df = pd.read_parquet(demo_project.parent / "annotations")
     assert (df["scheme"] == "_item").sum() == 1
     assert any("1 / 7 done" in p.text for p in at.sidebar.get("progress"))
+    assert _picker(at).startswith("• Item 3 of 7: ")
+    # the list inside the picker: marks the done item, and picking one opens it
+    picker = at.selectbox(key=widget_key("nav", "item"))
+    assert picker.format_func(second).startswith("✓ ")
+    picker.set_value(second).run()
+    assert at.query_params["item"] == second and _picker(at).startswith("✓ Item 2 of 7: ")
 
 
 def test_parquet_store_one_row_per_key(demo_project):

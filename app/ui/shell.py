@@ -358,14 +358,24 @@ def go_to(item_id: str) -> None:
     st.session_state[state.ITEM_OPENED] = (item_id, time.monotonic())
 
 
-def neighbour(ws: Workspace, item_id: str, step: int) -> str | None:
-    """The item `step` places before or after this one (asked several times a rerun: the item
-    ids and their positions are kept with the workspace, not listed again each time)."""
+def _order(ws: Workspace) -> tuple[list[str], dict[str, int]]:
+    """The item ids and their positions (asked several times a rerun: kept with the workspace,
+    not listed again each time)."""
     order = ws.__dict__.get("_item_order")
     if order is None:
         ids = [it.id for it in ws.items]
         order = ws.__dict__["_item_order"] = (ids, {x: i for i, x in enumerate(ids)})
-    ids, at = order
+    return order
+
+
+def position(ws: Workspace, item_id: str) -> int:
+    """The item's place in the project's order, from 0."""
+    return _order(ws)[1][item_id]
+
+
+def neighbour(ws: Workspace, item_id: str, step: int) -> str | None:
+    """The item `step` places before or after this one."""
+    ids, at = _order(ws)
     i = at[item_id] + step
     return ids[i] if 0 <= i < len(ids) else None
 
