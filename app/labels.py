@@ -158,6 +158,12 @@ class Labels:
     choices: pd.DataFrame = field(default=None)  # + label (radio, multiselect)
     likert: pd.DataFrame = field(default=None)  # + score
 
+    @property
+    def memo(self) -> dict:
+        """What one summary computes once from these tables and shares between its parts (the
+        derivations as columns: app.trace_columns)."""
+        return self.__dict__.setdefault("_memo", {})
+
     def tables(self) -> dict[str, pd.DataFrame]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 

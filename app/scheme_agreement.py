@@ -14,13 +14,13 @@ No Streamlit here.
 """
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from . import agreement as ag
+from . import trace_columns
 from .labels import NO_ROWS, Labels, codes_of, groups, positions_in, rows_by
 from .timeline import UNLABELLED
 
@@ -60,6 +60,7 @@ class Panel:
         # the whole table taken once, no copy of the scheme's rows)
         ic, item_names = lab.codes("rows", "item_id")
         ac, annotator_names = lab.codes("rows", "annotator")
+        self.memo = lab.memo
         ic, ac = ic[at], ac[at]
         self.any_annotator = len(ic) > 0
         named = (ic >= 0) & (ac >= 0)  # a row without an item or annotator is nobody's judgement
@@ -165,14 +166,15 @@ class Objects:
     """The objects of each panel item that annotators judge (steps, handoffs, regions, edges):
     one row per object with its unit code, from the derivations."""
 
-    def __init__(self, panel: Panel, der, scheme, columns_of: Callable[[list], tuple[list[int], dict]],
+    def __init__(self, panel: Panel, der, scheme,
+                 columns_of: Callable[[trace_columns.TraceColumns, list], tuple[np.ndarray, dict]],
                  describe: Callable[[tuple], str], key: list[str] | None = None):
-        """`columns_of(derivations)` gives how many objects each derivation has and the objects'
-        columns (numbers as int64 arrays, text as object arrays), built a column at a time
-        across every item (a tuple per object and a pandas column of them cost four times
-        as much at 120,000 steps); judgements are matched to objects on the item and `key`
-        (the first column by default)."""
-        sizes, columns = columns_of(der.many(panel.items, scheme))
+        """`columns_of(trace columns, item ids)` gives how many objects each item has and the
+        objects' columns (numbers as int64 arrays, text as object arrays), gathered from the
+        summary's derivations as columns (app.trace_columns: a tuple per object and a pandas
+        column of them cost four times as much at 120,000 steps); judgements are matched to
+        objects on the item and `key` (the first column by default)."""
+        sizes, columns = columns_of(trace_columns.of(panel.memo, der, scheme, panel.items), panel.items)
         self.columns = columns
         self.key = key or list(columns)[:1]
         self.describe_row = describe
@@ -530,32 +532,34 @@ def _contention(lab, s, panel, der, k, base, dis):
 
 def _step_objects(panel, der, s, with_agent: bool) -> Objects:
     if with_agent:
-        return Objects(panel, der, s, lambda ds: _step_columns(ds, True), lambda o: f"step {o[0]} ({o[1]})")
-    return Objects(panel, der, s, lambda ds: _step_columns(ds, False), lambda o: f"step {o[0]}")
+        return Objects(panel, der, s, lambda t, ids: _step_columns(t, ids, True), lambda o: f"step {o[0]} ({o[1]})")
+    return Objects(panel, der, s, lambda t, ids: _step_columns(t, ids, False), lambda o: f"step {o[0]}")
 
 
-def _step_columns(ds: list, with_agent: bool) -> tuple[list[int], dict]:
+def _step_columns(traces: trace_columns.TraceColumns, ids: list, with_agent: bool) -> tuple[np.ndarray, dict]:
     # a step's index is its position in the run (read_steps drops none)
-    agents = [d.step_agents if d else () for d in ds]
-    sizes = [len(x) for x in agents]
-    n = np.asarray(sizes, dtype=np.int64)
+    sizes, at = traces.steps.take(traces.slots(ids))
+    n = np.maximum(sizes, 0)
     cols = {"step": np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)}
     if with_agent:
-        cols["agent"] = _texts(list(chain.from_iterable(agents)))
-    return sizes, cols
+        cols["agent"] = traces.steps.columns["agent"][at]
+    return n, cols
 
 
-def _edge_columns(ds: list) -> tuple[list[int], dict]:
-    edges = [d.edge_columns if d else ((), ()) for d in ds]
-    return [len(x[0]) for x in edges], {"src": _texts(list(chain.from_iterable(x[0] for x in edges))),
-                                        "dst": _texts(list(chain.from_iterable(x[1] for x in edges)))}
+def _gathered(part: trace_columns.Flat, traces: trace_columns.TraceColumns, ids: list) -> tuple[np.ndarray, dict]:
+    """Every column of one part of the derivations for these items (none where an item has none)."""
+    sizes, at = part.take(traces.slots(ids))
+    return np.maximum(sizes, 0), {c: v[at] for c, v in part.columns.items()}
 
 
-def _region_columns(ds: list) -> tuple[list[int], dict]:
-    regions = [d.contentions if d else () for d in ds]
-    sizes = [len(x) for x in regions]
-    return sizes, {"region": np.fromiter((r.index for x in regions for r in x), dtype=np.int64, count=sum(sizes)),
-                   "resource": _texts([r.resource for x in regions for r in x])}
+def _edge_columns(traces: trace_columns.TraceColumns, ids: list) -> tuple[np.ndarray, dict]:
+    sizes, cols = _gathered(traces.edges, traces, ids)
+    return sizes, {"src": cols["src"], "dst": cols["dst"]}
+
+
+def _region_columns(traces: trace_columns.TraceColumns, ids: list) -> tuple[np.ndarray, dict]:
+    sizes, cols = _gathered(traces.regions, traces, ids)
+    return sizes, {"region": cols["index"], "resource": cols["resource"]}
 
 
 def _emergent(lab, s, panel, der, k, base, dis):

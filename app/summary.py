@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from itertools import chain
 from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
 
 from . import gold as goldmod
+from . import trace_columns
 from .agreement import all_distinct, distinct_ints, find, missing
 from .derive import Derivation, derive, no_gc, scheme_keys
 from .labels import DONE, Labels, build, categorical, codes_of, frame, groups, positions_in
@@ -356,31 +356,31 @@ def scorecards(lab: Labels, scheme: str) -> dict:
     return {"agents": _records(agents), "team": _records(team), "milestones": miles}
 
 
-def _trace_steps(der: Derived, scheme_obj, item_codes: np.ndarray, item_names: pd.Index, steps: list[int]
-                 ) -> tuple[np.ndarray, list]:
+def _trace_steps(lab: Labels, der: Derived, scheme_obj, item_codes: np.ndarray, item_names: pd.Index,
+                 steps: list[int]) -> tuple[np.ndarray, list]:
     """For rows naming an item (a code into item_names) and a step: how many steps the item's
     trace has (-1: no such item), and the agent acting at that step (None where the trace has
-    no such step). Each item is looked up once and its agents read a column at a time (a
-    lookup per row took a tenth of a second per 70,000 rows)."""
+    no such step). Read from the summary's derivations as columns (app.trace_columns): each
+    distinct item looked up once, then integer arithmetic per row."""
     item_codes = np.asarray(item_codes, dtype=np.int64)
     present = distinct_ints(item_codes[item_codes >= 0], len(item_names))
-    ds = der.many(item_names.take(present).tolist(), scheme_obj)
-    per_item = [d.step_agents if d else None for d in ds]
-    sizes = np.asarray([len(x) if x is not None else -1 for x in per_item], dtype=np.int64)
-    agents = np.empty(int(np.maximum(sizes, 0).sum()) + 1, dtype=object)  # + None for no such step
-    agents[:-1] = list(chain.from_iterable(x for x in per_item if x))
-    agents[-1] = None
-    starts = np.concatenate([[0], np.cumsum(np.maximum(sizes, 0))[:-1]]).astype(np.int64)
-    slot = np.full(len(item_names) + 1, -1, dtype=np.int64)  # item code -> position in present (-1: none)
-    slot[present] = np.arange(len(present))
+    ids = item_names.take(present).tolist()
+    traces = trace_columns.of(lab.memo, der, scheme_obj, ids)
+    part = traces.steps
+    slot = np.full(len(item_names) + 1, -1, dtype=np.int64)  # item code -> its slot (-1: none)
+    slot[present] = traces.slots(ids)
     k = slot[item_codes]  # (a missing item's code, -1, reads the last slot: -1)
-    n = np.where(k >= 0, sizes[k], -1)
+    n = np.where(k >= 0, part.sizes[k] if len(part.sizes) else -1, -1)
+    agents = np.empty(len(part.columns["agent"]) + 1, dtype=object)  # + None for no such step
+    agents[:-1] = part.columns["agent"]
+    agents[-1] = None
     try:
         x = np.asarray(steps, dtype=np.int64)
     except OverflowError:  # steps beyond 64 bits are in no trace
         x = np.fromiter((v if -BIG < v < BIG else -1 for v in steps), dtype=np.int64, count=len(steps))
     inside = (k >= 0) & (x >= 0) & (x < n)
-    return n, agents[np.where(inside, starts[k] + x, len(agents) - 1)].tolist()
+    starts = part.starts[np.maximum(k, 0)] if len(part.starts) else np.zeros(len(k), dtype=np.int64)
+    return n, agents[np.where(inside, starts + x, len(agents) - 1)].tolist()
 
 
 BIG = 1 << 62
@@ -401,7 +401,7 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
     every = len(rows) == len(step)  # (usually: each attribution names a step)
     steps = [int(x) for x in step] if every else [int(step[i]) for i in rows]
     codes, names = codes_of(at["item_id"])
-    n_steps, acting = _trace_steps(der, scheme_obj, codes if every else codes[rows], names, steps)
+    n_steps, acting = _trace_steps(lab, der, scheme_obj, codes if every else codes[rows], names, steps)
     if not every:
         item_ids, who, agent = ([col[i] for i in rows] for col in (item_ids, who, agent))
     # a column at a time, then one record per attribution (a loop appending records cost twice as much)
@@ -418,11 +418,11 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
             "no_failure": int((at["agent"].isna()).sum()), "attributions": int(len(at))}
 
 
-def _derived_handoffs(der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, list], np.ndarray]:
+def _derived_handoffs(lab: Labels, der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The handoffs of each item, as columns (index, step, src, dst), and how many each item has."""
-    per_item = [d.handoff_columns if d else ((), (), (), ()) for d in der.many(item_ids, scheme_obj)]
-    cols = {c: list(chain.from_iterable(x[k] for x in per_item)) for k, c in enumerate(("index", "step", "src", "dst"))}
-    return cols, np.fromiter((len(x[0]) for x in per_item), dtype=np.int64, count=len(per_item))
+    traces = trace_columns.of(lab.memo, der, scheme_obj, item_ids)
+    sizes, at = traces.handoffs.take(traces.slots(item_ids))
+    return {c: v[at] for c, v in traces.handoffs.columns.items()}, np.maximum(sizes, 0)
 
 
 def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:
@@ -448,7 +448,7 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     ann_code, ann_names = pd.factorize(raters["annotator"])
     items = pd.Index(np.asarray(item_names, dtype=object), dtype=object)
     anns = pd.Index(np.asarray(ann_names, dtype=object), dtype=object)
-    dh, sizes = _derived_handoffs(der, items.tolist(), scheme_obj)
+    dh, sizes = _derived_handoffs(lab, der, items.tolist(), scheme_obj)
     n_a = max(len(anns), 1)
     review = item_code * n_a + ann_code
     if not all_distinct(review, len(items) * n_a):
@@ -596,8 +596,6 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     """The interaction graph across runs: handoff counts per ordered pair with how often the pair
     was marked critical / problematic on an interaction-graph scheme and flagged on a handoff review."""
     trace_scheme = graph_schemes[0] if graph_schemes else (handoff_schemes[0] if handoff_schemes else None)
-    counts: dict[tuple, list] = {}  # (a, b) -> [handoffs, runs]
-    agents: dict[str, int] = defaultdict(int)
     item_ids = list(item_ids)
     # how many graph reviews each item has (the filtered rows are all of these items)
     reviews = lab.rows[lab.rows["scheme"].isin([s.name for s in graph_schemes])]
@@ -605,22 +603,28 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     n_reviews = np.bincount(codes[codes >= 0], minlength=len(names))
     reviewed = np.flatnonzero(n_reviews)
     reviews_of = dict(zip(names.take(reviewed).tolist(), n_reviews[reviewed].tolist()))
-    reviewed_items: dict[tuple, int] = defaultdict(int)
-    for item_id, d in zip(item_ids, der.many(item_ids, trace_scheme)):
-        if not d:
-            continue
-        for a, n in d.step_counts.items():
-            agents[a] += n
-        r = reviews_of.get(item_id, 0)
-        for a, b, n in d.edges:
-            c = counts.get((a, b))
-            if c is None:
-                counts[(a, b)] = [n, 1]
-            else:
-                c[0] += n
-                c[1] += 1
-            if r:
-                reviewed_items[(a, b)] += r
+    # every item's steps and edges from the derivations as columns, counted on codes: agents
+    # and pairs in order of first appearance, as a dict filled item after item would hold them
+    traces = trace_columns.of(lab.memo, der, trace_scheme, item_ids)
+    slots = traces.slots(item_ids)
+    _, at = traces.steps.take(slots)
+    who, agent_names = pd.factorize(traces.steps.columns["agent"][at], use_na_sentinel=False)
+    agents = dict(zip(agent_names.tolist(), np.bincount(who, minlength=len(agent_names)).tolist()))
+    sizes, at = traces.edges.take(slots)
+    edge = traces.edges.columns
+    sc, src_names = pd.factorize(edge["src"][at], use_na_sentinel=False)
+    dc, dst_names = pd.factorize(edge["dst"][at], use_na_sentinel=False)
+    n_dst = max(len(dst_names), 1)
+    pair, firsts = pd.factorize(sc * n_dst + dc)
+    n_pairs = len(firsts)
+    held = np.bincount(pair, weights=edge["n"][at], minlength=n_pairs)  # handoffs (whole numbers)
+    runs = np.bincount(pair, minlength=n_pairs)  # (an item lists each edge once)
+    r_item = np.fromiter((reviews_of.get(i, 0) for i in item_ids), dtype=np.int64, count=len(item_ids))
+    rev = np.bincount(pair, weights=np.repeat(r_item, np.maximum(sizes, 0)), minlength=n_pairs)
+    src_names, dst_names = src_names.tolist(), dst_names.tolist()
+    keys = [(src_names[f // n_dst], dst_names[f % n_dst]) for f in firsts.tolist()]
+    counts = {k: (int(h), int(r)) for k, h, r in zip(keys, held.tolist(), runs.tolist())}  # (a, b) -> (handoffs, runs)
+    reviewed_items = {k: int(x) for k, x in zip(keys, rev.tolist()) if x}
     ge = lab.graph_edges[lab.graph_edges["scheme"].isin([s.name for s in graph_schemes])]
     marks = ge.groupby(["src", "dst", "state"]).size() if not ge.empty else pd.Series(dtype=int)
     flagged_ho: dict[tuple, int] = defaultdict(int)
@@ -649,7 +653,40 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
 
 
 def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
+    """Contention labels per resource (the region's, from the derivation), and how many labels
+    name a region the trace does not have (stale). Regions are matched on (item, region index)
+    keys from the derivations as columns, not a dict per item."""
     c = lab.of("contention", scheme_obj.name)
+    codes, names = codes_of(c["item_id"])
+    present = distinct_ints(codes[codes >= 0], len(names))
+    ids = names.take(present).tolist()
+    traces = trace_columns.of(lab.memo, der, scheme_obj, ids)
+    slot = np.full(len(names) + 1, -1, dtype=np.int64)  # item code -> its slot (-1: none)
+    slot[present] = traces.slots(ids)
+    sizes, at = traces.regions.take(slot[:-1])  # every item code's regions, code after code
+    index = traces.regions.columns["index"][at]
+    resource = traces.regions.columns["resource"][at]
+    n = np.maximum(sizes, 0)
+    region = _values(c["region"])
+    try:
+        x = np.asarray(region, dtype=np.int64)
+    except (OverflowError, TypeError, ValueError):  # (indexes beyond 64 bits name no region)
+        x = np.fromiter((v if isinstance(v, int) and -BIG < v < BIG else -1 for v in region), dtype=np.int64,
+                        count=len(region))
+    width = int(max(index.max(initial=0), x.max(initial=0))) + 1
+    own = np.repeat(np.arange(len(names), dtype=np.int64), n) * width + index
+    if (index < 0).any() or width * (len(names) + 1) >= BIG or not all_distinct(own, len(names) * width):
+        return _contention_by_item(c, der, scheme_obj)
+    wanted = np.where(codes >= 0, codes, 0) * width + np.clip(x, 0, width - 1)
+    hit, there = find(own, wanted, np.argsort(own, kind="stable"))
+    found = there & (codes >= 0) & (x >= 0)
+    labels = _values(c["label"])
+    rows = list(zip(resource[hit[found]].tolist(), [labels[i] for i in np.flatnonzero(found).tolist()]))
+    return {"labels": _pair_counts(rows, ["resource", "label"]), "stale": int(len(c) - len(rows))}
+
+
+def _contention_by_item(c: pd.DataFrame, der: Derived, scheme_obj) -> dict:
+    """contention() one label at a time: regions sharing an index (the last one counts)."""
     rows = []
     stale = 0
     regions_of = {}  # item -> {region index: resource}, built once per item
@@ -741,7 +778,7 @@ def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
         return {"by_category": [], "by_mode": [], "by_agent": []}
     codes, names = codes_of(m["item_id"])
     stored = _values(m["agent"])
-    _, found = _trace_steps(der, scheme_obj, codes, names, _values(m["step"]))
+    _, found = _trace_steps(lab, der, scheme_obj, codes, names, _values(m["step"]))
     acting = [a if a is not None else (st or "(unknown)") for a, st in zip(found, stored)]
     # counted on codes, groups in order of first appearance (as groupby(sort=False))
     (cat, cats), (mode, modes), (step, steps) = (codes_of(m[c]) for c in ("category", "mode", "step"))
@@ -802,6 +839,7 @@ def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Itera
     item_ids = [it.id for it in ws.items] if items is None else list(items)
     with no_gc():
         lab = build(apply_filters(df, annotators, [scheme], item_ids), {scheme: s})
+        trace_columns.cover(lab.memo, item_ids)
         return agreement_for(lab, s, derived or Derived.of(ws), k)[1]
 
 
@@ -861,6 +899,7 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements)
     project = ws.project
     by_name = {s.name: s for s in project.schemes}
     lab = build(df, by_name)
+    trace_columns.cover(lab.memo, item_ids)
     der = derived or Derived.of(ws)
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
     of = lambda t: [s for s in chosen if s.type == t]  # noqa: E731

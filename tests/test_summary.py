@@ -279,7 +279,7 @@ def _judgements_by_merges(lab, s, der):
     """The reference: the same table through pandas merges."""
     raters = lab.rows[lab.rows["scheme"] == s.name]
     items = list(dict.fromkeys(raters["item_id"].astype(object)))
-    dh, sizes = core._derived_handoffs(der, items, s)
+    dh, sizes = core._derived_handoffs(lab, der, items, s)
     return core._merge_handoff_judgements(raters, lab.handoffs[lab.handoffs["scheme"] == s.name], dh, sizes, items)
 
 
