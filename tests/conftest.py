@@ -79,3 +79,26 @@ def open_page(at, page: str):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def step_cards(at) -> list[dict]:
+    """The trace view's step cards as the browser gets them (app/step_cards.py's data)."""
+    import json
+
+    out = []
+
+    def walk(node):
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            for c in children.values():
+                walk(c)
+        elif getattr(node, "type", None) == "bidi_component" and node.proto.component_name == "baton_step_cards":
+            out.extend(json.loads(node.proto.json)["cards"])
+    walk(at._tree)
+    return out
+
+
+def card_lines(at) -> list[str]:
+    """Every line of text in the trace view's cards, folded ones included."""
+    from app.step_cards import plain
+    return [line for card in step_cards(at) for line in plain(card)]

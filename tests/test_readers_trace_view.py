@@ -1,5 +1,5 @@
 """The trace view on a TRAIL run: only what is new per step, the full input one click away."""
-from tests.conftest import ROOT, make_app, open_page, write_project
+from tests.conftest import ROOT, card_lines, make_app, open_page, step_cards, write_project
 
 ITEM = "512475a321c616e45337da3575f6a185"
 
@@ -11,15 +11,16 @@ def test_trace_view_shows_each_conversation_once(tmp_path):
     captions = [c.value for c in at.caption]
     assert "10 steps · 2 agents · 2 handoffs · 4 tool calls" in captions
     assert any(c.startswith("Conversations shown once per agent:") and "not repeated" in c for c in captions)
-    assert any("4 earlier message(s) of this conversation not repeated" in c for c in captions)
-    assert any("repeats step 2 (its output)" in c for c in captions)
-    assert any("failed: FileConversionException" in c for c in captions)
-    full = [t for t in at.toggle if t.label.startswith("Full input (7 messages")]
-    assert len(full) == 1 and not full[0].value
-    texts_before = len(at.text)
-    full[0].set_value(True).run()
-    assert not at.exception
-    assert len(at.text) == texts_before + 7  # every message of that input, in full
+    lines = card_lines(at)
+    assert any("4 earlier message(s) of this conversation not repeated" in c for c in lines)
+    assert any("repeats step 2 (its output)" in c for c in lines)
+    assert any("failed: FileConversionException" in c for c in lines)
+    # the full input is folded in its card (opened in the browser, no rerun): every message
+    # of that input, in full
+    full = [b for card in step_cards(at) for b in card["blocks"]
+            if b["k"] == "more" and b["t"].startswith("Full input (7 messages")]
+    assert len(full) == 1
+    assert sum(b["k"] == "text" for b in full[0]["b"]) == 7
 
 
 def test_trace_pager_is_one_pair_of_buttons_and_each_item_keeps_its_page(tmp_path):
@@ -40,8 +41,8 @@ def test_trace_pager_is_one_pair_of_buttons_and_each_item_keeps_its_page(tmp_pat
     assert any(c.value.startswith("Steps 10–19 of 25") for c in at.caption)
     at.button(key=widget_key("nav", "next")).click().run()
     assert any(c.value.startswith("Steps 0–9 of 25") for c in at.caption)
-    assert any(m.value.startswith("**Step 0**") for m in at.markdown) and at.button(key=later)
-    assert any(t.value == "r1 s0" for t in at.text)
+    assert step_cards(at)[0]["step"] == 0 and at.button(key=later)
+    assert "r1 s0" in card_lines(at)
     at.button(key=widget_key("nav", "prev")).click().run()
     assert any(c.value.startswith("Steps 10–19 of 25") for c in at.caption)
-    assert any(t.value == "r0 s10" for t in at.text)
+    assert "r0 s10" in card_lines(at)

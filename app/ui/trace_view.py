@@ -1,25 +1,22 @@
 """The trace beside every surface: numbered steps, agent as text in a stable colour,
-long contents collapsed, tool calls pretty-printed, paged for long runs.
+long contents folded, tool calls pretty-printed, paged for long runs (the cards themselves:
+app/step_cards.py, drawn by step_card_view).
 
 Steps that record their LLM input (span traces) show each agent's conversation once, as a
 prefix tree (app/conversation.py): only the input messages new since that agent's earlier
 calls, repeats folded into references, the full input one click away."""
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
-from .. import conversation
+from .. import conversation, step_cards
 from ..derive import Derivation
 from ..trace import UNKNOWN_AGENT, Item
-from . import state
+from . import state, step_card_view
 from .pager import arrows
-from .text import agent_badge, md
+from .text import md
 
-HIGHLIGHT_UP_TO = 300  # characters of a tool call's arguments shown in colour
 PAGE_SIZE = 10  # steps per page: a page turn or a new item draws this many cards
-COLLAPSE_AT = 600  # characters: longer step contents start collapsed
 
 
 def _page_of(item_id: str, n_pages: int) -> int:
@@ -36,54 +33,6 @@ def show_step_page(item_id: str, step_index: int) -> None:
     pages[item_id] = step_index // PAGE_SIZE
 
 
-SHOW_AT_MOST = 200_000  # characters sent to the browser for one text; a 50 MB field would stall the tab
-
-
-def _long_text(text: str, label: str) -> None:
-    if len(text) > COLLAPSE_AT:
-        st.text(text[:240].rstrip() + " …")
-        with st.expander(f"{label} ({len(text):,} characters)"):
-            st.text(text[:SHOW_AT_MOST])
-            if len(text) > SHOW_AT_MOST:
-                st.caption(f"First {SHOW_AT_MOST:,} of {len(text):,} characters shown; "
-                           "`python -m app derive` or the data file has the rest.")
-    else:
-        st.text(text)
-
-
-def _input(item_id: str, s, sv: conversation.StepView) -> None:
-    """The new part of a step's input; earlier messages only referred to."""
-    msgs = conversation.messages_of(s.raw) or []
-    if sv.new_thread:
-        st.caption(f"New conversation thread of {md(sv.agent, 60)}"
-                   + (f" · {len(msgs)} input messages" if msgs else ""))
-    else:
-        note = f"Input: {sv.known} earlier message(s) of this conversation not repeated"
-        if sv.branch_of is not None:
-            note += f" · branches from step {sv.branch_of} (its later messages are not in this input)"
-        st.caption(note)
-    for p in range(sv.known, len(msgs)):
-        role, text = msgs[p]
-        echo = sv.echoes.get(p)
-        who = f"{md(role or 'message', 30)} · message {p}"
-        if echo is not None and not echo.partial:
-            what = "its output" if echo.pos is None else f"its input message {echo.pos}"
-            st.caption(f"{who}: repeats step {echo.step} ({what}), {len(text):,} characters")
-            continue
-        st.caption(who)
-        if echo is not None:
-            text = (text[:echo.start] + f"[… output of step {echo.step}, {echo.end - echo.start:,} characters …]"
-                    + text[echo.end:])
-        _long_text(text, "Full message")
-    if msgs and (sv.known or sv.echoes):
-        key = state.widget_key("trace", item_id, "full_input", s.index)
-        if st.toggle(f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)", key=key):
-            for p, (role, text) in enumerate(msgs):
-                st.caption(f"{md(role or 'message', 30)} · message {p}")
-                st.text(text)
-    st.caption("Output")
-
-
 @st.cache_resource(max_entries=64)
 def _conversation(item_id: str, trace_hash: str, derivation_id: int, _steps) -> conversation.ConversationView:
     """The prefix-tree view of the item's conversations, built once per item (not per rerun)."""
@@ -97,7 +46,8 @@ def warm(item: Item, d: Derivation) -> None:
 
 @st.fragment
 def render(item: Item, d: Derivation) -> None:
-    """The trace column, as a fragment: its paging and "Full input" toggles re-run only it.
+    """The trace column, as a fragment: its paging re-runs only it (folded texts and full
+    inputs open in the browser, without a rerun).
     (Another surface turning it to a step asks for a whole-page rerun: see show_step_page.)"""
     state.init()
     st.markdown(f"**Item** {md(item.id, 80)}")
@@ -132,28 +82,6 @@ def render(item: Item, d: Derivation) -> None:
         arrows((state.widget_key("trace", "place", "prev"), state.widget_key("trace", "place", "next")),
                page, n_pages, turn, f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
                                     f"(page {page + 1}/{n_pages})")
-    calls_by_step: dict[int, list] = {}
-    for tc in d.tool_calls:
-        calls_by_step.setdefault(tc.step, []).append(tc)
-    for s in d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
-        with st.container(border=True):
-            st.markdown(f"**Step {s.index}** · {agent_badge(s.agent)}")
-            sv = view.steps[s.index] if s.index < len(view.steps) else None
-            if sv is not None and sv.has_input:
-                _input(item.id, s, sv)
-            text = s.text
-            if not text:
-                st.caption("(no text)")
-            else:
-                _long_text(text, "Full text")
-            raw_calls = {str(x.get("id")): x for x in (s.raw.get("tool_calls") or [])
-                         if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
-            for tc in calls_by_step.get(s.index, []):
-                args = tc.arguments if isinstance(tc.arguments, str) else json.dumps(
-                    tc.arguments, indent=2, ensure_ascii=False, default=str)
-                failed = raw_calls.get(str(tc.call_id), {}).get("status") == "error"
-                st.caption(f"Tool call {tc.index}: {md(tc.tool, 80)}" + (
-                    f" · failed: {md(raw_calls[str(tc.call_id)].get('error') or 'error', 160)}" if failed else ""))
-                # short blocks in colour; a long one plain (the browser's highlighter costs per character)
-                plain = isinstance(tc.arguments, str) or len(args or "") > HIGHLIGHT_UP_TO
-                st.code(args or "", language=None if plain else "json", wrap_lines=True)
+    # one element keyed by place: a new item or page hands it new cards (see step_card_view)
+    step_card_view.draw(step_cards.cards(d, view, page * PAGE_SIZE, (page + 1) * PAGE_SIZE),
+                        key=state.widget_key("trace", "place", "cards"))

@@ -1,0 +1,131 @@
+"""A page of the trace as step cards: plain data the trace view draws in the browser.
+
+Each card is a step's header (number, agent and the agent's colour) and a list of blocks:
+
+- ``{"k": "note", "t": ...}``: a small grey line (a message's role, "Output", a tool call);
+- ``{"k": "text", "t": ...}``: the trace's text as written (whitespace kept);
+- ``{"k": "code", "t": ...}``: a tool call's arguments;
+- ``{"k": "more", "t": label, "b": [blocks]}``: blocks folded under a label (a long text in
+  full, the whole input of an LLM call), opened in the browser without a rerun.
+
+All of it is untrusted text: the browser puts it in the page as text, never as HTML. Long
+texts start folded (an excerpt shows), and no text sends more than SHOW_AT_MOST characters.
+
+Pure: no Streamlit; app/ui/trace_view.py draws the cards.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import conversation
+from .derive import Derivation
+
+COLLAPSE_AT = 600  # characters: longer texts start folded, an excerpt shown
+EXCERPT = 240  # characters of a folded text shown
+SHOW_AT_MOST = 200_000  # characters sent to the browser for one text; a 50 MB field would stall the tab
+
+
+def note(t: str) -> dict:
+    return {"k": "note", "t": t}
+
+
+def _short(name: str, limit: int) -> str:
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
+def text_blocks(text: str, label: str) -> list[dict]:
+    """A text as written; a long one as an excerpt with the rest folded under `label`."""
+    if len(text) <= COLLAPSE_AT:
+        return [{"k": "text", "t": text}]
+    full = [{"k": "text", "t": text[:SHOW_AT_MOST]}]
+    if len(text) > SHOW_AT_MOST:
+        full.append(note(f"First {SHOW_AT_MOST:,} of {len(text):,} characters shown; "
+                         "`python -m app derive` or the data file has the rest."))
+    return [{"k": "text", "t": text[:EXCERPT].rstrip() + " …"},
+            {"k": "more", "t": f"{label} ({len(text):,} characters)", "b": full}]
+
+
+def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
+    """The new part of a step's input; earlier messages only referred to, all of them folded."""
+    msgs = conversation.messages_of(s.raw) or []
+    if sv.new_thread:
+        out = [note(f"New conversation thread of {_short(sv.agent, 60)}" + (f" · {len(msgs)} input messages" if msgs else ""))]
+    else:
+        line = f"Input: {sv.known} earlier message(s) of this conversation not repeated"
+        if sv.branch_of is not None:
+            line += f" · branches from step {sv.branch_of} (its later messages are not in this input)"
+        out = [note(line)]
+    for p in range(sv.known, len(msgs)):
+        role, text = msgs[p]
+        echo = sv.echoes.get(p)
+        who = f"{_short(role or 'message', 30)} · message {p}"
+        if echo is not None and not echo.partial:
+            what = "its output" if echo.pos is None else f"its input message {echo.pos}"
+            out.append(note(f"{who}: repeats step {echo.step} ({what}), {len(text):,} characters"))
+            continue
+        out.append(note(who))
+        if echo is not None:
+            text = (text[:echo.start] + f"[… output of step {echo.step}, {echo.end - echo.start:,} characters …]"
+                    + text[echo.end:])
+        out += text_blocks(text, "Full message")
+    if msgs and (sv.known or sv.echoes):
+        full, budget = [], SHOW_AT_MOST
+        for p, (role, text) in enumerate(msgs):
+            if budget <= 0:
+                full.append(note(f"Messages {p}–{len(msgs) - 1} not shown (more than {SHOW_AT_MOST:,} "
+                                 "characters in all); `python -m app derive` has them."))
+                break
+            full += [note(f"{_short(role or 'message', 30)} · message {p}"), {"k": "text", "t": text[:budget]}]
+            if len(text) > budget:
+                full.append(note(f"First {budget:,} of {len(text):,} characters of message {p} shown."))
+            budget -= len(text)
+        out.append({"k": "more", "t": f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)",
+                    "b": full})
+    out.append(note("Output"))
+    return out
+
+
+def _call_blocks(tc, raw_calls: dict) -> list[dict]:
+    args = tc.arguments if isinstance(tc.arguments, str) else json.dumps(
+        tc.arguments, indent=2, ensure_ascii=False, default=str)
+    raw = raw_calls.get(str(tc.call_id), {})
+    line = f"Tool call {tc.index}: {_short(str(tc.tool), 80)}"
+    if raw.get("status") == "error":
+        line += f" · failed: {_short(str(raw.get('error') or 'error'), 160)}"
+    return [note(line), {"k": "code", "t": (args or "")[:SHOW_AT_MOST]}]
+
+
+def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: int) -> list[dict[str, Any]]:
+    """The cards of steps start..stop-1: header fields and blocks (see the module's docstring)."""
+    calls_by_step: dict[int, list] = {}
+    for tc in d.tool_calls:
+        if start <= tc.step < stop:
+            calls_by_step.setdefault(tc.step, []).append(tc)
+    out = []
+    for s in d.steps[start:stop]:
+        blocks: list[dict] = []
+        sv = view.steps[s.index] if s.index < len(view.steps) else None
+        if sv is not None and sv.has_input:
+            blocks += _input_blocks(s, sv)
+        blocks += text_blocks(s.text, "Full text") if s.text else [note("(no text)")]
+        raw_calls = {str(x.get("id")): x for x in (s.raw.get("tool_calls") or [])
+                     if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
+        for tc in calls_by_step.get(s.index, []):
+            blocks += _call_blocks(tc, raw_calls)
+        out.append({"step": s.index, "agent": s.agent, "blocks": blocks})
+    return out
+
+
+def plain(card: dict) -> list[str]:
+    """A card's texts in order, folded ones included (what a reader could see): for tests and
+    for anything that needs the card as lines of text."""
+    out = [f"Step {card['step']} · {card['agent']}"]
+
+    def walk(blocks):
+        for b in blocks:
+            out.append(b["t"])
+            if b["k"] == "more":
+                walk(b["b"])
+    walk(card["blocks"])
+    return out

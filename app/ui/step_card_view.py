@@ -1,0 +1,83 @@
+"""Step cards drawn in the browser as one element (a Streamlit v2 component, no iframe).
+
+Drawn as Streamlit elements, a page of ten steps was 40-60 elements (a bordered container,
+a header, the text, a caption and a code block per tool call), each sent, reconciled and laid
+out again on every "Done → next": ~50-75 ms of a next item at 2,000 steps (paired runs).
+Here the page is one element keyed by its place; a new item hands it new data and the script
+below rebuilds the cards in a few milliseconds. Folded texts open in the browser, without a
+rerun. Everything from the trace goes in with `textContent`: text, never HTML. The component
+is mounted in the page's own DOM (not a shadow root), its styles scoped to `.baton-steps`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from .text import agent_color
+
+_CSS = """
+.baton-steps { display: flex; flex-direction: column; gap: 1rem; }
+.baton-steps .card { border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
+  border-radius: 0.5rem; padding: 0.75rem 1rem; display: flex; flex-direction: column; gap: 0.4rem; }
+.baton-steps .head { font-weight: 600; }
+.baton-steps .head .agent { font-weight: 700; }
+.baton-steps .text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.baton-steps .note { font-size: 0.875rem; opacity: 0.65; overflow-wrap: anywhere; }
+.baton-steps pre { margin: 0; padding: 0.6rem 0.75rem; border-radius: 0.5rem; font-size: 0.85rem;
+  background: var(--st-secondary-background-color, rgba(128, 128, 128, 0.1));
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.baton-steps details { border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
+  border-radius: 0.5rem; padding: 0.4rem 0.75rem; }
+.baton-steps details[open] > summary { margin-bottom: 0.4rem; }
+.baton-steps summary { cursor: pointer; font-size: 0.875rem; }
+.baton-steps details > div { display: flex; flex-direction: column; gap: 0.4rem; }
+.baton-steps .c-blue { color: #1c83e1; } .baton-steps .c-green { color: #21a354; }
+.baton-steps .c-orange { color: #e07000; } .baton-steps .c-violet { color: #803df5; }
+.baton-steps .c-red { color: #e02b2b; } .baton-steps .c-gray { color: #808495; }
+"""
+
+# Rebuilt only when the data changed: a rerun that leaves the page as it was keeps what the
+# annotator opened and where they scrolled.
+_JS = """
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function blocks(parent, list) {
+  for (const b of list) {
+    if (b.k === 'text') parent.appendChild(el('div', 'text', b.t));
+    else if (b.k === 'code') parent.appendChild(el('pre', '', b.t));
+    else if (b.k === 'more') {
+      const d = el('details'); d.appendChild(el('summary', '', b.t));
+      const inner = el('div'); blocks(inner, b.b); d.appendChild(inner); parent.appendChild(d);
+    } else parent.appendChild(el('div', 'note', b.t));
+  }
+}
+export default function(component) {
+  const { data, parentElement } = component;
+  let root = parentElement.querySelector(':scope > .baton-steps');
+  if (!root) { root = el('div', 'baton-steps'); parentElement.appendChild(root); }
+  const sig = JSON.stringify(data);
+  if (root.dataset.sig === sig) return;
+  root.dataset.sig = sig;
+  const out = document.createDocumentFragment();
+  for (const c of (data && data.cards) || []) {
+    const card = el('section', 'card');
+    card.setAttribute('aria-label', `Step ${c.step}`);
+    const head = el('div', 'head', `Step ${c.step} · `);
+    head.appendChild(el('span', `agent c-${c.color}`, c.agent));
+    card.appendChild(head);
+    blocks(card, c.blocks);
+    out.appendChild(card);
+  }
+  root.replaceChildren(out);
+}
+"""
+
+_component = st.components.v2.component("baton_step_cards", css=_CSS, js=_JS, isolate_styles=False)
+
+
+def draw(cards: list[dict], key: str) -> None:
+    """Draw step cards (app/step_cards.cards) with each agent in its stable colour."""
+    _component(key=key, data={"cards": [dict(c, color=agent_color(c["agent"])) for c in cards]})
