@@ -60,11 +60,24 @@ class Panel:
         # the whole table taken once, no copy of the scheme's rows)
         ic, item_names = lab.codes("rows", "item_id")
         ac, annotator_names = lab.codes("rows", "annotator")
-        self.memo = lab.memo
         ic, ac = ic[at], ac[at]
-        self.any_annotator = len(ic) > 0
+        any_annotator = len(ic) > 0
         named = (ic >= 0) & (ac >= 0)  # a row without an item or annotator is nobody's judgement
         ic, ac = ic[named], ac[named]
+        # schemes judged by the same annotators on the same items, rows in the same order (a
+        # study where everyone does every scheme), have the same panel: built once per summary
+        # (its arrays are only read)
+        same = (ic.tobytes(), ac.tobytes())
+        shared = lab.memo.setdefault("panels", {})
+        if same not in shared:
+            self._build(ic, ac, item_names, annotator_names, lab)
+            shared[same] = dict(self.__dict__)
+        self.__dict__.update(shared[same])
+        self.memo = lab.memo
+        self.any_annotator = any_annotator
+
+    def _build(self, ic: np.ndarray, ac: np.ndarray, item_names: pd.Index, annotator_names: pd.Index,
+               lab: Labels) -> None:
         n_a = max(len(annotator_names), 1)
         pair = ag.distinct_ints(ic * n_a + ac, len(item_names) * n_a)  # by item, then annotator
         pair_item, pair_ann = pair // n_a, pair % n_a

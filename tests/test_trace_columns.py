@@ -75,3 +75,4 @@ def test_contention_rollup_with_regions_sharing_an_index_takes_the_last(tmp_path
     lab = core.build(core.load(ws), {s.name: s})
     got = core.contention(lab, s, der)
     assert got == {"labels": [{"resource": "second", "label": "deadlock", "count": 1}], "stale": 1}
+
