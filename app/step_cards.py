@@ -1,12 +1,12 @@
 """A page of the trace as step cards: plain data the trace view draws in the browser.
 
-Each card is a step's header (number, agent and the agent's colour) and a list of blocks:
+Each card is a header (``head``, the ``agent`` in its colour, ``tail``) and a list of blocks:
 
 - ``{"k": "note", "t": ...}``: a small grey line (a message's role, "Output", a tool call);
 - ``{"k": "text", "t": ...}``: the trace's text as written (whitespace kept);
 - ``{"k": "code", "t": ...}``: a tool call's arguments;
-- ``{"k": "more", "t": label, "b": [blocks]}``: blocks folded under a label (a long text in
-  full, the whole input of an LLM call), opened in the browser without a rerun.
+- ``{"k": "more", "t": label, "b": [blocks], "open": bool}``: blocks folded under a label (a
+  long text in full, the whole input of an LLM call), opened in the browser without a rerun.
 
 All of it is untrusted text: the browser puts it in the page as text, never as HTML. Long
 texts start folded (an excerpt shows), and no text sends more than SHOW_AT_MOST characters.
@@ -20,6 +20,7 @@ from typing import Any
 
 from . import conversation
 from .derive import Derivation
+from .toolreview import pretty
 
 COLLAPSE_AT = 600  # characters: longer texts start folded, an excerpt shown
 EXCERPT = 240  # characters of a folded text shown
@@ -28,6 +29,18 @@ SHOW_AT_MOST = 200_000  # characters sent to the browser for one text; a 50 MB f
 
 def note(t: str) -> dict:
     return {"k": "note", "t": t}
+
+
+def code(t: str) -> dict:
+    return {"k": "code", "t": t[:SHOW_AT_MOST]}
+
+
+def more(label: str, blocks: list[dict], open_: bool = False) -> dict:
+    return {"k": "more", "t": label, "b": blocks, "open": open_}
+
+
+def card(head: str, agent: str, blocks: list[dict], tail: str = "", **extra) -> dict:
+    return {"head": head, "agent": agent, "tail": tail, "blocks": blocks, **extra}
 
 
 def _short(name: str, limit: int) -> str:
@@ -42,8 +55,7 @@ def text_blocks(text: str, label: str) -> list[dict]:
     if len(text) > SHOW_AT_MOST:
         full.append(note(f"First {SHOW_AT_MOST:,} of {len(text):,} characters shown; "
                          "`python -m app derive` or the data file has the rest."))
-    return [{"k": "text", "t": text[:EXCERPT].rstrip() + " …"},
-            {"k": "more", "t": f"{label} ({len(text):,} characters)", "b": full}]
+    return [{"k": "text", "t": text[:EXCERPT].rstrip() + " …"}, more(f"{label} ({len(text):,} characters)", full)]
 
 
 def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
@@ -80,8 +92,7 @@ def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
             if len(text) > budget:
                 full.append(note(f"First {budget:,} of {len(text):,} characters of message {p} shown."))
             budget -= len(text)
-        out.append({"k": "more", "t": f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)",
-                    "b": full})
+        out.append(more(f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)", full))
     out.append(note("Output"))
     return out
 
@@ -93,7 +104,7 @@ def _call_blocks(tc, raw_calls: dict) -> list[dict]:
     line = f"Tool call {tc.index}: {_short(str(tc.tool), 80)}"
     if raw.get("status") == "error":
         line += f" · failed: {_short(str(raw.get('error') or 'error'), 160)}"
-    return [note(line), {"k": "code", "t": (args or "")[:SHOW_AT_MOST]}]
+    return [note(line), code(args or "")]
 
 
 def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: int) -> list[dict[str, Any]]:
@@ -113,19 +124,40 @@ def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: 
                      if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
         for tc in calls_by_step.get(s.index, []):
             blocks += _call_blocks(tc, raw_calls)
-        out.append({"step": s.index, "agent": s.agent, "blocks": blocks})
+        out.append(card(f"Step {s.index} · ", s.agent, blocks, step=s.index))
     return out
 
 
-def plain(card: dict) -> list[str]:
+CALL_LONG = 1500  # characters: a tool call's longer arguments or result start folded
+CALL_SHORT = 400  # characters: a result this short is shown open
+
+
+def _data_blocks(label: str, data, shown: bool) -> list[dict]:
+    """A call's arguments or result, pretty-printed: shown under a note, or folded."""
+    text, _ = pretty(data)  # JSON, and JSON held in a string, indented
+    if len(text) > CALL_LONG:
+        return [more(f"{label} ({len(text):,} characters)", [code(text)])]
+    return [note(label), code(text)] if shown else [more(label, [code(text)])]
+
+
+def call_card(call) -> dict:
+    """A tool call to review: who called what at which step, its arguments and result."""
+    blocks = [note("No arguments")] if call.arguments is None else _data_blocks("Arguments", call.arguments, True)
+    if call.result is not None:
+        blocks += _data_blocks("Result", call.result, len(pretty(call.result)[0]) <= CALL_SHORT)
+    return card(f"Call {call.index} · step {call.step} · ", call.agent, blocks,
+                tail=f" · tool {_short(str(call.tool), 120)}", call=call.index)
+
+
+def plain(c: dict) -> list[str]:
     """A card's texts in order, folded ones included (what a reader could see): for tests and
     for anything that needs the card as lines of text."""
-    out = [f"Step {card['step']} · {card['agent']}"]
+    out = [f"{c['head']}{c['agent']}{c['tail']}"]
 
     def walk(blocks):
         for b in blocks:
             out.append(b["t"])
             if b["k"] == "more":
                 walk(b["b"])
-    walk(card["blocks"])
+    walk(c["blocks"])
     return out

@@ -81,8 +81,8 @@ def open_page(at, page: str):
     return at
 
 
-def step_cards(at) -> list[dict]:
-    """The trace view's step cards as the browser gets them (app/step_cards.py's data)."""
+def _cards(at) -> list[dict]:
+    """Every card drawn by app/ui/step_card_view, as the browser gets them (app/step_cards.py)."""
     import json
 
     out = []
@@ -95,6 +95,30 @@ def step_cards(at) -> list[dict]:
         elif getattr(node, "type", None) == "bidi_component" and node.proto.component_name == "baton_step_cards":
             out.extend(json.loads(node.proto.json)["cards"])
     walk(at._tree)
+    return out
+
+
+def step_cards(at) -> list[dict]:
+    """The trace view's step cards."""
+    return [c for c in _cards(at) if "step" in c]
+
+
+def call_cards(at) -> list[dict]:
+    """The tool-call review's call cards."""
+    return [c for c in _cards(at) if "call" in c]
+
+
+def card_codes(card: dict) -> list[str]:
+    """A card's code blocks (arguments, results), folded ones included."""
+    out = []
+
+    def walk(blocks):
+        for b in blocks:
+            if b["k"] == "code":
+                out.append(b["t"])
+            elif b["k"] == "more":
+                walk(b["b"])
+    walk(card["blocks"])
     return out
 
 

@@ -8,7 +8,8 @@ from app.storage import Annotation, AnnotationStore
 from app.ui.state import widget_key
 from app.values import REVIEWED_CLEAN
 from app.ui.surfaces.tool_call_review import PAGE_SIZE
-from tests.conftest import make_app, open_page, write_project
+from app.step_cards import plain
+from tests.conftest import call_cards, card_codes, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 
@@ -41,9 +42,9 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
             assert at.selectbox(key=card(i, "verdict")).value is None
             assert at.selectbox(key=card(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
                                                                    "wrong_args", "wrong_order"]
-        codes += [c.value for c in at.code]
-        headers += [m.value for m in at.markdown if m.value.startswith("**Call ")]
-    assert [h.split("**")[1] for h in headers] == [f"Call {i}" for i in range(5)]
+        codes += [x for c in call_cards(at) for x in card_codes(c)]
+        headers += [plain(c)[0] for c in call_cards(at)]
+    assert [h.split(" · ")[0] for h in headers] == [f"Call {i}" for i in range(5)]
     # OpenAI arguments (a JSON string) pretty-printed
     assert '{\n  "to": "LIS",\n  "passengers": 2,\n  "earliest": "09:00"\n}' in codes
     # Potato {name, args} and Anthropic tool_use input
@@ -51,8 +52,8 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
     # results: the role=tool message (JSON) and the Anthropic tool_result
     assert any('"flight": "TP1331"' in c for c in codes)
     assert any(c.startswith("Taberna X") for c in codes)
-    assert headers[1].startswith("**Call 1** · step 2 · ") and "FlightAgent" in headers[1]
-    assert "search\\_flights" in headers[1]
+    assert headers[1].startswith("Call 1 · step 2 · ") and "FlightAgent" in headers[1]
+    assert headers[1].endswith(" · tool search_flights")
 
 
 def test_verdict_notes_save_reopen_and_unset(demo_project):
@@ -111,7 +112,7 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     db.save(Annotation("many", "alice", "tool_review", "tool_call_review",
                        [{"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""}]))
     at = open_page(make_app(cfg, item="many"), "tool_call_review")
-    assert len([m for m in at.markdown if m.value.startswith("**Call ")]) == PAGE_SIZE
+    assert len(call_cards(at)) == PAGE_SIZE
     # the stale label is listed apart, not shown on call 3 (on its page)
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
     at.number_input(key=place("page_number")).set_value(3 // PAGE_SIZE + 1).run()
@@ -121,8 +122,7 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     page = 21 // PAGE_SIZE  # the page holding call 21
     for _ in range(page):
         at.button(key=place("next")).click().run()
-    assert [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**Call ")] == \
-        [f"Call {i}" for i in range(page * PAGE_SIZE, min(25, (page + 1) * PAGE_SIZE))]
+    assert [c["call"] for c in call_cards(at)] == list(range(page * PAGE_SIZE, min(25, (page + 1) * PAGE_SIZE)))
     at.selectbox(key=card(21, "verdict")).select("wrong_order").run()
     assert any(c.value.startswith("Call 21: verdict wrong\\_order · saved") for c in at.caption)
     assert stored(tmp_path, "many").value == [

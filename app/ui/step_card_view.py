@@ -1,4 +1,5 @@
-"""Step cards drawn in the browser as one element (a Streamlit v2 component, no iframe).
+"""Step cards (and tool-call cards) drawn in the browser as one element (a Streamlit v2
+component, no iframe).
 
 Drawn as Streamlit elements, a page of ten steps was 40-60 elements (a bordered container,
 a header, the text, a caption and a code block per tool call), each sent, reconciled and laid
@@ -19,6 +20,7 @@ _CSS = """
 .baton-steps .card { border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
   border-radius: 0.5rem; padding: 0.75rem 1rem; display: flex; flex-direction: column; gap: 0.4rem; }
 .baton-steps .head { font-weight: 600; }
+.baton-steps.bare .card { border: none; padding: 0; }
 .baton-steps .head .agent { font-weight: 700; }
 .baton-steps .text { white-space: pre-wrap; overflow-wrap: anywhere; }
 .baton-steps .note { font-size: 0.875rem; opacity: 0.65; overflow-wrap: anywhere; }
@@ -49,7 +51,7 @@ function blocks(parent, list) {
     if (b.k === 'text') parent.appendChild(el('div', 'text', b.t));
     else if (b.k === 'code') parent.appendChild(el('pre', '', b.t));
     else if (b.k === 'more') {
-      const d = el('details'); d.appendChild(el('summary', '', b.t));
+      const d = el('details'); d.open = !!b.open; d.appendChild(el('summary', '', b.t));
       const inner = el('div'); blocks(inner, b.b); d.appendChild(inner); parent.appendChild(d);
     } else parent.appendChild(el('div', 'note', b.t));
   }
@@ -58,15 +60,17 @@ export default function(component) {
   const { data, parentElement } = component;
   let root = parentElement.querySelector(':scope > .baton-steps');
   if (!root) { root = el('div', 'baton-steps'); parentElement.appendChild(root); }
+  root.classList.toggle('bare', !!(data && data.bare));
   const sig = JSON.stringify(data);
   if (root.dataset.sig === sig) return;
   root.dataset.sig = sig;
   const out = document.createDocumentFragment();
   for (const c of (data && data.cards) || []) {
     const card = el('section', 'card');
-    card.setAttribute('aria-label', `Step ${c.step}`);
-    const head = el('div', 'head', `Step ${c.step} · `);
+    card.setAttribute('aria-label', `${c.head}${c.agent}${c.tail}`);
+    const head = el('div', 'head', c.head);
     head.appendChild(el('span', `agent c-${c.color}`, c.agent));
+    if (c.tail) head.appendChild(document.createTextNode(c.tail));
     card.appendChild(head);
     blocks(card, c.blocks);
     out.appendChild(card);
@@ -78,6 +82,7 @@ export default function(component) {
 _component = st.components.v2.component("baton_step_cards", css=_CSS, js=_JS, isolate_styles=False)
 
 
-def draw(cards: list[dict], key: str) -> None:
-    """Draw step cards (app/step_cards.cards) with each agent in its stable colour."""
-    _component(key=key, data={"cards": [dict(c, color=agent_color(c["agent"])) for c in cards]})
+def draw(cards: list[dict], key: str, bare: bool = False) -> None:
+    """Draw cards (app/step_cards.card) with each agent in its stable colour; `bare` cards have
+    no border of their own (they sit in one with controls)."""
+    _component(key=key, data={"cards": [dict(c, color=agent_color(c["agent"])) for c in cards], "bare": bare})
