@@ -204,7 +204,8 @@ def set_agreement(unit: np.ndarray, set_code: np.ndarray, sets: Sequence[frozens
     n_sets = max(len(sets), 1)
     key, count = np.unique(unit * n_sets + set_code, return_counts=True)
     u, c = key // n_sets, key % n_sets
-    _, first, per = np.unique(u, return_index=True, return_counts=True)
+    first = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])  # (u is sorted: each unit's run)
+    per = np.diff(np.r_[first, len(u)])
     m = np.add.reduceat(count, first)
     total = np.add.reduceat(count * (count - 1) / 2, first).astype(np.float64)
     i, j = _pairs_within(first, per)  # pairs of distinct sets inside a unit
@@ -312,16 +313,24 @@ def marks(keys: np.ndarray, bound: int) -> np.ndarray | None:
     return seen
 
 
+def sorted_distinct(keys: np.ndarray) -> np.ndarray:
+    """np.unique(keys) of integers, by a sort: numpy 2.4's np.unique without return_* goes
+    through a hash table and then sorts its result (71,000 keys: 11 ms against 1 ms sorted;
+    860,000: 630 ms against 14 ms)."""
+    s = np.sort(np.asarray(keys))
+    return s[np.r_[True, s[1:] != s[:-1]]] if len(s) else s
+
+
 def distinct_ints(keys: np.ndarray, bound: int) -> np.ndarray:
     """np.unique(keys) for integer keys in 0..bound-1, by marks where that is cheap (no sort)."""
     seen = marks(keys, bound)
-    return np.flatnonzero(seen) if seen is not None else np.unique(keys)
+    return np.flatnonzero(seen) if seen is not None else sorted_distinct(keys)
 
 
 def all_distinct(keys: np.ndarray, bound: int) -> bool:
     """No key repeats (keys in 0..bound-1)."""
     seen = marks(keys, bound)
-    return (int(np.count_nonzero(seen)) if seen is not None else len(np.unique(keys))) == len(keys)
+    return (int(np.count_nonzero(seen)) if seen is not None else len(sorted_distinct(keys))) == len(keys)
 
 
 def _small(keys: np.ndarray, bound: int) -> bool:
@@ -501,7 +510,7 @@ class Ratings:
         n, cats, ok = self._dense()
         if not len(n):
             return {"measure": f"krippendorff_alpha_{level}", "alpha": None, "percent_agreement": None,
-                    "mean_abs_diff": None, "n_units": 0, "n_raters": int(len(np.unique(self.rater))),
+                    "mean_abs_diff": None, "n_units": 0, "n_raters": int(len(sorted_distinct(self.rater))),
                     "note": NO_PAIRS}
         x = np.asarray(cats)
         m = n.sum(axis=1)
@@ -591,7 +600,7 @@ def marked(unit, rater, panel: UnitPanel) -> dict:
     if n_who == 2 or not ok.any() or (len(unit) and (unit.min() < 0 or unit.max() >= n_units)):
         return general()
     span = int(rater.max(initial=0)) + 1
-    units = np.unique(unit * span + rater) // span  # each (unit, rater) once, sorted by unit
+    units = distinct_ints(unit * span + rater, n_units * span) // span  # each (unit, rater) once, sorted by unit
     starts = np.flatnonzero(np.r_[True, units[1:] != units[:-1]]) if len(units) else np.zeros(0, np.int64)
     touched, g = units[starts], np.diff(np.r_[starts, len(units)])  # marked units and how many raters each
     m = panel.m[touched]

@@ -85,7 +85,10 @@ class Panel:
         keep = shared[pair_item]
         pair_item, pair_ann = pair_item[keep], pair_ann[keep]
         # items numbered in order of first judgement, annotators in name order
-        seen, first_row = np.unique(ic, return_index=True)
+        # (each item's first row: factorize numbers items in order of first appearance, so an
+        # item first appears where its number exceeds every number before it)
+        number, seen = pd.factorize(ic)
+        first_row = np.flatnonzero(number > np.r_[-1, np.maximum.accumulate(number)[:-1]]) if len(ic) else NO_ROWS
         first = np.full(len(item_names), len(ic), dtype=np.int64)
         first[seen] = first_row
         items = ag.distinct_ints(pair_item, len(item_names))
@@ -631,7 +634,7 @@ def _steps(lab, s, panel, der, k, base, dis):
     base["any_mode"] = tagged_with(np.arange(len(tagged)))
     sets = Sets(tagged["unit"], tagged["rater"], tagged["mode"])
     # Jaccard of the modes on steps that anyone tagged, over every annotator of the item
-    pu, pr = objs.unit_panel.entries(np.unique(sets.unit))
+    pu, pr = objs.unit_panel.entries(ag.sorted_distinct(sets.unit))
     base["modes_jaccard_on_tagged_steps"] = sets.jaccard(pu, pr)
     by_category, by_mode = rows_by(tagged, "category"), rows_by(tagged, "mode")
     base["categories"] = {x: tagged_with(by_category.get(x, NO_ROWS)) for x in cats}

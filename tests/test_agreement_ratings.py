@@ -151,3 +151,14 @@ def test_set_agreement_matches_all_pairs(units):
         per.append(sum(ag.jaccard(a, b) for a, b in pairs) / len(pairs))
     assert got["n_units"] == len(per)
     assert _same(got["jaccard"], float(np.mean(per)) if per else None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2 ** 40), max_size=40), st.integers(0, 3))
+def test_distinct_keys_by_sort_or_marks_equal_np_unique(keys, spread):
+    """sorted_distinct (a sort) and distinct_ints / all_distinct (marks where cheap) are np.unique."""
+    k = np.asarray(keys, dtype=np.int64) >> (spread * 12)  # small bounds take the marks
+    bound = int(k.max(initial=-1)) + 1
+    assert ag.sorted_distinct(k).tolist() == np.unique(k).tolist()
+    assert ag.distinct_ints(k, bound).tolist() == np.unique(k).tolist()
+    assert ag.all_distinct(k, bound) == (len(np.unique(k)) == len(k))
