@@ -58,6 +58,11 @@ def text_blocks(text: str, label: str) -> list[dict]:
     return [{"k": "text", "t": text[:EXCERPT].rstrip() + " …"}, more(f"{label} ({len(text):,} characters)", full)]
 
 
+def step_text_blocks(text: str) -> list[dict]:
+    """A step's text (folded when long), or a note that it has none."""
+    return text_blocks(text, "Full text") if text else [note("(no text)")]
+
+
 def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
     """The new part of a step's input; earlier messages only referred to, all of them folded."""
     msgs = conversation.messages_of(s.raw) or []
@@ -119,7 +124,7 @@ def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: 
         sv = view.steps[s.index] if s.index < len(view.steps) else None
         if sv is not None and sv.has_input:
             blocks += _input_blocks(s, sv)
-        blocks += text_blocks(s.text, "Full text") if s.text else [note("(no text)")]
+        blocks += step_text_blocks(s.text)
         raw_calls = {str(x.get("id")): x for x in (s.raw.get("tool_calls") or [])
                      if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
         for tc in calls_by_step.get(s.index, []):

@@ -81,7 +81,7 @@ def open_page(at, page: str):
     return at
 
 
-def _cards(at) -> list[dict]:
+def drawn_cards(at) -> list[dict]:
     """Every card drawn by app/ui/step_card_view, as the browser gets them (app/step_cards.py)."""
     import json
 
@@ -100,12 +100,12 @@ def _cards(at) -> list[dict]:
 
 def step_cards(at) -> list[dict]:
     """The trace view's step cards."""
-    return [c for c in _cards(at) if "step" in c]
+    return [c for c in drawn_cards(at) if "step" in c]
 
 
 def call_cards(at) -> list[dict]:
     """The tool-call review's call cards."""
-    return [c for c in _cards(at) if "call" in c]
+    return [c for c in drawn_cards(at) if "call" in c]
 
 
 def card_codes(card: dict) -> list[str]:

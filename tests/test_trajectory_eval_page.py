@@ -8,7 +8,8 @@ from app.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.values import REVIEWED_CLEAN
 from app.ui.surfaces.trajectory_eval import PAGE_SIZE
-from tests.conftest import make_app, open_page, write_project
+from app.step_cards import plain
+from tests.conftest import drawn_cards, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 M11 = "Specification & System Design › 1.1 Disobey task specification"
@@ -33,6 +34,11 @@ def stored(tmp_path, item=ITEM, scheme="mast_steps"):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", scheme)
 
 
+def review_cards(at):
+    """The step cards' headers and texts (the trace beside has cards of its own)."""
+    return [c for c in drawn_cards(at) if "review" in c]
+
+
 def cards(at):
     """The step cards' state lines ("Step N: *state*", under the card's controls)."""
     return [m.value for m in at.markdown if m.value.startswith("Step ") and ": *" in m.value]
@@ -42,7 +48,7 @@ def test_cards_modes_and_paging(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert len(cards(at)) == PAGE_SIZE and cards(at)[4].startswith("Step 4: ")
     assert "not judged yet" in cards(at)[4]
-    assert any(m.value.startswith("**Step 4** · ") and "FlightAgent" in m.value for m in at.markdown)
+    assert "Step 4 · FlightAgent" in [plain(c)[0] for c in review_cards(at)]
     # an unjudged card asks for a correctness and a rationale; modes and severity on request
     assert not [w for w in at.multiselect if w.key == card(4, "modes")]
     assert not [w for w in at.selectbox if w.key == card(4, "sev")]
@@ -53,7 +59,7 @@ def test_cards_modes_and_paging(demo_project):
     assert at.radio(key=card(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
     assert any(m.value.startswith("**Score: 100 / 100**") for m in at.markdown)
     # step text is the step's content, as plain text
-    assert any(t.value.startswith("Cheapest option is FR7102") for t in at.text)
+    assert any(line.startswith("Cheapest option is FR7102") for c in review_cards(at) for line in plain(c))
     at.number_input(key=place("jump")).set_value(12).run()
     assert [c.split(":")[0] for c in cards(at)] == ["Step 10", "Step 11", "Step 12", "Step 13"]
     at.button(key=place("prev")).click().run()
@@ -142,7 +148,7 @@ def test_step_text_key_fallbacks_without_score(tmp_path):
               "error_types": [{"name": "reasoning", "subtypes": ["logic"]}, "safety"]}
     cfg = write_project(tmp_path, schemes=[scheme], data_files=[str(data)])
     at = open_page(make_app(cfg, item="r1"), "trajectory_eval")
-    texts = [t.value for t in at.text]
+    texts = [line for c in review_cards(at) for line in plain(c)]
     assert "thinking" in texts and "only content" in texts and "search_web('SF weather')" in texts
     assert not any(m.value.startswith("**Score") for m in at.markdown)
     at.button(key=card(2, "open", scheme="steps") + "\u241fbutton").click().run()  # modes before a correctness

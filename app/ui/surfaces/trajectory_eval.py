@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import stepreview
+from ... import step_cards, stepreview
 from ...config import Scheme
 from ...trace import Item, step_text
 from ...workspace import Workspace
-from .. import shell
+from .. import shell, step_card_view
 from ..pager import pager
 from ..state import follow, widget_key
-from ..text import agent_badge, md
+from ..text import md
 
 PAGE_SIZE = 5
-COLLAPSE_AT = 500  # characters: longer step texts show an excerpt and a "Full text" expander
 
 
 
@@ -112,16 +111,10 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
                             on_change=jump, placeholder=f"0–{n - 1}")
         for slot, step in enumerate(d.steps[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
             with st.container(border=True):
-                st.markdown(f"**Step {step.index}** · {agent_badge(step.agent)}")
-                text = step_text(step.raw, c.text_key)
-                if not text:
-                    st.caption("(no text)")
-                elif len(text) > COLLAPSE_AT:
-                    st.text(text[:300].rstrip() + " …")
-                    with st.expander(f"Full text ({len(text):,} characters)"):
-                        st.text(text)
-                else:
-                    st.text(text)
+                # header and text one element, its place's (two to four before: see step_card_view)
+                text = step_cards.step_text_blocks(step_text(step.raw, c.text_key))
+                step_card_view.draw([step_cards.card(f"Step {step.index} · ", step.agent, text, review=step.index)],
+                                    key=widget_key(*c.slots, slot, "text"), bare=True)
                 _card(ws, item, scheme, step, slot)
 
     if c.orphans:
