@@ -598,8 +598,10 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     trace_scheme = graph_schemes[0] if graph_schemes else (handoff_schemes[0] if handoff_schemes else None)
     item_ids = list(item_ids)
     # how many graph reviews each item has (the filtered rows are all of these items)
-    reviews = lab.rows[lab.rows["scheme"].isin([s.name for s in graph_schemes])]
-    codes, names = codes_of(reviews["item_id"])
+    # (the graph schemes' rows by position, on the item codes: no copy of the rows table)
+    item, names = lab.codes("rows", "item_id")
+    picked = [item[lab.where("rows", name)] for name in dict.fromkeys(s.name for s in graph_schemes)]
+    codes = np.concatenate(picked) if picked else np.zeros(0, dtype=np.int64)
     n_reviews = np.bincount(codes[codes >= 0], minlength=len(names))
     reviewed = np.flatnonzero(n_reviews)
     reviews_of = dict(zip(names.take(reviewed).tolist(), n_reviews[reviewed].tolist()))
