@@ -1,12 +1,14 @@
 """A page of the trace as step cards: plain data the trace view draws in the browser.
 
-Each card is a header (``head``, the ``agent`` in its colour, ``tail``) and a list of blocks:
+Each card is a ``title`` (a list of plain strings and ``{"agent": name}`` parts, shown in the
+agent's colour) and a list of blocks:
 
 - ``{"k": "note", "t": ...}``: a small grey line (a message's role, "Output", a tool call);
 - ``{"k": "text", "t": ...}``: the trace's text as written (whitespace kept);
 - ``{"k": "code", "t": ...}``: a tool call's arguments;
 - ``{"k": "more", "t": label, "b": [blocks], "open": bool}``: blocks folded under a label (a
-  long text in full, the whole input of an LLM call), opened in the browser without a rerun.
+  long text in full, the whole input of an LLM call), opened in the browser without a rerun;
+- ``{"k": "cols", "b": [[blocks], [blocks]]}``: side by side (a handoff's two steps).
 
 All of it is untrusted text: the browser puts it in the page as text, never as HTML. Long
 texts start folded (an excerpt shows), and no text sends more than SHOW_AT_MOST characters.
@@ -20,6 +22,7 @@ from typing import Any
 
 from . import conversation
 from .derive import Derivation
+from .handoff import excerpt
 from .toolreview import pretty
 
 COLLAPSE_AT = 600  # characters: longer texts start folded, an excerpt shown
@@ -40,7 +43,13 @@ def more(label: str, blocks: list[dict], open_: bool = False) -> dict:
 
 
 def card(head: str, agent: str, blocks: list[dict], tail: str = "", **extra) -> dict:
-    return {"head": head, "agent": agent, "tail": tail, "blocks": blocks, **extra}
+    """A card titled `head`, the agent, `tail`."""
+    return titled([head, {"agent": agent}, tail], blocks, **extra)
+
+
+def titled(title: list, blocks: list[dict], **extra) -> dict:
+    """A card with any title (strings and {"agent": name} parts)."""
+    return {"title": [t for t in title if t], "blocks": blocks, **extra}
 
 
 def _short(name: str, limit: int) -> str:
@@ -154,13 +163,38 @@ def call_card(call) -> dict:
                 tail=f" · tool {_short(str(call.tool), 120)}", call=call.index)
 
 
+def handoff_card(card) -> dict:
+    """A handoff (app/handoff.Card): who handed over to whom, the giver's last step and the
+    taker's first side by side (excerpts; the full texts folded)."""
+    h = card.handoff
+
+    def side(label: str, step) -> list[dict]:
+        text, cut = excerpt(step.text)
+        out = [note(label), {"k": "text", "t": text if text else "(no text)"}]
+        if cut:
+            out.append(more(f"Full text of step {step.index} ({len(step.text):,} characters)",
+                            [{"k": "text", "t": step.text[:SHOW_AT_MOST]}]))
+        return out
+
+    a, b = card.last_of_src, card.first_of_dst
+    return titled([f"Handoff {h.index} · ", {"agent": h.src}, " → ", {"agent": h.dst},
+                   f" · step {a.index} → step {b.index}"],
+                  [{"k": "cols", "b": [side(f"Last step of {_short(h.src, 60)} (step {a.index})", a),
+                                       side(f"First step of {_short(h.dst, 60)} (step {b.index})", b)]}],
+                  handoff=h.index)
+
+
 def plain(c: dict) -> list[str]:
     """A card's texts in order, folded ones included (what a reader could see): for tests and
     for anything that needs the card as lines of text."""
-    out = [f"{c['head']}{c['agent']}{c['tail']}"]
+    out = ["".join(t if isinstance(t, str) else t["agent"] for t in c["title"])]
 
     def walk(blocks):
         for b in blocks:
+            if b["k"] == "cols":
+                for col in b["b"]:
+                    walk(col)
+                continue
             out.append(b["t"])
             if b["k"] == "more":
                 walk(b["b"])

@@ -7,7 +7,8 @@ from app import values
 from app.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.ui.surfaces.handoff_review import PAGE_SIZE
-from tests.conftest import make_app, open_page, step_cards, write_project
+from app.step_cards import plain
+from tests.conftest import drawn_cards, make_app, open_page, step_cards, write_project
 
 ITEM = "trip-planner-001"
 PAGE = "handoff_review"
@@ -73,12 +74,12 @@ def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
 def test_cards_show_the_steps_around_each_handoff(demo_project):
     at = open_page(make_app(demo_project), PAGE)
     _page(at, 1)
-    md = [m.value for m in at.markdown if m.value.startswith("**Handoff ")]
-    assert len(md) == 3 and "step 11 → step 12" in md[1] and "Critic" in md[1]
-    captions = [c.value for c in at.caption]
-    assert "Last step of Planner (step 11)" in captions and "First step of Critic (step 12)" in captions
-    texts = [t.value for t in at.text]
-    assert any(t.startswith("The plan violates two constraints") for t in texts)
+    cards = [c for c in drawn_cards(at) if "handoff" in c]
+    titles = [plain(c)[0] for c in cards]
+    assert len(titles) == 3 and "step 11 → step 12" in titles[1] and "Critic" in titles[1]
+    lines = plain(cards[1])
+    assert "Last step of Planner (step 11)" in lines and "First step of Critic (step 12)" in lines
+    assert any(t.startswith("The plan violates two constraints") for t in lines)
 
 
 def test_reviewed_clean(demo_project, tmp_path):
@@ -110,7 +111,7 @@ def test_long_trace_is_paged_and_stale_labels_are_not_attached(tmp_path):
         {"index": 25, "step": 26, "from": "B", "to": "C", "flags": ["garbling"], "quality": None}]
     # long step text: an excerpt, the full text one click away
     _page(at, 1, item="long")  # handoffs 5-9: step 7 is handed over
-    assert any(e.label.startswith("Full text of step 7") for e in at.expander)
+    assert any(line.startswith("Full text of step 7") for c in drawn_cards(at) if "handoff" in c for line in plain(c))
 
 
 def test_entries_made_on_other_data_are_reported_not_attached(tmp_path):

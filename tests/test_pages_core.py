@@ -148,7 +148,7 @@ def test_unknown_agent_warning_and_markdown_in_names_shown_as_text(tmp_path):
     # the trace's cards carry the name and text as they are; the browser puts them in as text
     # (textContent), never as Markdown or HTML (tests/browser/test_injection.py checks it in the browser)
     card = step_cards(at)[0]
-    assert card["agent"] == "**bold** [link](http://e.x)" and card["blocks"] == [{"k": "text", "t": "# H"}]
+    assert card["title"][1]["agent"] == "**bold** [link](http://e.x)" and card["blocks"] == [{"k": "text", "t": "# H"}]
 
 
 def test_broken_project_shows_problems_not_a_traceback(tmp_path):

@@ -15,7 +15,7 @@ def test_text_tool_call_and_failed_call():
              "function": {"name": "search", "arguments": "{\"q\": \"x\"}"}}]},
         {"agent": "B", "content": ""}]}
     a, b = _cards(data)
-    assert (a["step"], a["agent"]) == (0, "A")
+    assert (a["step"], a["title"]) == (0, ["Step 0 · ", {"agent": "A"}])
     assert a["blocks"][0] == {"k": "text", "t": "look it up"}
     assert a["blocks"][1] == {"k": "note", "t": "Tool call 0: search · failed: timeout"}
     assert a["blocks"][2]["k"] == "code" and "\"q\"" in a["blocks"][2]["t"]
@@ -66,3 +66,17 @@ def test_conversation_shown_once_full_input_folded_within_budget():
     assert more["b"][-2]["t"].startswith("First 99,980 of 100,001 characters of message 4 shown")
     assert more["b"][-1]["k"] == "note" and more["b"][-1]["t"].startswith("Messages 5–5 not shown")
     assert lines[-2:] == ["Output", "out 1"]
+
+
+def test_handoff_card_sides_and_folded_full_text():
+    from app import handoff
+    long = "z " * 400
+    d = derive({"id": "r", "steps": [{"agent": "A", "content": "hand over"}, {"agent": "B", "content": long}]})
+    (card,) = [step_cards.handoff_card(c) for c in handoff.cards(d)]
+    assert card["title"] == ["Handoff 0 · ", {"agent": "A"}, " → ", {"agent": "B"}, " · step 0 → step 1"]
+    (cols,) = card["blocks"]
+    left, right = cols["b"]
+    assert left == [{"k": "note", "t": "Last step of A (step 0)"}, {"k": "text", "t": "hand over"}]
+    assert right[0] == {"k": "note", "t": "First step of B (step 1)"} and right[1]["t"].endswith(" …")
+    assert right[2]["k"] == "more" and right[2]["t"] == "Full text of step 1 (800 characters)"
+    assert "Full text of step 1 (800 characters)" in step_cards.plain(card)

@@ -31,7 +31,8 @@ _CSS = """
   border-radius: 0.5rem; padding: 0.4rem 0.75rem; }
 .baton-steps details[open] > summary { margin-bottom: 0.4rem; }
 .baton-steps summary { cursor: pointer; font-size: 0.875rem; }
-.baton-steps details > div { display: flex; flex-direction: column; gap: 0.4rem; }
+.baton-steps details > div, .baton-steps .col { display: flex; flex-direction: column; gap: 0.4rem; min-width: 0; }
+.baton-steps .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 .baton-steps .c-blue { color: #1c83e1; } .baton-steps .c-green { color: #21a354; }
 .baton-steps .c-orange { color: #e07000; } .baton-steps .c-violet { color: #803df5; }
 .baton-steps .c-red { color: #e02b2b; } .baton-steps .c-gray { color: #808495; }
@@ -50,7 +51,11 @@ function blocks(parent, list) {
   for (const b of list) {
     if (b.k === 'text') parent.appendChild(el('div', 'text', b.t));
     else if (b.k === 'code') parent.appendChild(el('pre', '', b.t));
-    else if (b.k === 'more') {
+    else if (b.k === 'cols') {
+      const row = el('div', 'cols');
+      for (const col of b.b) { const c = el('div', 'col'); blocks(c, col); row.appendChild(c); }
+      parent.appendChild(row);
+    } else if (b.k === 'more') {
       const d = el('details'); d.open = !!b.open; d.appendChild(el('summary', '', b.t));
       const inner = el('div'); blocks(inner, b.b); d.appendChild(inner); parent.appendChild(d);
     } else parent.appendChild(el('div', 'note', b.t));
@@ -67,10 +72,12 @@ export default function(component) {
   const out = document.createDocumentFragment();
   for (const c of (data && data.cards) || []) {
     const card = el('section', 'card');
-    card.setAttribute('aria-label', `${c.head}${c.agent}${c.tail}`);
-    const head = el('div', 'head', c.head);
-    head.appendChild(el('span', `agent c-${c.color}`, c.agent));
-    if (c.tail) head.appendChild(document.createTextNode(c.tail));
+    const head = el('div', 'head');
+    for (const t of c.title) {
+      if (typeof t === 'string') head.appendChild(document.createTextNode(t));
+      else head.appendChild(el('span', `agent c-${t.color}`, t.agent));
+    }
+    card.setAttribute('aria-label', head.textContent);
     card.appendChild(head);
     blocks(card, c.blocks);
     out.appendChild(card);
@@ -83,6 +90,8 @@ _component = st.components.v2.component("baton_step_cards", css=_CSS, js=_JS, is
 
 
 def draw(cards: list[dict], key: str, bare: bool = False) -> None:
-    """Draw cards (app/step_cards.card) with each agent in its stable colour; `bare` cards have
-    no border of their own (they sit in one with controls)."""
-    _component(key=key, data={"cards": [dict(c, color=agent_color(c["agent"])) for c in cards], "bare": bare})
+    """Draw cards (app/step_cards.card) with each agent of their titles in its stable colour;
+    `bare` cards have no border of their own (they sit in one with controls)."""
+    cards = [dict(c, title=[t if isinstance(t, str) else dict(t, color=agent_color(t["agent"])) for t in c["title"]])
+             for c in cards]
+    _component(key=key, data={"cards": cards, "bare": bare})

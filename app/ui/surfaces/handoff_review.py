@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import handoff, values
+from ... import handoff, step_cards, values
 from ...config import Scheme
 from ...trace import Item
 from ...workspace import Workspace
-from .. import shell, trace_view
+from .. import shell, step_card_view, trace_view
 from ..state import follow, widget_key
-from ..text import agent_badge, md
+from ..text import md
 
 PAGE_SIZE = 5
 NOT_RATED = 0  # the rating radio's "not rated" option (stored as None)
@@ -71,28 +71,12 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-def _step_text(label: str, step) -> None:
-    st.caption(label)
-    text, cut = handoff.excerpt(step.text)
-    st.text(text if text else "(no text)")
-    if cut:
-        with st.expander(f"Full text of step {step.index} ({len(step.text):,} characters)"):
-            st.text(step.text)
-
-
 def _card(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, slot: int) -> None:
-    """One handoff's card, the `slot`-th of the page: what was handed over (drawn with the
-    scheme), then the controls and what is saved, a fragment of their own: a tick re-runs only
-    those."""
-    h = card.handoff
+    """One handoff's card, the `slot`-th of the page: what was handed over (one element, its
+    place's: eight a card before, see step_card_view), then the controls and what is saved, a
+    fragment of their own: a tick re-runs only those."""
     with st.container(border=True):
-        st.markdown(f"**Handoff {h.index}** · {agent_badge(h.src)} → {agent_badge(h.dst)} · "
-                    f"step {card.last_of_src.index} → step {card.first_of_dst.index}")
-        left, right = st.columns(2)
-        with left:
-            _step_text(f"Last step of {md(h.src)} (step {card.last_of_src.index})", card.last_of_src)
-        with right:
-            _step_text(f"First step of {md(h.dst)} (step {card.first_of_dst.index})", card.first_of_dst)
+        step_card_view.draw([step_cards.handoff_card(card)], key=_place(scheme, "slot", slot, "card"), bare=True)
         _judgement(ws, item, scheme, card, slot)
 
 
