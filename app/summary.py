@@ -30,6 +30,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
+from . import blas
 from . import gold as goldmod
 from . import trace_columns
 from .agreement import all_distinct, distinct_ints, find, missing
@@ -839,7 +840,7 @@ def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Itera
         df = load(ws)
     s = ws.project.scheme(scheme)
     item_ids = [it.id for it in ws.items] if items is None else list(items)
-    with no_gc():
+    with no_gc(), blas.one_thread():
         lab = build(apply_filters(df, annotators, [scheme], item_ids), {scheme: s})
         trace_columns.cover(lab.memo, item_ids)
         return agreement_for(lab, s, derived or Derived.of(ws), k)[1]
@@ -887,8 +888,9 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
 
     Runs with the cyclic garbage collector paused (as derive() does): it allocates hundreds of
     thousands of small acyclic objects, and each collection they trigger walks every live
-    object, the cached items and derivations included (a second of a ten-second summary)."""
-    with no_gc():
+    object, the cached items and derivations included (a second of a ten-second summary); and
+    with BLAS on one thread (app/blas.py)."""
+    with no_gc(), blas.one_thread():
         return _summarize(ws, df, annotators=annotators, schemes=schemes, items=items, k=k, derived=derived,
                           disagreements=disagreements)
 
