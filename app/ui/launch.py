@@ -5,6 +5,7 @@ so the command line itself never imports Streamlit.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +13,24 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli as stcli
 
 ROOT = Path(__file__).resolve().parents[2]
+PLOTLY_JS = "plotly.min.js"  # the plotly package's plotly.js, served from static/ (app/ui/timeline_chart.py)
+
+
+def provide_plotly(static_dir: Path) -> None:
+    """Put the plotly package's plotly.js in `static_dir` (the folder Streamlit serves beside
+    the entry script) unless the same file is there already."""
+    import shutil
+
+    import plotly
+
+    src = Path(plotly.__file__).parent / "package_data" / PLOTLY_JS
+    dst = static_dir / PLOTLY_JS
+    if dst.exists() and dst.stat().st_size == src.stat().st_size and dst.stat().st_mtime >= src.stat().st_mtime:
+        return
+    static_dir.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")
+    shutil.copyfile(src, tmp)
+    tmp.replace(dst)  # atomic: a server starting beside this one never serves half a file
 
 
 def main(port: int, address: str | None = None) -> int:
@@ -24,9 +43,16 @@ def main(port: int, address: str | None = None) -> int:
     # polls on a timer, costing CPU on every core-starved click), and no full garbage
     # collection after every script run (it walks every live object, the parsed traces
     # included, on each click; Python's own collector still runs, see shell.py's gc.freeze).
+    # the contention timeline draws with plotly.js served from static/ (see app/ui/timeline_chart.py)
+    try:
+        provide_plotly(ROOT / "static")
+    except OSError as e:  # e.g. a read-only install: the rest of the app works; the timeline says why not
+        print(f"Baton: could not put plotly.js in {ROOT / 'static'} ({e}); the contention timeline "
+              "will not draw.", file=sys.stderr)
     argv = ["streamlit", "run", str(ROOT / "streamlit_app.py"), "--server.port", str(port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--runner.postScriptGC", "false"]
+            "--server.fileWatcherType", "none", "--runner.postScriptGC", "false",
+            "--server.enableStaticServing", "true"]
     if address:
         argv += ["--server.address", address]
     sys.argv = argv

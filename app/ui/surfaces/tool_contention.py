@@ -24,7 +24,7 @@ from ...config import Scheme
 from ...derive import Derivation
 from ...trace import Item
 from ...workspace import Workspace
-from .. import shell
+from .. import shell, timeline_chart
 from ..pager import arrows
 from ..state import follow, widget_key
 from ..text import md
@@ -137,7 +137,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
 
 
 def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None:
-    win_key, chart_key = (_k(scheme, item, x) for x in ("window", "chart"))
+    win_key, chart_key = _k(scheme, item, "window"), _place(scheme, "chart")
     all_resources = tl.resources(d.calls)
     if len(all_resources) > 1:
         res_key, remember = _resources(scheme, item, all_resources)
@@ -185,27 +185,18 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
     if kind == tl.DATETIME and window:
         st.caption(f"Window: {md(tl.fmt_span(window[0], window[1], kind))}")
 
-    last_key = _k(scheme, item, "last_click")
-
     def on_click():
-        event = st.session_state.get(chart_key)
-        points = list(event.selection.points) if event and event.selection else []
-        if not points:
-            # Plotly deselects a point clicked a second time while the chart still holds it (the
-            # chart is not drawn again on a selection, so it still does after the list selected
-            # another region): that click means its call again.
-            points = st.session_state.get(last_key) or []
-        st.session_state[last_key] = points
-        region, message = tl.clicked_region(points, d.contentions)
+        region, message = tl.clicked_region(timeline_chart.clicked(chart_key), d.contentions)
         if message:
             _select(scheme, item, d, bounds, region, message)
 
     if t.bars:
-        st.plotly_chart(tl.figure(t), key=chart_key, on_select=on_click, selection_mode=("points",),
-                        config={"displaylogo": False},
-                        alt=f"Timeline of {len(t.bars)} tool calls in {len(t.lanes)} agent lanes with "
-                            f"{len({m.region for m in t.markers})} contention regions; the list beside it "
-                            "holds the same regions")
+        # one chart kept by place, drawn once per new figure (see timeline_chart)
+        timeline_chart.draw(tl.figure(t), key=chart_key, on_click=on_click,
+                            config={"displaylogo": False},
+                            alt=f"Timeline of {len(t.bars)} tool calls in {len(t.lanes)} agent lanes with "
+                                f"{len({m.region for m in t.markers})} contention regions; the list beside it "
+                                "holds the same regions")
         named = ("labelled with their tool; ⚠#N and hatching: in contention region N" if tl.bar_labels(t) else
                  f"hatched: in a contention region; with more than {tl.BAR_LABELS_UP_TO} calls in view the bars "
                  "carry no labels: hover for a call's tool and region, or narrow the window")
