@@ -13,8 +13,13 @@ def stored(project, item, scheme="contention", who="alice"):
     return AnnotationStore(project.parent / "annotations").load(item, who, scheme)
 
 
+def label_widgets(at):
+    """The regions' label controls (a radio row for the demo's five labels, a dropdown for more)."""
+    return [w for w in list(at.radio) + list(at.selectbox) if w.label.startswith("Label for")]
+
+
 def label_box(at, region):
-    return at.selectbox(key=next(s.key for s in at.selectbox if s.label == f"Label for region #{region}"))
+    return next(w for w in label_widgets(at) if w.label == f"Label for region #{region}")
 
 
 def button(at, label, nth=0):
@@ -72,7 +77,7 @@ def selected_heads(at):
 def test_label_regions_saved_exactly_and_shown_again(demo_project):
     item = "code-team-002"
     at = open_page(make_app(demo_project, item=item), PAGE)
-    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == [
+    assert [w.label for w in label_widgets(at)] == [
         "Label for region #0", "Label for region #1"]
     assert label_box(at, 0).options == ["unlabelled", "deadlock", "circular_wait", "race_condition", "benign"]
     assert stored(demo_project, item) is None
@@ -171,7 +176,7 @@ def test_a_call_clicked_again_after_the_list_selected_another_region(demo_projec
 def test_resource_filter(demo_project):
     at = open_page(make_app(demo_project, item="trip-planner-001"), PAGE)
     at.multiselect[0].set_value(["shared_doc"]).run()
-    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #1"]
+    assert [w.label for w in label_widgets(at)] == ["Label for region #1"]
     assert any("(1 of 2)" in m.value for m in at.markdown)
     spec = json.loads(figure_text(at))
     assert spec["data"][0]["customdata"] == ["call:5", "call:6"]
@@ -193,7 +198,7 @@ def many_regions_project(tmp_path, n=25):
 def test_paged_list_follows_a_click_and_problems_are_listed(tmp_path):
     project = many_regions_project(tmp_path)
     at = open_page(make_app(project, item="busy"), PAGE)
-    labels = [s.label for s in at.selectbox if s.label.startswith("Label for")]
+    labels = [w.label for w in label_widgets(at)]
     assert PAGE_SIZE == 5 and labels == [f"Label for region #{i}" for i in range(5)]
     assert any("Page 1 of 5" in c.value for c in at.caption)
     assert any(t.value.startswith("call 50 (C, late), not drawn: calls[50].end") for t in at.text)
@@ -235,13 +240,13 @@ def test_resource_filter_is_one_control_kept_per_item(tmp_path):
     at = open_page(make_app(write_project(tmp_path, data_files=[str(data)]), item="first"), PAGE)
     key = at.multiselect[0].key
     at.multiselect[0].set_value(["doc"]).run()
-    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #1"]
+    assert [w.label for w in label_widgets(at)] == ["Label for region #1"]
     button(at, "Item ▶").click().run()
     assert at.multiselect[0].key == key and at.multiselect[0].value == []
-    assert len([s for s in at.selectbox if s.label.startswith("Label for")]) == 2
+    assert len(label_widgets(at)) == 2
     button(at, "◀ Item").click().run()
     assert at.multiselect[0].key == key and at.multiselect[0].value == ["doc"]
-    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #1"]
+    assert [w.label for w in label_widgets(at)] == ["Label for region #1"]
 
 
 def test_times_at_the_ends_of_the_float_range_draw_without_a_window(tmp_path):
@@ -260,7 +265,22 @@ def test_times_at_the_ends_of_the_float_range_draw_without_a_window(tmp_path):
     at = open_page(make_app(write_project(tmp_path, data_files=[str(data)]), item="huge"), PAGE)
     assert any("span more than a number can hold" in c.value for c in at.caption)
     assert not at.slider
-    assert [s.label for s in at.selectbox if s.label.startswith("Label for")] == ["Label for region #0"]
+    assert [w.label for w in label_widgets(at)] == ["Label for region #0"]
     assert any("too long to count" in c.value for c in at.caption)
     assert any(t.value.startswith("call 3 (C, t), not drawn: calls[3].start: expected a number of seconds")
                for t in at.text)
+
+
+def test_many_labels_are_a_dropdown(tmp_path):
+    from app.ui.surfaces.tool_contention import RADIO_UP_TO
+    from tests.conftest import ROOT
+    many = [f"kind_{i}" for i in range(RADIO_UP_TO + 2)]
+    cfg = write_project(tmp_path, data_files=[str(ROOT / "data" / "demo_runs.jsonl")],
+                        schemes=[{"annotation_type": "tool_contention", "name": "contention",
+                                  "contention_labels": many}])
+    at = open_page(make_app(cfg, item="code-team-002"), PAGE)
+    assert not [w for w in at.radio if w.label.startswith("Label for")]
+    box = label_box(at, 1)
+    assert box.options == ["unlabelled"] + many
+    box.set_value("kind_3").run()
+    assert stored(tmp_path / "project.yaml", "code-team-002").value == {"contentions": {"1": "kind_3"}}

@@ -70,16 +70,14 @@ def test_click_bar_selects_region_then_label_it(server, page):
     wait_app(pg)
     assert "Region #0" in pg.locator('[data-testid="stMarkdownContainer"]', has_text="Selected ·").inner_text()
 
-    # back to the bar, then label region #1 with the keyboard-operable selectbox
+    # back to the bar, then label region #1 with its radio row (keyboard-operable: arrow keys)
     bars = pg.locator(".js-plotly-plot .barlayer .point")
     click_centre(pg, bars.nth(2))
     pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
     wait_app(pg)
-    box = pg.get_by_label("Label for region #1")
-    box.scroll_into_view_if_needed()  # a click that also scrolls closes BaseWeb's menu again
-    pg.wait_for_timeout(300)
-    box.click()
-    pg.get_by_role("option", name="deadlock", exact=True).click()
+    group = pg.get_by_role("radiogroup", name="Label for region #1")
+    group.scroll_into_view_if_needed()
+    group.get_by_text("deadlock", exact=True).click()
     wait_app(pg)
     # the list re-ran alone: the region says what it holds
     pg.locator('[data-testid="stMarkdownContainer"]',
@@ -92,9 +90,10 @@ def test_click_bar_selects_region_then_label_it(server, page):
     # a refresh shows it again
     pg.reload()
     wait_app(pg)
-    pg.get_by_label("Label for region #1").wait_for()
-    assert pg.get_by_label("Label for region #1").input_value() == "deadlock"
-    assert pg.get_by_label("Label for region #0").input_value() == "unlabelled"
+    group = pg.get_by_role("radiogroup", name="Label for region #1")
+    group.wait_for()
+    assert group.get_by_role("radio", name="deadlock").is_checked()
+    assert pg.get_by_role("radiogroup", name="Label for region #0").get_by_role("radio", name="unlabelled").is_checked()
 
 
 def test_html_in_trace_names_is_text_in_the_chart(tmp_path, browser):
