@@ -1,4 +1,4 @@
-"""A page of the trace as step cards: plain data the trace view draws in the browser.
+"""Cards of what a trace says (its steps, tool calls and handoffs): plain data the browser draws.
 
 Each card is a ``title`` (a list of plain strings and ``{"agent": name}`` parts, shown in the
 agent's colour) and a list of blocks:
@@ -6,14 +6,15 @@ agent's colour) and a list of blocks:
 - ``{"k": "note", "t": ...}``: a small grey line (a message's role, "Output", a tool call);
 - ``{"k": "text", "t": ...}``: the trace's text as written (whitespace kept);
 - ``{"k": "code", "t": ...}``: a tool call's arguments;
-- ``{"k": "more", "t": label, "b": [blocks], "open": bool}``: blocks folded under a label (a
-  long text in full, the whole input of an LLM call), opened in the browser without a rerun;
+- ``{"k": "more", "t": label, "b": [blocks]}``: blocks folded under a label (a long text in
+  full, the whole input of an LLM call), opened in the browser without a rerun;
 - ``{"k": "cols", "b": [[blocks], [blocks]]}``: side by side (a handoff's two steps).
 
 All of it is untrusted text: the browser puts it in the page as text, never as HTML. Long
 texts start folded (an excerpt shows), and no text sends more than SHOW_AT_MOST characters.
 
-Pure: no Streamlit; app/ui/trace_view.py draws the cards.
+Pure: no Streamlit; app/ui/step_card_view.py draws the cards (the trace view, step review,
+tool-call review and handoff review use them).
 """
 from __future__ import annotations
 
@@ -35,11 +36,13 @@ def note(t: str) -> dict:
 
 
 def code(t: str) -> dict:
-    return {"k": "code", "t": t[:SHOW_AT_MOST]}
+    if len(t) > SHOW_AT_MOST:  # said, not dropped silently
+        t = t[:SHOW_AT_MOST] + f"\n… (the first {SHOW_AT_MOST:,} of {len(t):,} characters)"
+    return {"k": "code", "t": t}
 
 
-def more(label: str, blocks: list[dict], open_: bool = False) -> dict:
-    return {"k": "more", "t": label, "b": blocks, "open": open_}
+def more(label: str, blocks: list[dict]) -> dict:
+    return {"k": "more", "t": label, "b": blocks}
 
 
 def card(head: str, agent: str, blocks: list[dict], tail: str = "", **extra) -> dict:

@@ -80,3 +80,9 @@ def test_handoff_card_sides_and_folded_full_text():
     assert right[0] == {"k": "note", "t": "First step of B (step 1)"} and right[1]["t"].endswith(" …")
     assert right[2]["k"] == "more" and right[2]["t"] == "Full text of step 1 (800 characters)"
     assert "Full text of step 1 (800 characters)" in step_cards.plain(card)
+
+
+def test_huge_arguments_are_cut_with_a_note():
+    block = step_cards.code("a" * (step_cards.SHOW_AT_MOST + 10))
+    assert block["t"].startswith("a" * 100)
+    assert block["t"].endswith(f"(the first {step_cards.SHOW_AT_MOST:,} of {step_cards.SHOW_AT_MOST + 10:,} characters)")

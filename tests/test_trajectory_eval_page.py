@@ -49,13 +49,15 @@ def test_cards_modes_and_paging(demo_project):
     assert len(cards(at)) == PAGE_SIZE and cards(at)[4].startswith("Step 4: ")
     assert "not judged yet" in cards(at)[4]
     assert "Step 4 · FlightAgent" in [plain(c)[0] for c in review_cards(at)]
-    # an unjudged card asks for a correctness and a rationale; modes and severity on request
+    # an unjudged card asks for a correctness; modes, severity and rationale on request
     assert not [w for w in at.multiselect if w.key == card(4, "modes")]
     assert not [w for w in at.selectbox if w.key == card(4, "sev")]
+    assert not [w for w in at.text_input if w.key == card(4, "why")]
     at.button(key=card(4, "open") + "\u241fbutton").click().run()
     assert "not judged yet" in cards(at)[4]
     ms = at.multiselect(key=card(4, "modes"))
     assert len(ms.options) == 14 and ms.options[0] == M11 and ms.value == []
+    assert at.text_input(key=card(4, "why")).value == ""  # a rationale may come before a correctness
     assert at.radio(key=card(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
     assert any(m.value.startswith("**Score: 100 / 100**") for m in at.markdown)
     # step text is the step's content, as plain text
@@ -195,7 +197,8 @@ def test_a_cards_place_takes_the_judgement_of_the_step_it_now_holds(demo_project
     assert "Step 0: *incorrect*" in cards(at)[0] and "· saved " in cards(at)[0]
     at.button(key=place("next")).click().run()  # the same place now holds step 5
     assert at.radio(key=card(0, "corr")).label == "Correctness of step 5"
-    assert at.radio(key=card(0, "corr")).value is None and at.text_input(key=card(0, "why")).value == ""
+    assert at.radio(key=card(0, "corr")).value is None
+    assert not [w for w in at.text_input if w.key == card(0, "why")]  # unjudged: no rationale asked yet
     assert cards(at)[0].startswith("Step 5: *not judged yet*") and "saved" not in cards(at)[0]
     at.radio(key=card(0, "corr")).set_value("correct").run()
     at.button(key=place("prev")).click().run()
@@ -273,3 +276,13 @@ def test_the_failure_modes_legend_lists_every_category_and_mode_in_one_element(d
         assert f"**{et['name']}**" in texts[0].replace("\\", "")
         for sub in et.get("subtypes") or []:
             assert f"\n- {sub}" in texts[0].replace("\\", "")
+
+
+def test_a_rationale_before_a_correctness_is_saved_and_shown_again(demo_project):
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    at.button(key=card(1, "open") + "\u241fbutton").click().run()
+    at.text_input(key=card(1, "why")).input("unclear whom it delegates to").run()
+    assert stored(demo_project.parent).value["steps"][0]["rationale"] == "unclear whom it delegates to"
+    again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")  # a new session
+    assert again.text_input(key=card(1, "why")).value == "unclear whom it delegates to"
+    assert again.radio(key=card(1, "corr")).value is None

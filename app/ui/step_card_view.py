@@ -1,5 +1,5 @@
-"""Step cards (and tool-call cards) drawn in the browser as one element (a Streamlit v2
-component, no iframe).
+"""Cards of what a trace says (app/step_cards.py: steps, tool calls, handoffs) drawn in the
+browser as one element (a Streamlit v2 component, no iframe).
 
 Drawn as Streamlit elements, a page of ten steps was 40-60 elements (a bordered container,
 a header, the text, a caption and a code block per tool call), each sent, reconciled and laid
@@ -56,7 +56,7 @@ function blocks(parent, list) {
       for (const col of b.b) { const c = el('div', 'col'); blocks(c, col); row.appendChild(c); }
       parent.appendChild(row);
     } else if (b.k === 'more') {
-      const d = el('details'); d.open = !!b.open; d.appendChild(el('summary', '', b.t));
+      const d = el('details'); d.appendChild(el('summary', '', b.t));
       const inner = el('div'); blocks(inner, b.b); d.appendChild(inner); parent.appendChild(d);
     } else parent.appendChild(el('div', 'note', b.t));
   }

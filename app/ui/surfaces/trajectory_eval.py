@@ -189,11 +189,13 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
 
     st.radio(f"Correctness of step {step.index}", options, key=k["corr"], horizontal=True,
              on_change=changed("corr"), format_func=md)
-    # failure modes and severity once the step is judged, asked for, or saved with either: a new
-    # item's five unjudged cards then draw three controls each, not four heavier ones (step review's
-    # "Done → next" at 2,000 steps: ~585 → ~400 ms, medians in the same hour)
+    # failure modes, severity and rationale once the step is judged, asked for, or saved with any of
+    # them: a new item's five unjudged cards then draw a radio and a button each (step review's
+    # "Done → next" at 2,000 steps: ~585 → ~400 ms without modes and severity, medians in the same
+    # hour; the rationale's five text inputs up to ~40 ms more, alternated runs)
     light = st.session_state[k["corr"]] is None and not st.session_state.get(k["modes"]) \
-        and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["open"])
+        and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["why"]) \
+        and not st.session_state.get(k["open"])
     if not light:
         st.multiselect(f"Failure modes of step {step.index}", list(range(len(modes))), key=k["modes"],
                        format_func=mode_label, on_change=changed("modes"),
@@ -205,12 +207,12 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
         row.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"],
                       format_func=severity_label, on_change=changed("sev"), disabled=correct,
                       placeholder="– no severity", width=220)
-    row.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
-                   placeholder="Why this judgement?")
-    if light:
-        row.button("Failure modes…", key=k["open"] + "\u241fbutton",
+        row.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
+                       placeholder="Why this judgement?")
+    else:
+        row.button("Modes, rationale…", key=k["open"] + "\u241fbutton",
                    on_click=lambda: st.session_state.__setitem__(k["open"], True),
-                   help="Tag failure modes and a severity before choosing a correctness "
+                   help="Tag failure modes, a severity or a rationale before choosing a correctness "
                         "(they appear by themselves once the step is judged)")
     state = "not judged yet" if not e else (e["correctness"] or "labelled")
     if e and e["errors"]:
