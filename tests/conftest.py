@@ -81,10 +81,8 @@ def open_page(at, page: str):
     return at
 
 
-def drawn_cards(at) -> list[dict]:
-    """Every card drawn by app/ui/step_card_view, as the browser gets them (app/step_cards.py)."""
-    import json
-
+def components(at, name: str) -> list:
+    """The v2 components named `name` on the page (AppTest shows them as unknown elements)."""
     out = []
 
     def walk(node):
@@ -92,10 +90,16 @@ def drawn_cards(at) -> list[dict]:
         if isinstance(children, dict):
             for c in children.values():
                 walk(c)
-        elif getattr(node, "type", None) == "bidi_component" and node.proto.component_name == "baton_step_cards":
-            out.extend(json.loads(node.proto.json)["cards"])
+        elif getattr(node, "type", None) == "bidi_component" and node.proto.component_name == name:
+            out.append(node)
     walk(at._tree)
     return out
+
+
+def drawn_cards(at) -> list[dict]:
+    """Every card drawn by app/ui/step_card_view, as the browser gets them (app/step_cards.py)."""
+    import json
+    return [c for e in components(at, "baton_step_cards") for c in json.loads(e.proto.json)["cards"]]
 
 
 def step_cards(at) -> list[dict]:

@@ -4,7 +4,7 @@ import json
 
 from app.storage import AnnotationStore
 from app.ui.surfaces.tool_contention import PAGE_SIZE
-from tests.conftest import make_app, open_page, write_project
+from tests.conftest import components, make_app, open_page, write_project
 
 PAGE = "tool_contention"
 
@@ -28,23 +28,9 @@ def button(at, label, nth=0):
 
 def chart(at):
     """The timeline chart (app/ui/timeline_chart.py's component)."""
-    charts = [e for e in drawn(at) if e.proto.component_name == "baton_timeline"]
+    charts = components(at, "baton_timeline")
     assert len(charts) == 1
     return charts[0]
-
-
-def drawn(at):
-    out = []
-
-    def walk(node):
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            for c in children.values():
-                walk(c)
-        elif getattr(node, "type", None) == "bidi_component":
-            out.append(node)
-    walk(at._tree)
-    return out
 
 
 def figure_text(at) -> str:

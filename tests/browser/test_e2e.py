@@ -42,8 +42,9 @@ def test_sign_in_attribute_refresh(server, page):
     pg.reload()
     pg.get_by_label("Reason").wait_for()
     pg.get_by_text("Saved ·").first.wait_for()
-    body = pg.inner_text("body")
-    assert "WebSurfer" in body and "Step 8" in body
+    # the saved choices are shown again (the trace's cards are drawn by a script after the run: wait)
+    pg.wait_for_function("() => ['WebSurfer', 'Step 8'].every(t => document.body.innerText.includes(t))",
+                         timeout=15000)
     assert pg.get_by_label("Reason").input_value() == "Opened the wrong search result"
 
     df = pd.read_parquet(server.config.parent / "annotations")
