@@ -18,7 +18,6 @@ import json
 import plotly.io as pio
 import streamlit as st
 
-
 from .launch import PLOTLY_JS  # in static/, served at app/static/
 
 _JS = """
