@@ -293,8 +293,9 @@ def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), 
 CALL_COLOUR = "rgba(99, 110, 250, 0.85)"
 CONTENDED_COLOUR = "rgba(239, 85, 59, 0.9)"
 SHADE_COLOUR = "rgba(255, 161, 90, 0.22)"
-# Plotly dims the points a click did not select; the chart never shows a selection (it would go
-# stale when the list selects another region without the chart being drawn again), so nothing dims.
+# The chart never shows a selection (it would go stale when the list selects another region
+# without the chart being drawn again): a click is an event only (clickmode below), and should
+# Plotly select points anyway, nothing dims.
 _NO_DIMMING = dict(selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1)))
 
 
@@ -428,7 +429,7 @@ def figure(t: Timeline):
         xaxis=dict(type="date" if date else "linear", range=xr, automargin=False,
                    title=dict(text="time (UTC)" if date else "time (s)", standoff=8)),
         barmode="overlay", height=max(240, 110 + 44 * n), margin=margins(labels, date),
-        uniformtext=dict(minsize=8, mode="hide"), hovermode="closest", clickmode="event+select",
+        uniformtext=dict(minsize=8, mode="hide"), hovermode="closest", clickmode="event",
         dragmode="zoom",
     )
     return go.Figure(data=[bars, markers], layout=layout, _validate=False)

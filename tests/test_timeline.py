@@ -162,6 +162,7 @@ def test_figure_numeric_seconds_code_team():
     assert {s.line.width for s in shapes} == {1}  # no region stands out: the selection is not drawn
     # a click selects a point in the browser, but nothing is dimmed (the chart never shows a selection)
     assert bars.unselected.marker.opacity == 1 and markers.unselected.marker.opacity == 1
+    assert fig.layout.clickmode == "event"  # a click is reported, never kept as a selection
     assert bars.marker.pattern.shape[0] == "/" and bars.marker.pattern.shape[4] == ""  # hatching kept
 
 

@@ -13,8 +13,6 @@ there and turns the serving on.
 """
 from __future__ import annotations
 
-import json
-
 import plotly.io as pio
 import streamlit as st
 
@@ -56,7 +54,6 @@ export default function(component) {
       layout[ax] = Object.assign({ gridcolor: 'rgba(128,128,128,0.2)', zerolinecolor: 'rgba(128,128,128,0.3)' },
                                  layout[ax] || {});
     }
-    layout.clickmode = 'event';  // a click is reported, never kept as a selection (no dimming)
     const config = Object.assign({ responsive: true }, data.config || {});
     const first = !div.classList.contains('js-plotly-plot');
     const drawn = Plotly.react(div, fig.data || [], layout, config);
@@ -82,11 +79,8 @@ def draw(fig, key: str, on_click, alt: str, config: dict | None = None) -> None:
 
 
 def clicked(key: str) -> list[dict]:
-    """The points of the last click on the chart in `key` (each with its `customdata`)."""
+    """The points of the last click on the chart in `key` (each with its `customdata`): the
+    component's state is a dict holding its "click" trigger."""
     value = st.session_state.get(key)
-    points = getattr(value, "click", None) if value is not None else None
-    if points is None and isinstance(value, dict):
-        points = value.get("click")
-    if isinstance(points, str):
-        points = json.loads(points)
+    points = value.get("click") if isinstance(value, dict) else None
     return [p for p in points if isinstance(p, dict)] if isinstance(points, list) else []
