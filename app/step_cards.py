@@ -18,7 +18,6 @@ tool-call review and handoff review use them).
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import conversation
@@ -115,13 +114,12 @@ def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
 
 
 def _call_blocks(tc, raw_calls: dict) -> list[dict]:
-    args = tc.arguments if isinstance(tc.arguments, str) else json.dumps(
-        tc.arguments, indent=2, ensure_ascii=False, default=str)
+    """A tool call under its step: name, failure, arguments pretty-printed as in the reviewer."""
     raw = raw_calls.get(str(tc.call_id), {})
     line = f"Tool call {tc.index}: {_short(str(tc.tool), 80)}"
     if raw.get("status") == "error":
         line += f" · failed: {_short(str(raw.get('error') or 'error'), 160)}"
-    return [note(line), code(args or "")]
+    return [note(line), code(pretty(tc.arguments)[0])]
 
 
 def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: int) -> list[dict[str, Any]]:
