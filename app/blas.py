@@ -10,17 +10,24 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from typing import Iterator
 
 _controller = None
+_lock = threading.Lock()
+_inside = 0  # blocks open now, over every thread (sessions sum at once)
+_limiter = None  # the limit, set by the first block to open and lifted by the last to close
 
 
 @contextmanager
 def one_thread() -> Iterator[None]:
     """BLAS limited to one thread inside the block (threadpoolctl; nothing without it).
-    Process-wide while it lasts: another thread's BLAS call meanwhile also runs on one."""
-    global _controller
+    Process-wide while it lasts: another thread's BLAS call meanwhile also runs on one. Blocks
+    may overlap across threads: the limit stays until the last one closes, then the threads
+    BLAS had before the first one opened come back (each block restoring what it saw on entry
+    would leave one thread for good when two overlap)."""
+    global _controller, _inside, _limiter
     try:
         if _controller is None:
             from threadpoolctl import ThreadpoolController  # (imported on first use: the CLI pays only if it sums)
@@ -28,5 +35,15 @@ def one_thread() -> Iterator[None]:
     except ImportError:
         yield
         return
-    with _controller.limit(limits=1, user_api="blas"):
+    with _lock:
+        _inside += 1
+        if _inside == 1:
+            _limiter = _controller.limit(limits=1, user_api="blas")
+    try:
         yield
+    finally:
+        with _lock:
+            _inside -= 1
+            if _inside == 0:
+                _limiter.restore_original_limits()
+                _limiter = None
