@@ -170,14 +170,6 @@ class Panel:
         return ag.Ratings(*values, n_units=len(self), default=default, panel=self.units)
 
 
-def _texts(values: list) -> np.ndarray:
-    """Text as an array of plain objects (pandas' Arrow-backed strings are slow to merge on and
-    to iterate here)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
-
-
 class Objects:
     """The objects of each panel item that annotators judge (steps, handoffs, regions, edges):
     one row per object with its unit code, from the derivations."""

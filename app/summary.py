@@ -156,7 +156,8 @@ class Derived:
         self._cache: dict[tuple, dict[str, Derivation]] = {}
         self._keys: dict[str | None, tuple] = {}
 
-    def _keys_of(self, scheme) -> tuple:
+    def keys_of(self, scheme) -> tuple:
+        """The scheme's derivation keys as a sorted tuple (the caches' key), worked out once per scheme."""
         name = scheme.name if scheme is not None else None
         keys = self._keys.get(name)
         if keys is None:
@@ -165,7 +166,7 @@ class Derived:
 
     def many(self, item_ids: Iterable[str], scheme=None) -> list[Derivation | None]:
         """get() of each item, the scheme's keys looked up once."""
-        keys = self._keys_of(scheme)
+        keys = self.keys_of(scheme)
         cache = self._cache.setdefault(keys, {})
         out = []
         for item_id in item_ids:
@@ -174,7 +175,7 @@ class Derived:
         return out
 
     def get(self, item_id: str, scheme=None) -> Derivation | None:
-        keys = self._keys_of(scheme)
+        keys = self.keys_of(scheme)
         cache = self._cache.setdefault(keys, {})
         found = cache.get(item_id)
         if found is not None:

@@ -18,13 +18,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .derive import scheme_keys
-
-
-def _objects(xs: list) -> np.ndarray:
-    out = np.empty(len(xs), dtype=object)
-    out[:] = xs
-    return out
+from .labels import _objects
 
 
 class Flat:
@@ -104,7 +98,7 @@ def of(memo: dict, der, scheme, item_ids: Iterable[str]) -> TraceColumns:
     """The TraceColumns of `der` (app.summary.Derived) for this scheme's keys, kept in `memo`
     (one summary's: see app.labels.Labels.memo), covering at least `item_ids`: built once
     for every item the summary covers when it knows them (cover()), else grown to the union."""
-    key = ("trace_columns", id(der), tuple(sorted(scheme_keys(scheme).items())))
+    key = ("trace_columns", id(der), der.keys_of(scheme))
     found = memo.get(key)
     ids = list(item_ids)
     if found is not None and found[0] is der:
