@@ -554,19 +554,13 @@ def _step_columns(traces: trace_columns.TraceColumns, ids: list, with_agent: boo
     return n, cols
 
 
-def _gathered(part: trace_columns.Flat, traces: trace_columns.TraceColumns, ids: list) -> tuple[np.ndarray, dict]:
-    """Every column of one part of the derivations for these items (none where an item has none)."""
-    sizes, at = part.take(traces.slots(ids))
-    return np.maximum(sizes, 0), {c: v[at] for c, v in part.columns.items()}
-
-
 def _edge_columns(traces: trace_columns.TraceColumns, ids: list) -> tuple[np.ndarray, dict]:
-    sizes, cols = _gathered(traces.edges, traces, ids)
+    sizes, cols = traces.gather(traces.edges, ids)
     return sizes, {"src": cols["src"], "dst": cols["dst"]}
 
 
 def _region_columns(traces: trace_columns.TraceColumns, ids: list) -> tuple[np.ndarray, dict]:
-    sizes, cols = _gathered(traces.regions, traces, ids)
+    sizes, cols = traces.gather(traces.regions, ids)
     return sizes, {"region": cols["index"], "resource": cols["resource"]}
 
 

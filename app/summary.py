@@ -423,8 +423,8 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
 def _derived_handoffs(lab: Labels, der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The handoffs of each item, as columns (index, step, src, dst), and how many each item has."""
     traces = trace_columns.of(lab.memo, der, scheme_obj, item_ids)
-    sizes, at = traces.handoffs.take(traces.slots(item_ids))
-    return {c: v[at] for c, v in traces.handoffs.columns.items()}, np.maximum(sizes, 0)
+    n, cols = traces.gather(traces.handoffs, item_ids)
+    return cols, n
 
 
 def _handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd.DataFrame, int]:

@@ -56,6 +56,12 @@ class TraceColumns:
         ids = list(ids)
         return np.fromiter((get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
 
+    def gather(self, part: Flat, ids: Iterable[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """How many entries of `part` each of these items has (0 where it has none), and every
+        column of `part` for them, item after item."""
+        sizes, at = part.take(self.slots(ids))
+        return np.maximum(sizes, 0), {c: v[at] for c, v in part.columns.items()}
+
     def _parts(self, read) -> tuple[list[int], list]:
         per_item = [read(d) if d is not None else None for d in self._ds]
         return [len(x[0]) if x is not None else -1 for x in per_item], per_item
