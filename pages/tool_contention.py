@@ -2,4 +2,4 @@
 from app.ui.page import annotation_page
 from app.ui.surfaces import tool_contention
 
-annotation_page("tool_contention", tool_contention.render)
+annotation_page("tool_contention", tool_contention.render, warm=tool_contention.warm)

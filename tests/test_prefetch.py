@@ -9,13 +9,14 @@ def test_prefetch_warms_the_derivation_once(demo_project):
     item = ws.by_id["code-team-002"]
     scheme = next(s for s in ws.project.schemes if s.type == "tool_contention")
     seen = []
+    extra = lambda it, d, s: seen.append((it.id, d))  # noqa: E731
     shell._PREFETCHED.clear()
-    shell.prefetch(item, [scheme], extra=lambda it, d: seen.append((it.id, d)), background=False)
+    shell.prefetch(item, [scheme], extra=extra, background=False)
     assert [x[0] for x in seen] == ["code-team-002"]
     # what the page asks for next is the object derived then, from the cache
     assert shell.derivation(item, scheme) is seen[0][1]
-    shell.prefetch(item, [scheme], extra=lambda it, d: seen.append((it.id, d)), background=False)
-    assert len(seen) == 1  # once per item and keys
+    shell.prefetch(item, [scheme], extra=extra, background=False)
+    assert len(seen) == 1  # once per item, keys and extra
 
 
 def test_prefetch_builds_the_trace_views_conversation(demo_project, monkeypatch):
@@ -39,7 +40,7 @@ def test_no_thread_without_a_served_app(demo_project):
     item = ws.items[1]
     shell._PREFETCHED.clear()
     seen = []
-    shell.prefetch(item, [shell.trace_scheme(ws)], extra=lambda it, d: seen.append(it.id))
+    shell.prefetch(item, [shell.trace_scheme(ws)], extra=lambda it, d, s: seen.append(it.id))
     assert seen == [] and not shell._PREFETCHED
 
 

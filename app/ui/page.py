@@ -15,6 +15,7 @@ from .text import md
 
 # draws a scheme's surface; returns shell.CARDS when its cards re-run alone and say what they saved
 Renderer = Callable[[Workspace, Item, Scheme], object]
+Warmer = Callable[[Item, object, Scheme], None]
 
 
 def condition_unmet(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
@@ -31,7 +32,9 @@ def condition_unmet(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
     return f'Asked only when "{md(cond["scheme"])}" is {wanted} (it is {got}).'
 
 
-def annotation_page(type_name: str, render_scheme: Renderer) -> None:
+def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None = None) -> None:
+    """The page of one annotation type; `warm(item, derivation, scheme)` builds ahead what a
+    scheme's surface will draw of an item not yet opened (see shell.prefetch)."""
     ws = shell.workspace()
     shell.require_annotator()
     item = shell.current_item(ws)
@@ -56,9 +59,12 @@ def annotation_page(type_name: str, render_scheme: Renderer) -> None:
                 scheme_block(ws, item, scheme, render_scheme, _asked_about(ws, scheme))
         nxt = shell.neighbour(ws, item.id, 1)
         done_button(ws, item, nxt)
-    if nxt:  # the item "Done → next" opens: derived while this one is read
-        shell.prefetch(ws.by_id[nxt], [shell.trace_scheme(ws)], extra=trace_view.warm)
-        shell.prefetch(ws.by_id[nxt], schemes)
+    # the item "Done → next" opens, and the one after it, derived while this one is read: the
+    # next item's page then finds the one after it ready to hand ahead to the browser (warm)
+    for ahead in (nxt, shell.neighbour(ws, nxt, 1) if nxt else None):
+        if ahead:
+            shell.prefetch(ws.by_id[ahead], [shell.trace_scheme(ws)], extra=trace_view.warm)
+            shell.prefetch(ws.by_id[ahead], schemes, extra=warm)
 
 
 def _asked_about(ws: Workspace, scheme: Scheme) -> bool:

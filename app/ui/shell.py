@@ -166,9 +166,10 @@ _PREFETCH_MAX = 256
 
 
 def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
-    """Work out an item's derivations (and `extra(item, derivation)`, e.g. the trace view's
-    conversation tree) before it is opened: "Done → next" then draws it from the cache instead of
-    reading its steps, calls and regions on the click (~100 ms at 2,000 steps). Run in a daemon
+    """Work out an item's derivations (and `extra(item, derivation, scheme)`, e.g. the trace
+    view's conversation tree, the timeline it opens on) before it is opened: "Done → next" then
+    draws it from the cache instead of reading its steps, calls and regions on the click (~100 ms
+    at 2,000 steps). Run in a daemon
     thread while the annotator reads the current item; the caches' per-key locks make a click
     that arrives first wait for it rather than compute it twice. Only in a served app (AppTest and
     the command line have no runtime, and work as before)."""
@@ -179,7 +180,9 @@ def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
     todo = []
     for scheme in schemes:
         keys = tuple(sorted(scheme_keys(scheme).items()))
-        sig = (item.id, id(item.data), keys)  # not the trace hash: hashing the item is work for the thread
+        # not the trace hash: hashing the item is work for the thread; the scheme and extra too,
+        # as schemes sharing keys share a derivation, but not what extra builds from it
+        sig = (item.id, id(item.data), keys, getattr(scheme, "name", None), extra)
         if sig not in _PREFETCHED:
             if len(_PREFETCHED) >= _PREFETCH_MAX:
                 _PREFETCHED.clear()
@@ -192,7 +195,7 @@ def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
         for scheme in todo:
             d = derivation(item, scheme)
             if extra is not None:
-                extra(item, d)
+                extra(item, d, scheme)
 
     if not background:
         work()

@@ -7,6 +7,12 @@ key). This small v2 component (in the page's DOM, keyed by its place) keeps one 
 a new figure to `Plotly.react`: one drawing. An unchanged figure is not drawn again, so a click
 leaves the chart as it is. A click on a bar or marker is reported as the point's `customdata`.
 
+Drawn ahead: the page also hands over the figure the next item opens on (built by the prefetch,
+app/ui/surfaces/tool_contention.warm). Once the page has been quiet for AHEAD_AFTER_MS, and the
+browser is idle, it is drawn into a second chart that is laid out but unseen (hidden, clipped,
+inert, aria-hidden); when "Done → next" brings that figure, the two swap and nothing is drawn
+on the click (a new item's chart at 2,000 steps cost ~110 ms of the browser's time to draw).
+
 plotly.js itself (the copy the plotly package ships, loaded once per tab) is served by
 Streamlit's static file serving from `static/` beside the entry script; `app.ui.launch` puts it
 there and turns the serving on.
@@ -17,6 +23,8 @@ import plotly.io as pio
 import streamlit as st
 
 from .launch import PLOTLY_JS  # in static/, served at app/static/
+
+AHEAD_AFTER_MS = 1000  # quiet time after a drawing before the next item's chart is drawn unseen
 
 _JS = """
 function plotly() {
@@ -31,50 +39,98 @@ function plotly() {
   }
   return window.__batonPlotly;
 }
-export default function(component) {
-  const { data, parentElement, setTriggerValue } = component;
-  let div = parentElement.querySelector(':scope > .baton-timeline');
-  if (!div) {
-    div = document.createElement('div');
-    div.className = 'baton-timeline';
-    div.setAttribute('role', 'img');
-    parentElement.appendChild(div);
+const AHEAD_AFTER_MS = %d;
+function chart(box) {
+  const div = document.createElement('div');
+  div.className = 'baton-timeline';
+  div.setAttribute('role', 'img');
+  box.appendChild(div);
+  return div;
+}
+function show(div, shown) {
+  // the chart drawn ahead is laid out at full width (Plotly measures it) but unseen, out of the
+  // flow, out of the tab order and of the accessibility tree; clipped away too, as Plotly's drag
+  // layer takes pointer events even where it is hidden (SVG pointer-events: all)
+  for (const [k, v] of Object.entries({position: 'absolute', top: '0', left: '0', right: '0',
+                                       visibility: 'hidden', clipPath: 'inset(50%%)', pointerEvents: 'none'})) {
+    div.style[k] = shown ? '' : v;
   }
-  div.setAttribute('aria-label', data.alt || '');
-  div.__baton = { setTriggerValue };
-  if (div.__fig === data.fig) return;
-  div.__fig = data.fig;
-  plotly().then((Plotly) => {
-    if (div.__fig !== data.fig) return;  // a newer figure came while plotly.js loaded
-    const fig = JSON.parse(data.fig);
-    const style = getComputedStyle(parentElement);
+  div.inert = !shown;
+  if (shown) div.removeAttribute('aria-hidden'); else div.setAttribute('aria-hidden', 'true');
+}
+function draw(box, div, figText, config) {
+  div.__fig = figText;
+  div.__drawn = null;
+  return plotly().then((Plotly) => {
+    if (div.__fig !== figText) return;  // a newer figure came while plotly.js loaded
+    const fig = JSON.parse(figText);
+    const style = getComputedStyle(box);
     const layout = Object.assign({ paper_bgcolor: 'rgba(0,0,0,0)', plot_bgcolor: 'rgba(0,0,0,0)',
       font: { family: style.fontFamily, color: style.color, size: 13 } }, fig.layout || {});
     for (const ax of ['xaxis', 'yaxis']) {
       layout[ax] = Object.assign({ gridcolor: 'rgba(128,128,128,0.2)', zerolinecolor: 'rgba(128,128,128,0.3)' },
                                  layout[ax] || {});
     }
-    const config = Object.assign({ responsive: true }, data.config || {});
     const first = !div.classList.contains('js-plotly-plot');
-    const drawn = Plotly.react(div, fig.data || [], layout, config);
-    if (first) {
-      Promise.resolve(drawn).then(() => div.on('plotly_click', (ev) => {
-        const points = (ev.points || []).filter((p) => p.customdata !== undefined)
-          .map((p) => ({ customdata: p.customdata }));
-        if (points.length) div.__baton.setTriggerValue('click', points);
-      }));
-    }
+    return Promise.resolve(Plotly.react(div, fig.data || [], layout, Object.assign({ responsive: true }, config)))
+      .then(() => {
+        if (div.__fig === figText) div.__drawn = figText;
+        if (first) div.on('plotly_click', (ev) => {
+          const points = (ev.points || []).filter((p) => p.customdata !== undefined)
+            .map((p) => ({ customdata: p.customdata }));
+          if (points.length) box.__baton.setTriggerValue('click', points);
+        });
+      });
   }).catch((e) => { div.textContent = 'The timeline could not be drawn: ' + e.message; });
 }
-""" % PLOTLY_JS
+export default function(component) {
+  const { data, parentElement, setTriggerValue } = component;
+  let box = parentElement.querySelector(':scope > .baton-timeline-box');
+  if (!box) {
+    box = document.createElement('div');
+    box.className = 'baton-timeline-box';
+    box.style.position = 'relative';
+    parentElement.appendChild(box);
+  }
+  box.__baton = { setTriggerValue };
+  const config = data.config || {};
+  let front = box.querySelector(':scope > .baton-timeline:not([aria-hidden])') || chart(box);
+  let back = box.querySelector(':scope > .baton-timeline[aria-hidden]');
+  if (front.__fig !== data.fig && back && back.__drawn === data.fig) {
+    // the next item's chart, drawn ahead: shown as it is, no drawing on the click
+    show(back, true);
+    show(front, false);
+    [front, back] = [back, front];
+  }
+  front.setAttribute('aria-label', data.alt || '');
+  if (front.__fig !== data.fig) draw(box, front, data.fig, config);
+  clearTimeout(box.__ahead);
+  if (data.ahead && data.ahead !== data.fig) {
+    // drawn once the page has been quiet a while, so that it never delays what is on screen
+    box.__ahead = setTimeout(() => {
+      const go = () => {
+        if (!back) { back = chart(box); show(back, false); }
+        if (back.__fig !== data.ahead) draw(box, back, data.ahead, config);
+      };
+      if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 2000 }); else go();
+    }, AHEAD_AFTER_MS);
+  }
+}
+""" % (PLOTLY_JS, AHEAD_AFTER_MS)
 
 _component = st.components.v2.component("baton_timeline", js=_JS, isolate_styles=False)
 
 
-def draw(fig, key: str, on_click, alt: str, config: dict | None = None) -> None:
-    """Draw `fig` (a plotly Figure) in the place `key`; `on_click()` runs on a click on a point
-    (read the points with `clicked(key)`)."""
-    _component(key=key, data={"fig": pio.to_json(fig, validate=False), "alt": alt, "config": config or {}},
+def figure_json(fig) -> str:
+    """A figure as the component takes it (JSON text: equal figures, equal texts)."""
+    return pio.to_json(fig, validate=False)
+
+
+def draw(fig: str, key: str, on_click, alt: str, config: dict | None = None, ahead: str | None = None) -> None:
+    """Draw `fig` (figure_json()) in the place `key`; `on_click()` runs on a click on a point
+    (read the points with `clicked(key)`). `ahead`, the figure most likely drawn next (the next
+    item's), is drawn unseen once the page is quiet, and shown without drawing when it comes."""
+    _component(key=key, data={"fig": fig, "ahead": ahead, "alt": alt, "config": config or {}},
                on_click_change=on_click, height="content")
 
 

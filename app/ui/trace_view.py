@@ -39,7 +39,7 @@ def _conversation(item_id: str, trace_hash: str, derivation_id: int, _steps) -> 
     return conversation.build(_steps)
 
 
-def warm(item: Item, d: Derivation) -> None:
+def warm(item: Item, d: Derivation, scheme=None) -> None:
     """Build the item's conversation view into the cache (see shell.prefetch)."""
     _conversation(item.id, item.trace_hash, id(d), d.steps)
 

@@ -10,6 +10,8 @@ from tests.browser.conftest import wait_app
 
 pytestmark = pytest.mark.browser
 ITEM = "code-team-002"
+# ".baton-timeline:not([aria-hidden])": the chart on screen (the next item's may be drawn unseen
+# beside it, with aria-hidden: app/ui/timeline_chart.py)
 
 
 def stored(server, scheme="contention"):
@@ -36,12 +38,12 @@ def test_click_bar_selects_region_then_label_it(server, page):
     pg = page
     pg.goto(f"{server.url}/tool_contention?annotator=alice&item={ITEM}")
     wait_app(pg)
-    pg.locator(".js-plotly-plot .barlayer .point").first.wait_for()
-    bars = pg.locator(".js-plotly-plot .barlayer .point")
+    pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point").first.wait_for()
+    bars = pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point")
     assert bars.count() == 6  # one bar per call, in call order
     assert pg.get_by_text("Selected ·").count() == 0
 
-    pg.evaluate("() => { window.__firstBar = document.querySelector('.js-plotly-plot .barlayer .point'); }")
+    pg.evaluate("() => { window.__firstBar = document.querySelector('.baton-timeline:not([aria-hidden]) .barlayer .point'); }")
     # call 2: Tester's edit_file on repo_lock, 55-400 s, inside region #1
     click_centre(pg, bars.nth(2))
     pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
@@ -50,8 +52,8 @@ def test_click_bar_selects_region_then_label_it(server, page):
     assert selected.count() == 1 and "Region #1" in selected.inner_text()
     # named under the chart, which was not drawn again (the same SVG nodes, nothing dimmed)
     pg.get_by_text("Selected: region #1").wait_for(timeout=10000)
-    assert pg.evaluate("() => window.__firstBar === document.querySelector('.js-plotly-plot .barlayer .point')")
-    opacities = pg.locator(".js-plotly-plot .barlayer .point path").evaluate_all(
+    assert pg.evaluate("() => window.__firstBar === document.querySelector('.baton-timeline:not([aria-hidden]) .barlayer .point')")
+    opacities = pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point path").evaluate_all(
         "ps => ps.map(p => getComputedStyle(p).opacity)")
     assert set(opacities) == {"1"}, opacities
 
@@ -60,18 +62,18 @@ def test_click_bar_selects_region_then_label_it(server, page):
     pg.get_by_text("Region #0 selected from the list.").wait_for(timeout=10000)
     wait_app(pg)
     pg.get_by_text("Selected: region #0").wait_for(timeout=10000)
-    assert pg.evaluate("() => window.__firstBar === document.querySelector('.js-plotly-plot .barlayer .point')")
+    assert pg.evaluate("() => window.__firstBar === document.querySelector('.baton-timeline:not([aria-hidden]) .barlayer .point')")
 
     # a region marker selects its region
-    marker0 = pg.locator(".js-plotly-plot .scatterlayer .point").nth(0)
-    pg.locator(".js-plotly-plot").scroll_into_view_if_needed()  # "Select" scrolled the list into view
+    marker0 = pg.locator(".baton-timeline:not([aria-hidden]) .scatterlayer .point").nth(0)
+    pg.locator(".baton-timeline:not([aria-hidden])").scroll_into_view_if_needed()  # "Select" scrolled the list into view
     click_centre(pg, marker0)
     pg.get_by_text("Region #0 selected on the chart.").wait_for(timeout=10000)
     wait_app(pg)
     assert "Region #0" in pg.locator('[data-testid="stMarkdownContainer"]', has_text="Selected ·").inner_text()
 
     # back to the bar, then label region #1 with its radio row (keyboard-operable: arrow keys)
-    bars = pg.locator(".js-plotly-plot .barlayer .point")
+    bars = pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point")
     click_centre(pg, bars.nth(2))
     pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
     wait_app(pg)
@@ -96,6 +98,33 @@ def test_click_bar_selects_region_then_label_it(server, page):
     assert pg.get_by_role("radiogroup", name="Label for region #0").get_by_role("radio", name="unlabelled").is_checked()
 
 
+def test_next_items_chart_is_drawn_ahead_and_shown_on_done(server, page):
+    """The page hands the next item's opening chart to the browser, which draws it unseen once the
+    page is quiet; "Done → next" shows that drawing as it is, and it answers clicks."""
+    pg = page
+    pg.goto(f"{server.url}/tool_contention?annotator=alice&item={ITEM}")
+    wait_app(pg)
+    ahead = pg.locator(".baton-timeline[aria-hidden] .barlayer .point")
+    ahead.first.wait_for(state="attached", timeout=15000)
+    assert ahead.count() == 3  # research-003's three calls
+    hidden = pg.locator(".baton-timeline[aria-hidden]")
+    assert hidden.evaluate("d => d.inert && getComputedStyle(d).visibility") == "hidden"
+    assert pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point").count() == 6  # on screen: this item's
+    pg.evaluate("() => { window.__ahead = document.querySelector('.baton-timeline[aria-hidden]');"
+                " window.__bar = window.__ahead.querySelector('.barlayer .point'); }")
+    pg.get_by_role("button", name=re.compile("Done with this item")).click()
+    pg.wait_for_function("() => document.body.textContent.includes('research-003')", timeout=15000)
+    wait_app(pg)
+    assert pg.evaluate("""() => {
+        const shown = document.querySelector('.baton-timeline:not([aria-hidden])');
+        return shown === window.__ahead && shown.querySelector('.barlayer .point') === window.__bar; }""")
+    assert pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point").count() == 3
+    bar = pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point").nth(0)
+    bar.scroll_into_view_if_needed()  # "Done → next" left the page scrolled down
+    click_centre(pg, bar)  # on screen, over the previous item's chart, now hidden
+    pg.get_by_text("Call 0 is in no contention region.").wait_for(timeout=10000)
+
+
 def test_html_in_trace_names_is_text_in_the_chart(tmp_path, browser):
     import json
 
@@ -115,10 +144,10 @@ def test_html_in_trace_names_is_text_in_the_chart(tmp_path, browser):
         pg = ctx.new_page()
         pg.goto(f"{srv.url}/tool_contention?annotator=alice&item=evil")
         wait_app(pg)
-        pg.locator(".js-plotly-plot .barlayer .point").first.wait_for()
-        ticks = pg.locator(".js-plotly-plot .ytick text").all_text_contents()
+        pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point").first.wait_for()
+        ticks = pg.locator(".baton-timeline:not([aria-hidden]) .ytick text").all_text_contents()
         assert any(t.startswith("<img src=x onerror=") for t in ticks), ticks
-        bars = pg.locator(".js-plotly-plot .barlayer .point")
+        bars = pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point")
         for i in range(bars.count()):  # hover labels render too
             box = bars.nth(i).bounding_box()
             pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -126,8 +155,8 @@ def test_html_in_trace_names_is_text_in_the_chart(tmp_path, browser):
         click_centre(pg, bars.nth(1))
         wait_app(pg)
         assert pg.evaluate("() => window.__pwned") is None
-        assert pg.locator(".js-plotly-plot img").count() == 0
-        assert pg.locator(".js-plotly-plot a").count() == 0
+        assert pg.locator(".baton-timeline:not([aria-hidden]) img").count() == 0
+        assert pg.locator(".baton-timeline:not([aria-hidden]) a").count() == 0
     finally:
         ctx.close()
         srv.stop()

@@ -38,9 +38,91 @@ def _prepared(item: Item, scheme: Scheme) -> tuple[Derivation, str, tuple[float,
     """The derivation, its time kind and bounds and its calls by index, worked out once per item
     (each is a pass over every call; the list re-runs on every selection)."""
     d = shell.derivation(item, scheme)
-    kind, bounds, by_index = shell.per_derivation(d, f"tool_contention:{scheme['calls_key']}", lambda: (
+    return (d, *_basics(item, scheme, d))
+
+
+def _basics(item: Item, scheme: Scheme, d: Derivation) -> tuple[str, tuple[float, float] | None, dict]:
+    return shell.per_derivation(d, f"tool_contention:{scheme['calls_key']}", lambda: (
         tl.time_kind(item.data.get(scheme["calls_key"])), tl.time_bounds(d.calls), {c.index: c for c in d.calls}))
-    return d, kind, bounds, by_index
+
+
+def _slidable(bounds) -> bool:
+    """Whether the run has a time window to choose (a span that is positive and a number)."""
+    return bool(bounds) and bounds[1] > bounds[0] and math.isfinite(bounds[1] - bounds[0])
+
+
+def _opening(d: Derivation, bounds) -> tuple[float, float]:
+    """The time window an item opens on, in seconds from its first call (the slider's first
+    value): a long run's first calls, on the slider's steps."""
+    span, step = float(bounds[1] - bounds[0]), tl.window_step(*bounds)
+    lo, hi = tl.first_window(d.calls, bounds)
+    hi = min(span, math.ceil((hi - bounds[0]) / step) * step)
+    return 0.0, hi if hi > 0 else span
+
+
+VIEWS_KEPT = 4  # chart figures kept per item: the opening view and the last few windows
+
+
+def _view(d: Derivation, kind: str, resources: list[str], window) -> tuple[tl.Timeline, str]:
+    """What the chart shows in this view, and its figure as JSON, kept with the derivation: the
+    opening view is built ahead (warm), and a click that leaves the view as it was (a bar,
+    "Select", a label) does not build it again."""
+    views = shell.per_derivation(d, "tool_contention:views", dict)
+    key = (kind, tuple(resources), window)
+    found = views.get(key)
+    if found is None:
+        t = tl.build(d.calls, d.contentions, d.agents, kind, resources, window)
+        found = (t, timeline_chart.figure_json(tl.figure(t)))
+        while len(views) >= VIEWS_KEPT:
+            views.pop(next(iter(views)), None)
+        views[key] = found
+    return found
+
+
+def _opening_view(item: Item, scheme: Scheme, d: Derivation) -> tuple[tl.Timeline, str] | None:
+    kind, bounds, _ = _basics(item, scheme, d)
+    if not d.calls:
+        return None
+    if _slidable(bounds):  # as _window() reads the slider's first value
+        lo, hi = _opening(d, bounds)
+        window = (bounds[0] + lo, bounds[0] + hi)
+    else:
+        window = bounds
+    return _view(d, kind, [], window)
+
+
+_AHEAD: dict[tuple, str] = {}  # (item id, its data, scheme) -> the figure the item opens on, built ahead
+_AHEAD_MAX = 16
+
+
+def warm(item: Item, d: Derivation, scheme: Scheme) -> None:
+    """Build the chart an item opens on before it is opened (shell.prefetch): the page before it
+    hands that figure to the browser, which draws it unseen while the annotator reads, and shows
+    it on "Done → next" (see timeline_chart)."""
+    if scheme is None or scheme.type != "tool_contention":
+        return
+    found = _opening_view(item, scheme, d)
+    if found is not None:
+        if len(_AHEAD) >= _AHEAD_MAX:
+            _AHEAD.clear()
+        _AHEAD[(item.id, id(item.data), scheme.name)] = found[1]
+
+
+def _ahead(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
+    """The opening figure of the item "Done → next" opens, if it was built ahead. The first
+    chart a session draws builds it here instead (the prefetch that would have built it starts
+    only after this run)."""
+    nxt = shell.neighbour(ws, item.id, 1)
+    if nxt is None:
+        return None
+    nitem = ws.by_id[nxt]
+    found = _AHEAD.get((nitem.id, id(nitem.data), scheme.name))
+    first = _place(scheme, "drawn-ahead")
+    if found is None and first not in st.session_state:
+        warm(nitem, shell.derivation(nitem, scheme), scheme)
+        found = _AHEAD.get((nitem.id, id(nitem.data), scheme.name))
+    st.session_state[first] = True
+    return found
 
 
 def _k(scheme: Scheme, item: Item, *parts) -> str:
@@ -115,7 +197,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         # The list sits under the chart, not beside it: the surface is the narrower column of
         # the page (the trace is on the left), and a chart sharing it with the list got too
         # small to read or click. The list's first line names the selected region.
-        _chart(item, scheme, d, kind, bounds)
+        _chart(ws, item, scheme, d, kind, bounds)
         _region_list(ws, item, scheme)
 
     gone = {i: lab for i, lab in labels.items() if i not in {r.index for r in d.contentions}}
@@ -137,24 +219,22 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None:
+def _chart(ws: Workspace, item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None:
     win_key, chart_key = _k(scheme, item, "window"), _place(scheme, "chart")
     all_resources = tl.resources(d.calls)
     if len(all_resources) > 1:
         res_key, remember = _resources(scheme, item, all_resources)
         st.multiselect("Resources shown", all_resources, key=res_key, placeholder="All resources",
                        on_change=remember, help="Show only the calls and regions on these resources")
-    if bounds and bounds[1] > bounds[0] and not math.isfinite(bounds[1] - bounds[0]):
+    if bounds and bounds[1] > bounds[0] and not _slidable(bounds):
         st.caption("The calls' times span more than a number can hold (times near ±1.8e308), so there "
                    "is no time window to choose: the whole run is drawn.")
-    elif bounds and bounds[1] > bounds[0]:
+    elif _slidable(bounds):
         span = bounds[1] - bounds[0]
         step = tl.window_step(*bounds)
         digits = max(0, -math.floor(math.log10(step)))
-        if win_key not in st.session_state:
-            lo, hi = tl.first_window(d.calls, bounds)  # a long run opens on its first calls
-            hi = min(float(span), math.ceil((hi - bounds[0]) / step) * step)
-            st.session_state[win_key] = (0.0, hi if hi > 0 else float(span))
+        if win_key not in st.session_state:  # a long run opens on its first calls
+            st.session_state[win_key] = _opening(d, bounds)
         st.slider("Time window (seconds from the first call)", 0.0, float(span), step=float(step),
                   key=win_key, format=f"%.{digits}f")
         zoom_row = st.container(horizontal=True)  # one element, not columns (three): see app/ui/pager.py
@@ -182,7 +262,7 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
         shown = sum(1 for c in d.calls if tl.timed(c) and c.start < window[1] and c.end > window[0])
         st.caption(f"{shown:,} of {drawable:,} calls in this time window (a long run opens on its first "
                    f"{tl.FIRST_VIEW_CALLS}); move the window, or show the whole run.")
-    t = tl.build(d.calls, d.contentions, d.agents, kind, _resources_chosen(scheme, item), window)
+    t, fig = _view(d, kind, _resources_chosen(scheme, item), window)
     if kind == tl.DATETIME and window:
         st.caption(f"Window: {md(tl.fmt_span(window[0], window[1], kind))}")
 
@@ -193,7 +273,7 @@ def _chart(item: Item, scheme: Scheme, d: Derivation, kind: str, bounds) -> None
 
     if t.bars:
         # one chart kept by place, drawn once per new figure (see timeline_chart)
-        timeline_chart.draw(tl.figure(t), key=chart_key, on_click=on_click,
+        timeline_chart.draw(fig, key=chart_key, on_click=on_click, ahead=_ahead(ws, item, scheme),
                             config={"displaylogo": False},
                             alt=f"Timeline of {len(t.bars)} tool calls in {len(t.lanes)} agent lanes with "
                                 f"{len({m.region for m in t.markers})} contention regions; the list beside it "
