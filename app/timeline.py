@@ -299,11 +299,15 @@ SHADE_COLOUR = "rgba(255, 161, 90, 0.22)"
 _NO_DIMMING = dict(selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1)))
 
 
+def one_line(text: Any, limit: int | None = None) -> str:
+    """Trace text on one line (runs of white space as one space), cut to `limit` characters."""
+    s = " ".join(("" if text is None else str(text)).split())
+    return s if limit is None or len(s) <= limit else s[: limit - 1] + "…"
+
+
 def esc(text: Any, limit: int | None = None) -> str:
     """Trace text for a Plotly label: shortened, one line, HTML-escaped."""
-    s = " ".join(("" if text is None else str(text)).split())
-    if limit is not None and len(s) > limit:
-        s = s[: limit - 1] + "…"
+    s = one_line(text, limit)
     # quotes as numeric references: Plotly decodes those, but shows "&quot;" literally
     return html.escape(s, quote=False).replace('"', "&#34;").replace("'", "&#39;")
 
@@ -512,6 +516,19 @@ def zoom_window(r: Region, bounds: tuple[float, float]) -> tuple[float, float]:
 
 
 # --- the stored value ----------------------------------------------------------------------------
+
+CALLS_NAMED = 8  # calls named on a region's card; more are counted
+
+
+def region_lines(r: Region, calls: dict[int, Call], kind: str) -> list[str]:
+    """What a region's card says under its head, as plain text: when and which agents, then
+    the calls in it (`calls`: every call by its index)."""
+    named = [f"{c} {one_line(calls[c].tool)} ({one_line(calls[c].agent)})" for c in r.calls[:CALLS_NAMED]
+             if c in calls]
+    more = f" and {len(r.calls) - CALLS_NAMED} more" if len(r.calls) > CALLS_NAMED else ""
+    return [f"{fmt_span(r.start, r.end, kind)} · agents: {one_line(', '.join(r.agents), 200)}",
+            f"calls: {one_line('; '.join(named), 300)}{more}"]
+
 
 def labels_of(value: Any) -> dict[int, str]:
     """{region index: label} from a stored value; anything malformed is skipped."""

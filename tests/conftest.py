@@ -96,6 +96,21 @@ def components(at, name: str) -> list:
     return out
 
 
+def send_trigger(at, element, event: str, value):
+    """What the browser sends when a v2 component fires the trigger `event` with `value`, added
+    to the next run (AppTest has no API for components: they are unknown elements; private
+    AppTest API: _tree, _run)."""
+    import json
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+    states = at._tree.get_widget_states()
+    w = states.widgets.add()
+    w.id = _make_trigger_id(element.proto.id, "events")
+    w.json_trigger_value = json.dumps([{"event": event, "value": value}])
+    at._run(states)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def drawn_cards(at) -> list[dict]:
     """Every card drawn by app/ui/step_card_view, as the browser gets them (app/step_cards.py)."""
     import json

@@ -333,3 +333,13 @@ def test_margins_fixed_from_the_lane_labels():
     assert wide.endswith("…") and tl.label_px(wide) <= tl.LABEL_PX and len(wide) <= 14
     short = tl.figure(tl.build([Call(0, "Al", "t", "r", 0.0, 1.0)], [], agents=["Al"]))
     assert short.layout.margin.l < 40 and short.layout.margin.b < tl.margins(["Al"], date=True)["b"]
+
+
+def test_region_lines_name_the_calls_as_plain_text():
+    calls = {i: Call(i, f"agent\n{i}", "<b>lock</b>", "db", float(i), i + 5.0) for i in range(10)}
+    r = Region(3, "db", 0.0, 14.0, tuple(range(10)), ("agent\n0", "agent\n1"))
+    when, named = tl.region_lines(r, calls, tl.SECONDS)
+    assert when.startswith(tl.fmt_span(0.0, 14.0, tl.SECONDS)) and when.endswith("agents: agent 0, agent 1")
+    # the first CALLS_NAMED calls, one line each, as text (the cards put it in with textContent)
+    assert named.startswith("calls: 0 <b>lock</b> (agent 0); 1 <b>lock</b> (agent 1)")
+    assert named.endswith(f"and {10 - tl.CALLS_NAMED} more") and f"{tl.CALLS_NAMED} <b>lock</b>" not in named

@@ -4,7 +4,7 @@ import json
 
 from app.storage import AnnotationStore
 from app.ui.surfaces.tool_contention import PAGE_SIZE
-from tests.conftest import components, make_app, open_page, write_project
+from tests.conftest import components, make_app, open_page, send_trigger, write_project
 
 PAGE = "tool_contention"
 
@@ -13,13 +13,43 @@ def stored(project, item, scheme="contention", who="alice"):
     return AnnotationStore(project.parent / "annotations").load(item, who, scheme)
 
 
+def region_cards(at) -> list[dict]:
+    """The regions' cards as the browser gets them (app/ui/region_cards.py)."""
+    found = components(at, "baton_region_cards")
+    assert len(found) <= 1
+    return json.loads(found[0].proto.json)["cards"] if found else []
+
+
+class LabelControl:
+    """A region card's label control (a radio row for the demo's five labels, a dropdown for
+    more), driven as the browser drives it: its choice sent as the cards' "label" trigger."""
+
+    def __init__(self, at, card):
+        self.at, self.card = at, card
+        self.label = f"Label for region #{card['region']}"
+        self.options, self.value = card["options"], card["label"]
+
+    def set_value(self, label):
+        send_trigger(self.at, components(self.at, "baton_region_cards")[0], "label",
+                     {"region": self.card["region"], "label": label})
+        return self
+
+    def run(self):  # the choice ran with set_value
+        return self.at
+
+
 def label_widgets(at):
-    """The regions' label controls (a radio row for the demo's five labels, a dropdown for more)."""
-    return [w for w in list(at.radio) + list(at.selectbox) if w.label.startswith("Label for")]
+    return [LabelControl(at, c) for c in region_cards(at)]
 
 
 def label_box(at, region):
     return next(w for w in label_widgets(at) if w.label == f"Label for region #{region}")
+
+
+def select_in_list(at):
+    """ "Select" on the first card not selected."""
+    card = next(c for c in region_cards(at) if not c["selected"])
+    return send_trigger(at, components(at, "baton_region_cards")[0], "select", card["region"])
 
 
 def button(at, label, nth=0):
@@ -41,23 +71,12 @@ def figure_text(at) -> str:
 
 def click_chart(at, customdata):
     """What the browser sends when a point is clicked: a "click" trigger with the point's
-    customdata (None: a click on no point, which the chart does not report).
-
-    AppTest has no click API for components (they are unknown elements), so this adds the
-    chart's trigger to the next run by hand (private AppTest API: _tree, _run)."""
-    from streamlit.components.v2.bidi_component.main import _make_trigger_id
-    states = at._tree.get_widget_states()
-    if customdata is not None:
-        w = states.widgets.add()
-        w.id = _make_trigger_id(chart(at).proto.id, "events")
-        w.json_trigger_value = json.dumps([{"event": "click", "value": [{"customdata": customdata}]}])
-    at._run(states)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    customdata."""
+    return send_trigger(at, chart(at), "click", [{"customdata": customdata}])
 
 
 def selected_heads(at):
-    return [m.value for m in at.markdown if "**Selected**" in m.value]
+    return [c["head"] for c in region_cards(at) if c["selected"]]
 
 
 def test_label_regions_saved_exactly_and_shown_again(demo_project):
@@ -69,7 +88,7 @@ def test_label_regions_saved_exactly_and_shown_again(demo_project):
     assert stored(demo_project, item) is None
     # the list re-runs alone: each region says what it holds once changed, not the scheme's note
     assert any("each card says what it holds" in c.value for c in at.caption)
-    assert not any("· saved " in m.value for m in at.markdown)
+    assert [c["status"] for c in region_cards(at)] == ["", ""]
 
     label_box(at, 1).set_value("deadlock").run()
     assert stored(demo_project, item).value == {"contentions": {"1": "deadlock"}}
@@ -77,8 +96,8 @@ def test_label_regions_saved_exactly_and_shown_again(demo_project):
     ann = stored(demo_project, item)
     assert ann.value == {"contentions": {"0": "race_condition", "1": "deadlock"}}
     assert ann.status == "annotated" and ann.annotation_type == "tool_contention"
-    heads = [m.value for m in at.markdown if m.value.startswith("**Region #")]
-    assert "*race\\_condition* · saved " in heads[0] and "*deadlock* · saved " in heads[1]
+    status = [c["status"] for c in region_cards(at)]
+    assert status[0].startswith("race_condition · saved ") and status[1].startswith("deadlock · saved ")
     assert any("2 labelled" in m.value for m in at.markdown)
 
     at2 = open_page(make_app(demo_project, item=item), PAGE)  # a new session (a refresh)
@@ -87,7 +106,7 @@ def test_label_regions_saved_exactly_and_shown_again(demo_project):
     assert stored(demo_project, item).value == {"contentions": {"1": "deadlock"}}
     label_box(at2, 1).set_value("unlabelled").run()
     assert stored(demo_project, item) is None  # nothing labelled: back to "not annotated"
-    assert any("*unlabelled* · saved " in m.value for m in at2.markdown)
+    assert region_cards(at2)[1]["status"].startswith("unlabelled · saved ")
     assert any("0 labelled" in m.value for m in at2.markdown)
 
 
@@ -135,7 +154,7 @@ def test_chart_clicks_select_regions(demo_project):
     assert any("Call 3 is in no contention region" in c.value for c in at.caption)
 
     # the keyboard way: "Select" in the list, then zoom to it
-    button(at, "Select").click().run()
+    select_in_list(at)
     assert "Region #1" in selected_heads(at)[0]
     assert any("Selected: region #1" in c.value for c in at.caption)
     assert figure_text(at) == before
@@ -152,7 +171,7 @@ def test_a_call_clicked_again_after_the_list_selected_another_region(demo_projec
     at = open_page(make_app(demo_project, item="trip-planner-001"), PAGE)
     click_chart(at, "call:6")
     assert "Region #1" in selected_heads(at)[0]
-    button(at, "Select").click().run()  # region #0, from the list
+    select_in_list(at)  # region #0, from the list
     assert "Region #0" in selected_heads(at)[0]
     click_chart(at, "call:6")  # call 6 clicked again
     assert "Region #1" in selected_heads(at)[0]
@@ -252,7 +271,7 @@ def test_times_at_the_ends_of_the_float_range_draw_without_a_window(tmp_path):
     assert any("span more than a number can hold" in c.value for c in at.caption)
     assert not at.slider
     assert [w.label for w in label_widgets(at)] == ["Label for region #0"]
-    assert any("too long to count" in c.value for c in at.caption)
+    assert "too long to count" in region_cards(at)[0]["lines"][0]
     assert any(t.value.startswith("call 3 (C, t), not drawn: calls[3].start: expected a number of seconds")
                for t in at.text)
 
@@ -265,8 +284,23 @@ def test_many_labels_are_a_dropdown(tmp_path):
                         schemes=[{"annotation_type": "tool_contention", "name": "contention",
                                   "contention_labels": many}])
     at = open_page(make_app(cfg, item="code-team-002"), PAGE)
-    assert not [w for w in at.radio if w.label.startswith("Label for")]
+    assert region_cards(at) and all(c["dropdown"] for c in region_cards(at))
     box = label_box(at, 1)
     assert box.options == ["unlabelled"] + many
     box.set_value("kind_3").run()
     assert stored(tmp_path / "project.yaml", "code-team-002").value == {"contentions": {"1": "kind_3"}}
+
+
+def test_a_label_the_cards_do_not_offer_is_not_saved(demo_project):
+    """The cards send what the browser says: a label not among a region's options, or a region
+    not on the page, changes nothing, and the card still shows what is stored."""
+    item = "code-team-002"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    label_box(at, 1).set_value("<b>made up</b>")
+    cards = components(at, "baton_region_cards")[0]
+    send_trigger(at, cards, "label", {"region": 99, "label": "deadlock"})
+    send_trigger(at, cards, "label", "deadlock")
+    send_trigger(at, cards, "select", 99)
+    assert stored(demo_project, item) is None
+    assert [c["label"] for c in region_cards(at)] == ["unlabelled", "unlabelled"]
+    assert selected_heads(at) == []

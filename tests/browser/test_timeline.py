@@ -48,7 +48,7 @@ def test_click_bar_selects_region_then_label_it(server, page):
     click_centre(pg, bars.nth(2))
     pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
     wait_app(pg)
-    selected = pg.locator('[data-testid="stMarkdownContainer"]', has_text="Selected ·")
+    selected = pg.locator(".baton-regions section", has_text="Selected ·")
     assert selected.count() == 1 and "Region #1" in selected.inner_text()
     # named under the chart, which was not drawn again (the same SVG nodes, nothing dimmed)
     pg.get_by_text("Selected: region #1").wait_for(timeout=10000)
@@ -70,7 +70,7 @@ def test_click_bar_selects_region_then_label_it(server, page):
     click_centre(pg, marker0)
     pg.get_by_text("Region #0 selected on the chart.").wait_for(timeout=10000)
     wait_app(pg)
-    assert "Region #0" in pg.locator('[data-testid="stMarkdownContainer"]', has_text="Selected ·").inner_text()
+    assert "Region #0" in pg.locator(".baton-regions section", has_text="Selected ·").inner_text()
 
     # back to the bar, then label region #1 with its radio row (keyboard-operable: arrow keys)
     bars = pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point")
@@ -82,7 +82,7 @@ def test_click_bar_selects_region_then_label_it(server, page):
     group.get_by_text("deadlock", exact=True).click()
     wait_app(pg)
     # the list re-ran alone: the region says what it holds
-    pg.locator('[data-testid="stMarkdownContainer"]',
+    pg.locator(".baton-regions .head",
                has_text=re.compile(r"Region #1 · repo_lock · deadlock · saved \d")).first.wait_for(timeout=10000)
 
     ann = wait_for(lambda: stored(server))

@@ -24,13 +24,12 @@ from ...config import Scheme
 from ...derive import Derivation
 from ...trace import Item
 from ...workspace import Workspace
-from .. import shell, timeline_chart
+from .. import region_cards, shell, timeline_chart
 from ..pager import arrows
 from ..state import follow, widget_key
 from ..text import md
 
 PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
-CALLS_SHOWN = 8  # calls named per region in the list; more are counted
 RADIO_UP_TO = 6  # labels: up to this many are a radio row, more a dropdown
 
 
@@ -346,41 +345,39 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if selected is not None and not any(r.index == selected for r in listed):
         st.caption(f"Region #{selected} is selected but hidden by the filters above.")
     options = [tl.UNLABELLED] + [x for x in scheme["contention_labels"] if x != tl.UNLABELLED]
-    for slot, r in enumerate(listed[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
-        is_sel = r.index == selected
-        # keyed by the card's place on the page, not by item and region: a page turn or the next
-        # item updates the same controls; the place takes the region's stored label when it changes
-        key, k_saved, k_holds = (widget_key("tool_contention", scheme.name, "slot", slot, f)
-                                 for f in ("label", "saved", "holds"))
+    shown = listed[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
+    cards, choices = [], {}
+    for r in shown:
         current = labels.get(r.index, tl.UNLABELLED)
-        follow(k_holds, (item.id, r.index), {key: current}, forget=(k_saved,))
-        with st.container(border=True):
-            head = f"**Region #{r.index}** · {md(r.resource, 60)}"
-            if k_saved in st.session_state:  # what this region holds now, once changed in this session
-                head += f" · *{md(current)}*{shell.card_note(k_saved)}"
-            st.markdown((":material/ads_click: **Selected** · " if is_sel else "") + head)
-            calls = [f"{c} {by_index[c].tool} ({by_index[c].agent})" for c in r.calls[:CALLS_SHOWN]]
-            more = f" and {len(r.calls) - CALLS_SHOWN} more" if len(r.calls) > CALLS_SHOWN else ""
-            st.caption(md(tl.fmt_span(r.start, r.end, kind)) + " · agents: " + md(", ".join(r.agents), 200)
-                       + "  \ncalls: " + md("; ".join(calls), 300) + more)
-            # a saved label no longer in the config stays visible
-            options_r = options if current in options else options + [current]
+        k_saved = _k(scheme, item, "saved", r.index)
+        # a saved label no longer in the config stays a choice
+        choices[r.index] = options if current in options else options + [current]
+        cards.append({
+            "region": r.index, "head": f"Region #{r.index} · {tl.one_line(r.resource, 60)}",
+            # what the region holds, once changed in this session
+            "status": f"{current}{shell.card_note(k_saved)}" if k_saved in st.session_state else "",
+            "lines": tl.region_lines(r, by_index, kind), "options": choices[r.index], "label": current,
+            # a few labels are a radio row (one click); more, a dropdown
+            "dropdown": len(choices[r.index]) > RADIO_UP_TO, "selected": r.index == selected})
+    cards_key = _place(scheme, "regions")
 
-            def on_label(idx=r.index, key=key, k_saved=k_saved):
-                before = _stored(ws, item, scheme)  # the value on disk: other regions may be on other pages
-                value = tl.set_label(before, idx, st.session_state.get(key))
-                if tl.labels_of(value) != tl.labels_of(before):
-                    shell.card_saved(ws, item, scheme, value, k_saved, empty=tl.is_empty(value))
+    def on_label():
+        chosen = region_cards.event(cards_key, "label")
+        idx = chosen.get("region") if isinstance(chosen, dict) else None
+        label = chosen.get("label") if isinstance(chosen, dict) else None
+        if idx not in choices or label not in choices[idx]:  # not a card on this page, or not one of its labels
+            return
+        before = _stored(ws, item, scheme)  # the value on disk: other regions may be on other pages
+        value = tl.set_label(before, idx, label)
+        if tl.labels_of(value) != tl.labels_of(before):
+            shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx), empty=tl.is_empty(value))
 
-            # a few labels as a radio row: one click, and no dropdown widget to update on every item
-            # or page (five selectboxes cost ~90 ms of a "Done → next" at 2,000 steps, alternated)
-            choose = st.radio if len(options_r) <= RADIO_UP_TO else st.selectbox
-            choose(f"Label for region #{r.index}", options_r, key=key, on_change=on_label,
-                   **({"horizontal": True} if choose is st.radio else {}))
-            st.button("Select" if not is_sel else "Selected",
-                      key=widget_key("tool_contention", scheme.name, "slot", slot, "select"),
-                      disabled=is_sel, on_click=_select,
-                      help="Name this region above the list (its ◆ marker on the chart); "
-                           "“Zoom to the selected region” then brings it into view",
-                      args=(scheme, item, d, bounds, r.index, f"Region #{r.index} selected from the list."))
+    def on_select():
+        idx = region_cards.event(cards_key, "select")
+        if idx in choices:
+            _select(scheme, item, d, bounds, idx, f"Region #{idx} selected from the list.")
+
+    region_cards.draw(cards, cards_key, on_label=on_label, on_select=on_select,
+                      select_help="Name this region above the list (its ◆ marker on the chart); "
+                                  "“Zoom to the selected region” then brings it into view")
     shell.rerun_if_asked()
