@@ -24,7 +24,7 @@ import streamlit as st
 
 from .launch import PLOTLY_JS  # in static/, served at app/static/
 
-AHEAD_AFTER_MS = 1000  # quiet time after a drawing before the next item's chart is drawn unseen
+AHEAD_AFTER_MS = 300  # quiet time after new data before the next item's chart is drawn unseen
 
 _JS = """
 function plotly() {
@@ -105,14 +105,17 @@ export default function(component) {
   front.setAttribute('aria-label', data.alt || '');
   if (front.__fig !== data.fig) draw(box, front, data.fig, config);
   clearTimeout(box.__ahead);
+  const run = box.__run = (box.__run || 0) + 1;  // an older run's drawing ahead is dropped
   if (data.ahead && data.ahead !== data.fig) {
-    // drawn once the page has been quiet a while, so that it never delays what is on screen
+    // drawn once the page has been quiet a while and the browser is idle, never before what is
+    // on screen
     box.__ahead = setTimeout(() => {
       const go = () => {
+        if (box.__run !== run) return;
         if (!back) { back = chart(box); show(back, false); }
         if (back.__fig !== data.ahead) draw(box, back, data.ahead, config);
       };
-      if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 2000 }); else go();
+      if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 1000 }); else go();
     }, AHEAD_AFTER_MS);
   }
 }
