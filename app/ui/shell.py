@@ -169,9 +169,9 @@ def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
     """Work out an item's derivations (and `extra(item, derivation, scheme)`, e.g. the trace
     view's conversation tree, the timeline it opens on) before it is opened: "Done → next" then
     draws it from the cache instead of reading its steps, calls and regions on the click (~100 ms
-    at 2,000 steps). Run in a daemon
-    thread while the annotator reads the current item; the caches' per-key locks make a click
-    that arrives first wait for it rather than compute it twice. Only in a served app (AppTest and
+    at 2,000 steps). Done by one worker thread while the annotator reads the current item; the
+    caches' per-key locks make a click that arrives first wait for it rather than compute it
+    twice. Only in a served app (AppTest and
     the command line have no runtime, and work as before)."""
     if background:
         from streamlit import runtime
@@ -200,22 +200,38 @@ def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
     if not background:
         work()
         return
-    import threading
-    _quiet_prefetch_threads()
-    threading.Thread(target=work, name=f"{_PREFETCH_THREAD}{item.id[:40]}", daemon=True).start()
+    _prefetch_queue().put(work)
 
 
-_PREFETCH_THREAD = "baton-prefetch-"
+_PREFETCH_THREAD = "baton-prefetch"
 
 
 @functools.cache
-def _quiet_prefetch_threads() -> None:
-    """The caches warn once per call that a thread has no script run context: expected here."""
+def _prefetch_queue():
+    """The queue of one worker thread that does every prefetch in turn. Not a thread per call:
+    starting one waits for it to take the interpreter lock and signal it started (~5 ms each, a
+    page asks for up to four at the end of its run, which held back the run's end and with it
+    the browser's removal of the previous item's elements), and several at once would compete
+    for the lock with the script."""
     import logging
+    import queue
     import threading
 
+    # the caches warn once per call that a thread has no script run context: expected here
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
-        lambda record: not threading.current_thread().name.startswith(_PREFETCH_THREAD))
+        lambda record: threading.current_thread().name != _PREFETCH_THREAD)
+    jobs: queue.SimpleQueue = queue.SimpleQueue()
+
+    def worker():
+        while True:
+            job = jobs.get()
+            try:
+                job()
+            except Exception:  # a prefetch is only a head start: the page derives it again, and says why
+                logging.getLogger(__name__).debug("prefetch failed", exc_info=True)
+
+    threading.Thread(target=worker, name=_PREFETCH_THREAD, daemon=True).start()
+    return jobs
 
 
 def trace_scheme(ws: Workspace):
