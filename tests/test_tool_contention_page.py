@@ -304,3 +304,17 @@ def test_a_label_the_cards_do_not_offer_is_not_saved(demo_project):
     assert stored(demo_project, item) is None
     assert [c["label"] for c in region_cards(at)] == ["unlabelled", "unlabelled"]
     assert selected_heads(at) == []
+
+
+def test_the_next_items_opening_chart_is_handed_ahead(demo_project):
+    """The page hands the browser the figure the next item opens on, exactly as that item's page
+    then draws it (the browser draws it unseen and swaps it in on "Done → next": equal texts)."""
+    at = open_page(make_app(demo_project, item="trip-planner-001"), PAGE)
+    ahead = json.loads(chart(at).proto.json)["ahead"]
+    assert ahead and ahead != figure_text(at)
+    assert [t["customdata"] for t in json.loads(ahead)["data"]][0][:2] == ["call:0", "call:1"]
+    button(at, "Show the whole run").click().run()  # this item's view changes; the next one's does not
+    assert json.loads(chart(at).proto.json)["ahead"] == ahead
+    button(at, "Done with this item → next").click().run()
+    assert any("code-team-002" in m.value for m in at.markdown)
+    assert figure_text(at) == ahead
