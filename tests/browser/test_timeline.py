@@ -97,6 +97,11 @@ def test_click_bar_selects_region_then_label_it(server, page):
     assert group.get_by_role("radio", name="deadlock").is_checked()
     assert pg.get_by_role("radiogroup", name="Label for region #0").get_by_role("radio", name="unlabelled").is_checked()
 
+    # the time window's slider opens from the button that names the window
+    pg.get_by_role("button", name=re.compile(r"^Time window: 0–420 s of 420")).click()
+    pg.get_by_role("slider").first.wait_for(timeout=10000)
+    assert pg.get_by_role("slider").count() == 2  # its two thumbs
+
 
 def test_next_items_chart_is_drawn_ahead_and_shown_on_done(server, page):
     """The page hands the next item's opening chart to the browser, which draws it unseen once the

@@ -234,9 +234,16 @@ def _chart(ws: Workspace, item: Item, scheme: Scheme, d: Derivation, kind: str, 
         digits = max(0, -math.floor(math.log10(step)))
         if win_key not in st.session_state:  # a long run opens on its first calls
             st.session_state[win_key] = _opening(d, bounds)
-        st.slider("Time window (seconds from the first call)", 0.0, float(span), step=float(step),
-                  key=win_key, format=f"%.{digits}f")
         zoom_row = st.container(horizontal=True)  # one element, not columns (three): see app/ui/pager.py
+        lo, hi = st.session_state[win_key]
+        # in a popover, labelled with the window: the browser mounts the slider only when it is
+        # opened (a slider given a new item's window settles in a render of its own, ~50 ms
+        # after the rest of a "Done → next" at 2,000 steps); zoom and the chart's own drag-zoom
+        # stay one click away
+        with zoom_row.popover(f"Time window: {lo:,.{digits}f}–{hi:,.{digits}f} s of {span:,.{digits}f}",
+                              width="stretch"):
+            st.slider("Time window (seconds from the first call)", 0.0, float(span), step=float(step),
+                      key=win_key, format=f"%.{digits}f")
 
         def zoom(to):
             lo, hi = to
