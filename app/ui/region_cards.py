@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .text import EL_JS
+
 _CSS = """
 .baton-regions { display: flex; flex-direction: column; gap: 0.75rem; }
 .baton-regions .card { border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
@@ -43,13 +45,7 @@ _CSS = """
 
 # The cards are built again only when their data changed; the controls are set to the data's
 # label on every run, so a choice the server did not keep is undone.
-_JS = """
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+_JS = EL_JS + """
 function control(c, key, send) {
   const name = `Label for region #${c.region}`;
   if (c.dropdown) {

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .text import agent_color
+from .text import EL_JS, agent_color
 
 _CSS = """
 .baton-steps { display: flex; flex-direction: column; gap: 1rem; }
@@ -40,13 +40,7 @@ _CSS = """
 
 # Rebuilt only when the data changed: a rerun that leaves the page as it was keeps what the
 # annotator opened and where they scrolled.
-_JS = """
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+_JS = EL_JS + """
 function blocks(parent, list) {
   for (const b of list) {
     if (b.k === 'text') parent.appendChild(el('div', 'text', b.t));

@@ -37,3 +37,15 @@ def agent_color(agent: str) -> str:
 def agent_badge(agent: str) -> str:
     """Agent name as escaped Markdown in its stable colour (the name carries the meaning)."""
     return f":{agent_color(agent)}[**{md(agent)}**]"
+
+
+# For the v2 components' scripts: an element with a class and its text, put in as text (never
+# HTML: everything a trace holds is untrusted).
+EL_JS = """
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+"""
