@@ -318,3 +318,20 @@ def test_the_next_items_opening_chart_is_handed_ahead(demo_project):
     button(at, "Done with this item → next").click().run()
     assert "code-team-002" in str(at.query_params["item"])
     assert figure_text(at) == ahead
+
+
+def test_chart_views_are_kept_with_the_derivation_a_few_at_a_time(demo_project):
+    from app.derive import derive
+    from app.ui import shell
+    from app.ui.surfaces import tool_contention as tc
+    from app.workspace import open_project
+    ws = open_project(str(demo_project))
+    scheme = next(s for s in ws.project.schemes if s.type == "tool_contention")
+    d = derive(ws.by_id["code-team-002"].data, **shell.scheme_keys(scheme))
+    first = tc._view(d, "seconds", [], (0.0, 100.0))
+    assert tc._view(d, "seconds", [], (0.0, 100.0)) is first  # built once
+    for hi in range(200, 800, 100):
+        tc._view(d, "seconds", [], (0.0, float(hi)))
+    views = shell.per_derivation(d, "tool_contention:views", dict)
+    assert len(views) == tc.VIEWS_KEPT and ("seconds", (), (0.0, 700.0)) in views
+    assert ("seconds", (), (0.0, 100.0)) not in views  # the oldest went first

@@ -72,8 +72,8 @@ def _view(d: Derivation, kind: str, resources: list[str], window) -> tuple[tl.Ti
     if found is None:
         t = tl.build(d.calls, d.contentions, d.agents, kind, resources, window)
         found = (t, timeline_chart.figure_json(tl.figure(t)))
-        while len(views) >= VIEWS_KEPT:
-            views.pop(next(iter(views)), None)
+        for old in list(views)[:max(0, len(views) - VIEWS_KEPT + 1)]:  # the oldest (a list: the
+            views.pop(old, None)  # prefetch thread may be adding one to the same item's views)
         views[key] = found
     return found
 
