@@ -30,8 +30,9 @@ class LabelControl:
         self.options, self.value = card["options"], card["label"]
 
     def set_value(self, label):
-        send_trigger(self.at, components(self.at, "baton_region_cards")[0], "label",
-                     {"region": self.card["region"], "label": label})
+        cards = components(self.at, "baton_region_cards")[0]
+        send_trigger(self.at, cards, "label", {"item": json.loads(cards.proto.json)["item"],
+                                               "region": self.card["region"], "label": label})
         return self
 
     def run(self):  # the choice ran with set_value
@@ -49,7 +50,8 @@ def label_box(at, region):
 def select_in_list(at):
     """ "Select" on the first card not selected."""
     card = next(c for c in region_cards(at) if not c["selected"])
-    return send_trigger(at, components(at, "baton_region_cards")[0], "select", card["region"])
+    cards = components(at, "baton_region_cards")[0]
+    return send_trigger(at, cards, "select", {"item": json.loads(cards.proto.json)["item"], "region": card["region"]})
 
 
 def button(at, label, nth=0):
@@ -292,15 +294,20 @@ def test_many_labels_are_a_dropdown(tmp_path):
 
 
 def test_a_label_the_cards_do_not_offer_is_not_saved(demo_project):
-    """The cards send what the browser says: a label not among a region's options, or a region
-    not on the page, changes nothing, and the card still shows what is stored."""
+    """The cards send what the browser says: a label not among a region's options, a region not
+    on the page, or a choice made on another item's cards changes nothing, and the card still
+    shows what is stored."""
     item = "code-team-002"
     at = open_page(make_app(demo_project, item=item), PAGE)
     label_box(at, 1).set_value("<b>made up</b>")
     cards = components(at, "baton_region_cards")[0]
-    send_trigger(at, cards, "label", {"region": 99, "label": "deadlock"})
+    send_trigger(at, cards, "label", {"item": item, "region": 99, "label": "deadlock"})
     send_trigger(at, cards, "label", "deadlock")
-    send_trigger(at, cards, "select", 99)
+    send_trigger(at, cards, "select", {"item": item, "region": 99})
+    # made on another item's cards (arriving after "Done → next"): not this item's region #1
+    send_trigger(at, cards, "label", {"item": "trip-planner-001", "region": 1, "label": "deadlock"})
+    send_trigger(at, cards, "select", {"item": "trip-planner-001", "region": 1})
+    send_trigger(at, cards, "label", {"region": 1, "label": "deadlock"})
     assert stored(demo_project, item) is None
     assert [c["label"] for c in region_cards(at)] == ["unlabelled", "unlabelled"]
     assert selected_heads(at) == []

@@ -8,9 +8,9 @@ the list out). Here they are one element keyed by its place.
 
 The controls are native: a radio group per region (a dropdown past a few labels), named "Label
 for region #N" and operable by keyboard as any radio group, and a "Select" button. A choice is
-sent as the trigger "label" ({"region", "label"}), a selection as "select" (the region); what
-the cards then show comes back from the server, so a choice the server did not save does not
-stay shown. Everything from the trace goes in with `textContent`: text, never HTML.
+sent as the trigger "label" ({"item", "region", "label"}), a selection as "select" ({"item",
+"region"}); what the cards then show comes back from the server, so a choice the server did not
+save does not stay shown, and the control that had the focus gets it back. Everything from the trace goes in with `textContent`: text, never HTML.
 """
 from __future__ import annotations
 
@@ -54,6 +54,7 @@ function control(c, key, send) {
     const s = el('select');
     for (const o of c.options) { const opt = el('option', '', o); opt.value = o; s.appendChild(opt); }
     s.value = c.label;
+    s.dataset.focus = `s:${c.region}`;
     s.addEventListener('change', () => send('label', { region: c.region, label: s.value }));
     wrap.appendChild(s);
     return wrap;
@@ -68,6 +69,7 @@ function control(c, key, send) {
     input.name = `${key}-${c.region}`;
     input.value = o;
     input.checked = o === c.label;
+    input.dataset.focus = `r:${c.region}:${o}`;
     input.addEventListener('change', () => { if (input.checked) send('label', { region: c.region, label: o }); });
     lab.appendChild(input);
     lab.appendChild(document.createTextNode(o));
@@ -94,7 +96,12 @@ export default function(component) {
   const sig = JSON.stringify(data);
   if (root.dataset.sig !== sig) {
     root.dataset.sig = sig;
-    const send = (name, value) => root.__send(name, value);
+    // the control in focus (a radio moved by the arrow keys, a "Select") gets it back once the
+    // cards are built again with what the server saved
+    const had = document.activeElement;
+    const focus = had && root.contains(had) ? had.dataset.focus : null;
+    // each choice names the item it was made on: a late one never lands on the next item
+    const send = (name, value) => root.__send(name, Object.assign({ item: data.item }, value));
     const out = document.createDocumentFragment();
     for (const c of cards) {
       const card = el('section', c.selected ? 'card selected' : 'card');
@@ -107,30 +114,38 @@ export default function(component) {
       const b = el('button', '', c.selected ? 'Selected' : 'Select');
       b.type = 'button';
       b.disabled = !!c.selected;
+      b.dataset.focus = `b:${c.region}`;
       b.title = data.select_help || '';
-      b.addEventListener('click', () => send('select', c.region));
+      b.addEventListener('click', () => send('select', { region: c.region }));
       card.appendChild(b);
       out.appendChild(card);
     }
     root.replaceChildren(out);
+    sync(root, cards);
+    if (focus) {
+      let e = Array.from(root.querySelectorAll('[data-focus]')).find((x) => x.dataset.focus === focus);
+      if (e && e.disabled) e = e.closest('section').querySelector('input:checked, select');  // "Selected"
+      if (e) e.focus({ preventScroll: true });
+    }
+  } else {
+    sync(root, cards);
   }
-  sync(root, cards);
 }
 """
 
 _component = st.components.v2.component("baton_region_cards", css=_CSS, js=_JS, isolate_styles=False)
 
 
-def draw(cards: list[dict], key: str, on_label, on_select, select_help: str = "") -> None:
+def draw(cards: list[dict], key: str, item: str, on_label, on_select, select_help: str = "") -> None:
     """Draw region cards in the place `key`. Each card: {"region", "head", "status", "lines",
     "options", "label", "dropdown", "selected"}. `on_label()` / `on_select()` run on a choice /
     a "Select" (read it with `event(key, "label")` / `event(key, "select")`)."""
-    _component(key=key, data={"cards": cards, "key": key, "select_help": select_help},
+    _component(key=key, data={"cards": cards, "key": key, "item": item, "select_help": select_help},
                on_label_change=on_label, on_select_change=on_select, height="content")
 
 
 def event(key: str, name: str):
-    """The value of the cards' last `name` trigger ("label": {"region", "label"}; "select": a
-    region), or None."""
+    """The value of the cards' last `name` trigger ("label": {"item", "region", "label"};
+    "select": {"item", "region"}), or None."""
     value = st.session_state.get(key)
     return value.get(name) if isinstance(value, dict) else None

@@ -165,3 +165,22 @@ def test_html_in_trace_names_is_text_in_the_chart(tmp_path, browser):
     finally:
         ctx.close()
         srv.stop()
+
+
+def test_region_labels_by_keyboard_keep_the_focus(server, page):
+    """Arrow keys in a region's radio group save each choice; the cards are drawn again with
+    what was saved, and the focus stays on the group, so the next arrow key goes on."""
+    pg = page
+    pg.goto(f"{server.url}/tool_contention?annotator=alice&item={ITEM}")
+    wait_app(pg)
+    group = pg.get_by_role("radiogroup", name="Label for region #1")
+    group.get_by_role("radio", name="unlabelled").focus()
+    pg.keyboard.press("ArrowRight")
+    assert wait_for(lambda: (a := stored(server)) and a.value == {"contentions": {"1": "deadlock"}})
+    pg.locator(".baton-regions .head", has_text="deadlock · saved").wait_for(timeout=10000)
+    assert pg.evaluate("() => document.activeElement.value") == "deadlock"
+    pg.keyboard.press("ArrowRight")
+    assert wait_for(lambda: (a := stored(server)) and a.value == {"contentions": {"1": "circular_wait"}})
+    pg.locator(".baton-regions .head", has_text="circular_wait · saved").wait_for(timeout=10000)
+    assert pg.evaluate("() => document.activeElement.value") == "circular_wait"
+    assert group.get_by_role("radio", name="circular_wait").is_checked()

@@ -368,10 +368,14 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
             "dropdown": len(choices[r.index]) > RADIO_UP_TO, "selected": r.index == selected})
     cards_key = _place(scheme, "regions")
 
+    def chosen(name: str) -> dict:
+        """The cards' event, if it was made on this item's cards (a late one may arrive after
+        "Done → next"): else {}."""
+        found = region_cards.event(cards_key, name)
+        return found if isinstance(found, dict) and found.get("item") == item.id else {}
+
     def on_label():
-        chosen = region_cards.event(cards_key, "label")
-        idx = chosen.get("region") if isinstance(chosen, dict) else None
-        label = chosen.get("label") if isinstance(chosen, dict) else None
+        idx, label = chosen("label").get("region"), chosen("label").get("label")
         if idx not in choices or label not in choices[idx]:  # not a card on this page, or not one of its labels
             return
         before = _stored(ws, item, scheme)  # the value on disk: other regions may be on other pages
@@ -380,11 +384,11 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
             shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx), empty=tl.is_empty(value))
 
     def on_select():
-        idx = region_cards.event(cards_key, "select")
+        idx = chosen("select").get("region")
         if idx in choices:
             _select(scheme, item, d, bounds, idx, f"Region #{idx} selected from the list.")
 
-    region_cards.draw(cards, cards_key, on_label=on_label, on_select=on_select,
+    region_cards.draw(cards, cards_key, item.id, on_label=on_label, on_select=on_select,
                       select_help="Name this region above the list (its ◆ marker on the chart); "
                                   "“Zoom to the selected region” then brings it into view")
     shell.rerun_if_asked()
