@@ -16,9 +16,10 @@ How things are timed, all inside the page with `performance.now()`:
   the click is the latency (the DOM then shows the result: the check that the expected text is
   there, e.g. "Saved" or "flagged: info_loss", is made and reported). Changes inside the
   contention chart drawn ahead, unseen, for the next item, changes to nodes no longer in the
-  document and to Plotly's off-page text-measuring SVG are not screen updates and are not stamped (that drawing starts once the page has been quiet 300 ms, so it is done before the
-  600 ms of quiet that precede the next click; a click during it would wait for it, and be
-  timed so). Clicks are dispatched
+  document and to Plotly's off-page text-measuring SVG are not screen updates: they do not end
+  a latency. They do keep the page from being quiet, and so does a drawing ahead still due, so
+  the next click waits until that drawing is done and 600 ms have passed without any change.
+  Clicks are dispatched
   with `element.click()` so no mouse hover adds tooltips. The trivial page is timed the same
   way: its button, until the counter text changed, measured again around each size (the
   machine's load drifts during a long run) and the ratios use the figure taken with that size.
@@ -60,14 +61,16 @@ PER_SIZE = 5  # runs of each size: four "Done → next" per page and size (the l
 INIT_JS = """
 (() => {
   if (window.top !== window) return;
-  const b = window.__bench = {last: 0, t0: null, armed: false, changes: 0};
+  const b = window.__bench = {last: 0, any: 0, t0: null, armed: false, changes: 0};
   // the contention chart drawn ahead for the next item is unseen (app/ui/timeline_chart.py): its
   // drawing is background work, not the screen being updated; nor is a change to a node no
   // longer in the document (Plotly builds parts of a drawing before putting them in), or in
   // Plotly's text-measuring SVG (placed 10,000 px off the page)
   const unseen = (m) => { const e = m.target.nodeType === 1 ? m.target : m.target.parentElement;
     return !e || !e.isConnected || !!e.closest('.baton-timeline[aria-hidden], #js-plotly-tester'); };
-  new MutationObserver((ms) => { if (ms.some((m) => !unseen(m))) { b.last = performance.now(); b.changes++; } })
+  // any change (seen or not) keeps the page from being quiet; only seen ones end a latency
+  new MutationObserver((ms) => { const t = performance.now(); b.any = t;
+    if (ms.some((m) => !unseen(m))) { b.last = t; b.changes++; } })
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   const stamp = () => { if (b.armed) { b.t0 = performance.now(); b.armed = false; } };
   document.addEventListener('click', stamp, true);
@@ -75,17 +78,19 @@ INIT_JS = """
 })();
 """
 
-# Streamlit shows this while a script runs (after a short delay): never "quiet" while it is there
-RUNNING = "!!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# Streamlit shows this while a script runs (after a short delay), and the contention chart may
+# have a drawing ahead still due (app/ui/timeline_chart.py): never "quiet" while either is so
+RUNNING = ("!!document.querySelector('[data-testid=\"stStatusWidget\"]') || Array.from("
+           "document.querySelectorAll('.baton-timeline-box')).some((b) => b.__pending)")
 
 
 def settle(pg, timeout: float = 60.0) -> dict:
     """Wait until the page had no DOM change for QUIET_MS; the last change and click times."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        s = pg.evaluate(f"() => ({{now: performance.now(), last: window.__bench.last, t0: window.__bench.t0,"
-                        f" running: {RUNNING}}})")
-        if not s["running"] and s["now"] - s["last"] >= QUIET_MS and (s["t0"] is None or s["last"] > s["t0"]):
+        s = pg.evaluate(f"() => ({{now: performance.now(), last: window.__bench.last, any: window.__bench.any,"
+                        f" t0: window.__bench.t0, running: {RUNNING}}})")
+        if not s["running"] and s["now"] - s["any"] >= QUIET_MS and (s["t0"] is None or s["last"] > s["t0"]):
             return s
         pg.wait_for_timeout(50)
     raise TimeoutError("the page did not settle")
