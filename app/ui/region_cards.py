@@ -137,15 +137,9 @@ _component = st.components.v2.component("baton_region_cards", css=_CSS, js=_JS, 
 
 
 def draw(cards: list[dict], key: str, item: str, on_label, on_select, select_help: str = "") -> None:
-    """Draw region cards in the place `key`. Each card: {"region", "head", "status", "lines",
-    "options", "label", "dropdown", "selected"}. `on_label()` / `on_select()` run on a choice /
-    a "Select" (read it with `event(key, "label")` / `event(key, "select")`)."""
+    """Draw region cards for `item` in the place `key`. Each card: {"region", "head", "status",
+    "lines", "options", "label", "dropdown", "selected"}. `on_label()` / `on_select()` run on a
+    choice / a "Select"; read it with `state.trigger(key, "label")` ({"item", "region", "label"})
+    / `state.trigger(key, "select")` ({"item", "region"})."""
     _component(key=key, data={"cards": cards, "key": key, "item": item, "select_help": select_help},
                on_label_change=on_label, on_select_change=on_select, height="content")
-
-
-def event(key: str, name: str):
-    """The value of the cards' last `name` trigger ("label": {"item", "region", "label"};
-    "select": {"item", "region"}), or None."""
-    value = st.session_state.get(key)
-    return value.get(name) if isinstance(value, dict) else None

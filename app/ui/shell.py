@@ -171,8 +171,8 @@ def prefetch(item: Item, schemes, extra=None, background: bool = True) -> None:
     draws it from the cache instead of reading its steps, calls and regions on the click (~100 ms
     at 2,000 steps). Done by one worker thread while the annotator reads the current item; the
     caches' per-key locks make a click that arrives first wait for it rather than compute it
-    twice. Only in a served app (AppTest and
-    the command line have no runtime, and work as before)."""
+    twice. Only in a served app (AppTest and the command line have no runtime, and work as
+    before)."""
     if background:
         from streamlit import runtime
         if not runtime.exists():

@@ -70,3 +70,10 @@ def remembered(key: str, fits: Callable[[Any], Any]) -> Callable[[], None]:
             if value is not None:
                 st.session_state[key] = value
     return lambda: st.session_state.__setitem__(kept, st.session_state[key])
+
+
+def trigger(key: str, name: str):
+    """The value of the trigger `name` a v2 component in `key` fired for this run (its state is
+    a dict of them), or None."""
+    value = st.session_state.get(key)
+    return value.get(name) if isinstance(value, dict) else None

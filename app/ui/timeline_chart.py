@@ -23,6 +23,7 @@ import plotly.io as pio
 import streamlit as st
 
 from .launch import PLOTLY_JS  # in static/, served at app/static/
+from .state import trigger
 
 AHEAD_AFTER_MS = 300  # quiet time after new data before the next item's chart is drawn unseen
 
@@ -142,8 +143,6 @@ def draw(fig: str, key: str, on_click, alt: str, config: dict | None = None, ahe
 
 
 def clicked(key: str) -> list[dict]:
-    """The points of the last click on the chart in `key` (each with its `customdata`): the
-    component's state is a dict holding its "click" trigger."""
-    value = st.session_state.get(key)
-    points = value.get("click") if isinstance(value, dict) else None
+    """The points of the last click on the chart in `key` (each with its `customdata`)."""
+    points = trigger(key, "click")
     return [p for p in points if isinstance(p, dict)] if isinstance(points, list) else []

@@ -26,7 +26,7 @@ from ...trace import Item
 from ...workspace import Workspace
 from .. import region_cards, shell, timeline_chart
 from ..pager import arrows
-from ..state import follow, widget_key
+from ..state import follow, trigger, widget_key
 from ..text import md
 
 PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
@@ -82,12 +82,8 @@ def _opening_view(item: Item, scheme: Scheme, d: Derivation) -> tuple[tl.Timelin
     kind, bounds, _ = _basics(item, scheme, d)
     if not d.calls:
         return None
-    if _slidable(bounds):  # as _window() reads the slider's first value
-        lo, hi = _opening(d, bounds)
-        window = (bounds[0] + lo, bounds[0] + hi)
-    else:
-        window = bounds
-    return _view(d, kind, [], window)
+    # as _window() reads the slider's first value: the same window, the same figure text
+    return _view(d, kind, [], _absolute(bounds, _opening(d, bounds)) if _slidable(bounds) else bounds)
 
 
 _AHEAD: dict[tuple, str] = {}  # (item id, its data, scheme) -> the figure the item opens on, built ahead
@@ -160,14 +156,17 @@ def _stored(ws: Workspace, item: Item, scheme: Scheme) -> dict:
     return ann.value if ann and isinstance(ann.value, dict) else {}
 
 
+def _absolute(bounds, w: tuple[float, float]) -> tuple[float, float]:
+    """A slider window (seconds from the first call) in absolute seconds."""
+    return bounds[0] + w[0], bounds[0] + w[1]
+
+
 def _window(scheme, item, bounds) -> tuple[float, float] | None:
     """The chosen time window in absolute seconds (None: the whole run)."""
     if bounds is None:
         return None
     w = st.session_state.get(_k(scheme, item, "window"))
-    if not w:
-        return bounds
-    return bounds[0] + w[0], bounds[0] + w[1]
+    return _absolute(bounds, w) if w else bounds
 
 
 def _listed(d: Derivation, scheme, item, bounds) -> list:
@@ -371,11 +370,12 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     def chosen(name: str) -> dict:
         """The cards' event, if it was made on this item's cards (a late one may arrive after
         "Done → next"): else {}."""
-        found = region_cards.event(cards_key, name)
+        found = trigger(cards_key, name)
         return found if isinstance(found, dict) and found.get("item") == item.id else {}
 
     def on_label():
-        idx, label = chosen("label").get("region"), chosen("label").get("label")
+        event = chosen("label")
+        idx, label = event.get("region"), event.get("label")
         if idx not in choices or label not in choices[idx]:  # not a card on this page, or not one of its labels
             return
         before = _stored(ws, item, scheme)  # the value on disk: other regions may be on other pages
