@@ -575,3 +575,24 @@ def test_crash_mid_save_loses_nothing_reported(tmp_path):
         assert got.value["pad"] == "x" * (got.value["n"] % 2000)
         assert got.seconds_spent == float(got.value["n"])
     assert len(rows) == 7
+
+
+def test_warm_writer_leaves_nothing_for_the_first_save_to_import(tmp_path):
+    """A server warms the writer at start (shell._load): the first save then imports no module
+    (pyarrow's pandas layer had cost an annotator's first click ~10 ms), and the warm-up
+    writes no file."""
+    script = textwrap.dedent(f"""
+        import os, sys
+        import pandas  # (a server has it: Streamlit imports it)
+        from app.storage import Annotation, AnnotationStore, warm_writer
+        os.chdir({str(tmp_path)!r})
+        warm_writer()
+        assert os.listdir(".") == [], os.listdir(".")
+        before = set(sys.modules)
+        AnnotationStore("store").save(Annotation("run-1", "ann", "outcome", "radio", {{"ok": "true"}}))
+        print(sorted(set(sys.modules) - before))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -22,7 +22,7 @@ from ..config import load_config
 from ..derive import Derivation, derive, no_gc, scheme_keys
 from ..readers import data_paths
 from ..registry import TYPES
-from ..storage import SUFFIX, Annotation, AnnotationStore, encode_component
+from ..storage import SUFFIX, Annotation, AnnotationStore, encode_component, warm_writer
 from ..trace import Item
 from ..values import ANNOTATED, REVIEWED_CLEAN
 from ..workspace import ProjectError, Workspace, open_project
@@ -98,6 +98,7 @@ def _load(path: str, stamp: str) -> Workspace | ProjectError:
     try:
         with no_gc():
             ws = open_project(path)
+            warm_writer()
             _settle_heap()
     except ProjectError as e:
         return e
@@ -244,7 +245,7 @@ def store(ws: Workspace) -> AnnotationStore:
 
 # --- annotator -----------------------------------------------------------------------------------
 
-@st.cache_resource(max_entries=4)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _accounts(path: str, stamp: tuple) -> tuple[dict, list[str]]:  # keyed by the files' times too
     return access.load_accounts(access.secrets_files(path))
 
@@ -402,19 +403,21 @@ def neighbour(ws: Workspace, item_id: str, step: int) -> str | None:
 def done_items(ws: Workspace, who: str) -> set[str]:
     """Items this annotator marked done, found by listing folders (no Parquet reads), so the
     sidebar stays cheap with thousands of items."""
+    # (before the folder is listed: an annotator's first save creates it, and building the map
+    # then would put a cache miss, and its spinner's thread, on that click)
+    by_dir = _item_dirs(ws)
     db = store(ws)
     try:
         adir = db.annotator_dir(who)
         entries = list(os.scandir(adir))
     except (OSError, ValueError):
         return set()
-    by_dir = _item_dirs(ws)
     mark = encode_component(DONE) + SUFFIX
     return {by_dir[e.name] for e in entries
             if e.name in by_dir and os.path.exists(os.path.join(e.path, mark))}
 
 
-@st.cache_resource(max_entries=4)
+@st.cache_resource(max_entries=4, show_spinner=False)  # (a spinner starts a thread: ~4 ms)
 def _item_dirs_cached(_ws_id: int, ids: tuple) -> dict[str, str]:
     return {encode_component(i): i for i in ids}
 
