@@ -219,12 +219,21 @@ TABLES = {
 }
 
 
-def build(df: pd.DataFrame, schemes: dict | None = None) -> Labels:
+def build(df: pd.DataFrame, schemes: dict | None = None, spread: set | frozenset | None = None,
+          kept: dict | None = None) -> Labels:
     """Spread `df` (see :func:`frame`) into long tables; `schemes` maps name -> config Scheme.
 
     Each distinct stored value of a scheme is parsed and spread once; its rows are then repeated
     for every judgement that holds it (annotators often agree, and simple types have few
-    distinct values), so the cost grows with distinct values, not with judgements."""
+    distinct values), so the cost grows with distinct values, not with judgements.
+
+    `spread`: the names of the schemes whose values are spread (None: all). The others' rows
+    are still judgements (`rows`, `time`), with nothing in the spread tables: a summary that
+    kept their parts from before only needs the counts.
+
+    `kept`: what each distinct value spread into, from the build before (per scheme and type:
+    stored text -> rows), taken again and replaced by this build's. A summary after one save
+    then parses and spreads one value, not the scheme's tens of thousands again."""
     schemes = schemes or {}
     time = df[["item_id", "annotator", "scheme", "seconds_spent"]]
     is_done = (df["scheme"] == DONE).to_numpy(dtype=bool)
@@ -239,9 +248,11 @@ def build(df: pd.DataFrame, schemes: dict | None = None) -> Labels:
     parts: dict[str, list[tuple[str, pd.DataFrame]]] = {n: [] for n in TABLES}
     # each (scheme, stored type) as row positions: no sub-frame of every column per group
     for (scheme_name, stored_type), at in groups(judged, ["scheme", "annotation_type"]):
+        if spread is not None and scheme_name not in spread:
+            continue
         cfg = schemes.get(scheme_name)
         _spread_part(judged, at, scheme_name, cfg.type if cfg is not None else stored_type,
-                     cfg.options if cfg is not None else {}, parts)
+                     cfg.options if cfg is not None else {}, parts, kept)
     tables, blocks = {}, {}
     for name, c in TABLES.items():
         found = parts[name]
@@ -257,9 +268,8 @@ def build(df: pd.DataFrame, schemes: dict | None = None) -> Labels:
     return lab
 
 
-def _distinct(values: pd.Series) -> tuple[list, np.ndarray]:
-    """(each distinct stored value parsed once (None: no value, or not JSON), and for each row
-    the position of its value)."""
+def _texts(values: pd.Series) -> tuple[list, np.ndarray]:
+    """(each distinct stored text, None for no value; for each row the position of its text)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = np.asarray(values.cat.codes, dtype=np.int64)
         texts = values.cat.categories
@@ -271,10 +281,20 @@ def _distinct(values: pd.Series) -> tuple[list, np.ndarray]:
     inv, uniq = np.asarray(inv, dtype=np.int64), np.asarray(uniq, dtype=np.int64)
     # only these rows' distinct texts become Python strings (-1: no value)
     found = np.asarray(texts.take(np.maximum(uniq, 0)), dtype=object) if len(texts) else np.full(len(uniq), None)
-    texts = [x if c >= 0 and isinstance(x, str) else None for c, x in zip(uniq.tolist(), found.tolist())]
+    return [x if c >= 0 and isinstance(x, str) else None for c, x in zip(uniq.tolist(), found.tolist())], inv
+
+
+def _parse(texts: list) -> list:
+    """Each text parsed (None: no value, or not JSON)."""
     parsed = iter(jsontext.loads_each([x for x in texts if x is not None]))
-    # None: no value, or not JSON
-    return [None if x is None or isinstance(v := next(parsed), ValueError) else v for x in texts], inv
+    return [None if x is None or isinstance(v := next(parsed), ValueError) else v for x in texts]
+
+
+def _distinct(values: pd.Series) -> tuple[list, np.ndarray]:
+    """(each distinct stored value parsed once (None: no value, or not JSON), and for each row
+    the position of its value)."""
+    texts, inv = _texts(values)
+    return _parse(texts), inv
 
 
 def _per_value(values: pd.Series, fn) -> list:
@@ -285,11 +305,20 @@ def _per_value(values: pd.Series, fn) -> list:
 
 
 def _spread_part(judged: pd.DataFrame, at: np.ndarray, scheme: str, t: str, opts: dict,
-                 parts: dict[str, list]) -> None:
+                 parts: dict[str, list], kept: dict | None = None) -> None:
     """Spread the judgements of one scheme (rows `at` of `judged`): parse each distinct value
-    once, then repeat its rows."""
-    parsed, inv = _distinct(judged["value"].take(at))
-    spread = [_spread(t, opts, v) for v in parsed]
+    once (or take what it spread into from `kept`, see build()), then repeat its rows."""
+    if kept is None:
+        parsed, inv = _distinct(judged["value"].take(at))
+        spread = [_spread(t, opts, v) for v in parsed]
+    else:
+        texts, inv = _texts(judged["value"].take(at))
+        before = kept.get((scheme, t), {})
+        new = [x for x in texts if x not in before]
+        fresh = dict(zip(new, (_spread(t, opts, v) for v in _parse(new))))
+        spread = [before[x] if x in before else fresh[x] for x in texts]
+        # (this build's values only: one no longer stored is dropped with its rows)
+        kept[(scheme, t)] = dict(zip(texts, spread))
     filled = set().union(*spread) if spread else set()  # the tables this type fills (one or two)
     for name, cols in TABLES.items():
         if name not in filled:

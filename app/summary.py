@@ -24,6 +24,7 @@ No Streamlit here.
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter, defaultdict
 from typing import Any, Iterable
 
@@ -880,12 +881,18 @@ def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, 
 
 def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] | None = None,
               schemes: Iterable[str] | None = None, items: Iterable[str] | None = None, k: int = 1,
-              derived: Derived | None = None, disagreements: bool = True) -> dict:
+              derived: Derived | None = None, disagreements: bool = True, parts: "Parts | None" = None) -> dict:
     """Everything the summary page, `python -m app summary` and the report show (JSON-ready).
 
     Each scheme's agreement says how many objects annotators disagree on; the records of those
     objects (``disagreements``, a list) are built only when `disagreements` is true, else the
     key holds None and :func:`disagreements` lists one scheme's on demand.
+
+    `parts` (see :class:`Parts`): each scheme's agreement and rollup, the interaction graph and
+    gold accuracy kept from earlier summaries and taken again while the rows they were
+    computed from are unchanged, so a summary after one save computes the parts of the saved
+    scheme and the progress only. The result then shares those parts with the earlier ones:
+    the caller only reads it.
 
     Runs with the cyclic garbage collector paused (as derive() does): it allocates hundreds of
     thousands of small acyclic objects, and each collection they trigger walks every live
@@ -893,65 +900,166 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     with BLAS on one thread (app/blas.py)."""
     with no_gc(), blas.one_thread():
         return _summarize(ws, df, annotators=annotators, schemes=schemes, items=items, k=k, derived=derived,
-                          disagreements=disagreements)
+                          disagreements=disagreements, parts=parts)
 
 
-def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements) -> dict:
+# the columns a summary reads (labels.build): a row's other columns (its trace hash, its save
+# time) can change without changing any number
+READ = ["item_id", "annotator", "scheme", "annotation_type", "status", "seconds_spent", "value"]
+
+
+def scheme_prints(df: pd.DataFrame) -> dict[str, str]:
+    """A fingerprint (see fingerprint()) of each scheme's rows, of the columns a summary reads
+    (the done marks' under their scheme name, _item)."""
+    if not len(df):
+        return {}
+    rows = pd.util.hash_pandas_object(df[READ], index=False).to_numpy()
+    # (summed as unsigned integers: wrapping around, as fingerprint()'s sum does)
+    return {key[0]: f"{len(at)}:{int(rows[at].sum(dtype=np.uint64))}" for key, at in groups(df, ["scheme"])}
+
+
+class Parts:
+    """Parts of summaries (see summarize()), each kept with the fingerprints of the schemes'
+    rows it was computed from, the filters and k in its key. One per workspace (its items
+    and derivations never change); the newest KEPT parts are kept. Sessions of a server share
+    it: a lock keeps its order whole (two computing one part at once both compute it)."""
+
+    KEPT = 256
+
+    @classmethod
+    def of(cls, ws) -> "Parts":
+        found = ws.__dict__.get("_summary_parts")
+        if found is None:
+            found = ws.__dict__["_summary_parts"] = cls()
+        return found
+
+    def __init__(self):
+        self._kept: dict[tuple, tuple[tuple, Any]] = {}  # key -> (prints, part), oldest first
+        self._lock = threading.Lock()
+        # what each stored value of a scheme spread into (labels.build's `kept`): a scheme
+        # computed again after a save spreads the saved value only
+        self.spreads: dict[tuple, dict] = {}
+
+    def get(self, key: tuple, prints: tuple):
+        found = self._kept.get(key)
+        return found[1] if found is not None and found[0] == prints else None
+
+    def put(self, key: tuple, prints: tuple, part) -> None:
+        with self._lock:
+            self._kept.pop(key, None)
+            self._kept[key] = (prints, part)
+            while len(self._kept) > self.KEPT:
+                del self._kept[next(iter(self._kept))]
+
+
+# the rollup of each type: (its section of the summary, how it is computed)
+ROLLUPS = {
+    "agent_scorecard": ("scorecards", lambda lab, s, der: scorecards(lab, s.name)),
+    "failure_attribution": ("attribution", lambda lab, s, der: attribution(lab, s, der)),
+    "handoff_review": ("handoffs", lambda lab, s, der: handoffs(lab, s, der)),
+    "tool_contention": ("contention", lambda lab, s, der: contention(lab, s, der)),
+    "emergent_behavior": ("emergent", lambda lab, s, der: emergent(lab, s)),
+    "tool_call_review": ("tool_verdicts", lambda lab, s, der: tool_verdicts(lab, s)),
+    "trajectory_eval": ("mast", lambda lab, s, der: mast(lab, s, der)),
+    **{t: ("choices", lambda lab, s, der: {"type": s.type, "labels": choices(lab, s)})
+       for t in ("radio", "multiselect", "likert")},
+}
+SECTIONS = ["scorecards", "attribution", "handoffs"]  # then interaction
+SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "choices"]
+
+
+def _cleaned(section: str, part):
+    """A rollup made JSON-safe (clean()) once, when computed. Its long lists (one entry per
+    attribution, per run and behaviour) are built from plain Python values already (_records,
+    or by hand) and are not walked again; the key order stays as it always was (the positions
+    last, the runs in their place)."""
+    if section == "attribution":
+        part = dict(part)
+        positions = part.pop("positions")
+        part = clean(part)
+        part["positions"] = positions
+        return part
+    if section == "emergent":
+        runs = part["per_run"]
+        part = clean({**part, "per_run": None})
+        part["per_run"] = runs
+        return part
+    return clean(part)
+
+
+def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements, parts) -> dict:
     if df is None:
         df = load(ws)
     item_ids = [it.id for it in ws.items] if items is None else [i for i in items]
     df = apply_filters(df, annotators, schemes, item_ids)
     project = ws.project
     by_name = {s.name: s for s in project.schemes}
-    lab = build(df, by_name)
-    trace_columns.cover(lab.memo, item_ids)
     der = derived or Derived.of(ws)
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
     of = lambda t: [s for s in chosen if s.type == t]  # noqa: E731
-
-    agreement, listed = {}, []
-    for s in chosen:
-        a, d = agreement_for(lab, s, der, k, listed=disagreements)
-        agreement[s.name] = a
-        listed += d
-
     att_schemes = of("failure_attribution")
+    graphs, reviews, steps = of("agent_interaction_graph"), of("handoff_review"), of("trajectory_eval")
+
+    # every part: (key, the schemes whose rows it reads, how it is computed from the spread tables)
+    specs = []
+    for s in chosen:
+        specs.append((("agreement", s.name, disagreements), (s.name,),
+                      lambda lab, s=s: agreement_for(lab, s, der, k, listed=disagreements)))
+        if s.type in ROLLUPS:
+            section, fn = ROLLUPS[s.type]
+            specs.append((("rollup", s.name), (s.name,),
+                          lambda lab, s=s, section=section, fn=fn: _cleaned(section, fn(lab, s, der))))
+    specs.append((("interaction",), tuple(x.name for x in graphs + reviews),
+                  lambda lab: clean(interaction(lab, ws, der, item_ids, graphs, reviews))))
+    gold_from = ([att_schemes[0]] if att_schemes else []) + steps
+    specs.append((("gold",), tuple(x.name for x in gold_from),
+                  lambda lab: clean(gold_accuracy(lab, ws, item_ids, att_schemes[0] if att_schemes else None,
+                                                  steps, k))))
+    found: dict[tuple, Any] = {}
+    todo = specs
+    if parts is not None:
+        prints = scheme_prints(df)
+        where = (tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
+                 None if items is None else tuple(item_ids), k)
+        todo = []
+        for key, reads, fn in specs:
+            mark = tuple(prints.get(n) for n in reads)
+            part = parts.get(key + where, mark)
+            if part is None:
+                todo.append((key, reads, fn, mark))
+            else:
+                found[key] = part
+    lab = build(df, by_name, spread=None if parts is None else {n for _, reads, *_ in todo for n in reads},
+                kept=None if parts is None else parts.spreads)
+    trace_columns.cover(lab.memo, item_ids)
+    for key, _reads, fn, *mark in todo:
+        found[key] = fn(lab)
+        if parts is not None:
+            parts.put(key + where, mark[0], found[key])
+
     wanted = set(item_ids)
     out = {
         "project": project.name,
-        "filters": {"annotators": list(annotators) if annotators else None,
-                    "schemes": list(schemes) if schemes else None,
-                    "items": None if items is None else len(item_ids), "k": k},
+        "filters": clean({"annotators": list(annotators) if annotators else None,
+                          "schemes": list(schemes) if schemes else None,
+                          "items": None if items is None else len(item_ids), "k": k}),
         "counts": {"items": len(item_ids), "annotators": int(lab.time["annotator"].nunique()),
                    "judgements": int(len(lab.rows)),
                    "items_with_gold": sum(1 for it in ws.items if it.id in wanted and goldmod.normalize(it.gold))},
-        "progress": progress(lab, len(item_ids)),
-        "scorecards": {s.name: scorecards(lab, s.name) for s in of("agent_scorecard")},
-        "attribution": {s.name: attribution(lab, s, der) for s in att_schemes},
-        "handoffs": {s.name: handoffs(lab, s, der) for s in of("handoff_review")},
-        "interaction": interaction(lab, ws, der, item_ids, of("agent_interaction_graph"), of("handoff_review")),
-        "contention": {s.name: contention(lab, s, der) for s in of("tool_contention")},
-        "emergent": {s.name: emergent(lab, s) for s in of("emergent_behavior")},
-        "tool_verdicts": {s.name: tool_verdicts(lab, s) for s in of("tool_call_review")},
-        "mast": {s.name: mast(lab, s, der) for s in of("trajectory_eval")},
-        "choices": {s.name: {"type": s.type, "labels": choices(lab, s)}
-                    for s in chosen if s.type in ("radio", "multiselect", "likert")},
-        "agreement": agreement,
+        "progress": clean(progress(lab, len(item_ids))),
     }
-    g = gold_accuracy(lab, ws, item_ids, att_schemes[0] if att_schemes else None, of("trajectory_eval"), k)
+    rollups = {section: {} for section in SECTIONS + SECTIONS_AFTER}
+    for s in chosen:
+        if s.type in ROLLUPS:
+            rollups[ROLLUPS[s.type][0]][s.name] = found[("rollup", s.name)]
+    out.update((section, rollups[section]) for section in SECTIONS)
+    out["interaction"] = found[("interaction",)]
+    out.update((section, rollups[section]) for section in SECTIONS_AFTER)
+    out["agreement"] = {s.name: clean(found[("agreement", s.name, disagreements)][0]) for s in chosen}
+    g = found[("gold",)]
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],
                           "confusion": g["confusion"], "items": g["items"]}
-    # the long lists (one entry per attribution, per run and behaviour) are built from plain
-    # Python values already (_records, or by hand): no need to walk them again
-    # (the key order stays as it was: the positions last, the runs first)
-    long = [(part, name, key, out[part][name].pop(key)) for part, key in (("attribution", "positions"),)
-            for name in out[part]]
-    for name, e in out["emergent"].items():
-        long.append(("emergent", name, "per_run", e["per_run"]))
-        e["per_run"] = None  # keeps its place
-    out = clean(out)
-    for part, name, key, records in long:
-        out[part][name][key] = records
-    out["disagreements"] = listed if disagreements else None
+    out["disagreements"] = ([r for s in chosen for r in found[("agreement", s.name, disagreements)][1]]
+                            if disagreements else None)
     return out

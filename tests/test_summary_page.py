@@ -98,6 +98,10 @@ def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypa
     at.button(key=k("refresh")).click().run()
     assert len(calls) == 2 and "2 judgements" in at.caption[0].value
     assert not at.exception
+    # the summary kept the parts of schemes nobody saved (summary.Parts), and computed the
+    # saved scheme's again: its blame table has the new judgement
+    blame = [df for df in frames(at) if list(df.columns[:2]) == ["agent", "count"]]
+    assert blame and sorted(blame[0]["agent"]) == ["Coder", "Tester"]
 
 
 def test_rows_are_read_again_once_the_last_read_is_old_enough(tmp_path, monkeypatch):

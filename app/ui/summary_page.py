@@ -72,8 +72,9 @@ def _frame(config: str, ws: Workspace, project: str) -> tuple[pd.DataFrame, str,
 # on each rerun); the page only reads them.
 @st.cache_resource(show_spinner="Computing the summary…", max_entries=4)
 def _summary(project: str, rows: str, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
-    # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
-    return core.summarize(_ws, _df, **_f, disagreements=False)
+    # the numbers only: the records of what annotators disagree on are listed per scheme, when
+    # opened; the parts of schemes whose rows did not change since the last summary are kept
+    return core.summarize(_ws, _df, **_f, disagreements=False, parts=core.Parts.of(_ws))
 
 
 @st.cache_resource(show_spinner="Listing the disagreements…", max_entries=8)
