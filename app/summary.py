@@ -920,11 +920,13 @@ def scheme_prints(df: pd.DataFrame) -> dict[str, str]:
 
 class Parts:
     """Parts of summaries (see summarize()), each kept with the fingerprints of the schemes'
-    rows it was computed from, the filters and k in its key. One per workspace (its items
-    and derivations never change); the newest KEPT parts are kept. Sessions of a server share
-    it: a lock keeps its order whole (two computing one part at once both compute it)."""
+    rows it was computed from. One per workspace (its items and derivations never change).
+    Kept per set of filters (annotators, schemes, items, k), for the newest FILTERS_KEPT sets
+    (as many summaries as the summary page keeps: a summary's parts are about its size).
+    Sessions of a server share it; a lock keeps it whole (two sessions computing one part at
+    once both compute it)."""
 
-    KEPT = 256
+    FILTERS_KEPT = 4
 
     @classmethod
     def of(cls, ws) -> "Parts":
@@ -934,22 +936,21 @@ class Parts:
         return found
 
     def __init__(self):
-        self._kept: dict[tuple, tuple[tuple, Any]] = {}  # key -> (prints, part), oldest first
+        # filters -> part key -> (prints, part); the filters used last, last
+        self._kept: dict[tuple, dict[tuple, tuple[tuple, Any]]] = {}
         self._lock = threading.Lock()
         # what each stored value of a scheme spread into (labels.build's `kept`): a scheme
         # computed again after a save spreads the saved value only
         self.spreads: dict[tuple, dict] = {}
 
-    def get(self, key: tuple, prints: tuple):
-        found = self._kept.get(key)
-        return found[1] if found is not None and found[0] == prints else None
-
-    def put(self, key: tuple, prints: tuple, part) -> None:
+    def of_filters(self, where: tuple) -> dict[tuple, tuple[tuple, Any]]:
+        """The parts kept under these filters (made the newest)."""
         with self._lock:
-            self._kept.pop(key, None)
-            self._kept[key] = (prints, part)
-            while len(self._kept) > self.KEPT:
+            found = self._kept.pop(where, None)
+            self._kept[where] = found = {} if found is None else found
+            while len(self._kept) > self.FILTERS_KEPT:
                 del self._kept[next(iter(self._kept))]
+            return found
 
 
 # the rollup of each type: (its section of the summary, how it is computed)
@@ -1021,21 +1022,22 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
         prints = scheme_prints(df)
         where = (tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
                  None if items is None else tuple(item_ids), k)
+        kept = parts.of_filters(where)
         todo = []
         for key, reads, fn in specs:
             mark = tuple(prints.get(n) for n in reads)
-            part = parts.get(key + where, mark)
-            if part is None:
-                todo.append((key, reads, fn, mark))
+            part = kept.get(key)
+            if part is not None and part[0] == mark:
+                found[key] = part[1]
             else:
-                found[key] = part
+                todo.append((key, reads, fn, mark))
     lab = build(df, by_name, spread=None if parts is None else {n for _, reads, *_ in todo for n in reads},
                 kept=None if parts is None else parts.spreads)
     trace_columns.cover(lab.memo, item_ids)
     for key, _reads, fn, *mark in todo:
         found[key] = fn(lab)
         if parts is not None:
-            parts.put(key + where, mark[0], found[key])
+            kept[key] = (mark[0], found[key])
 
     wanted = set(item_ids)
     out = {

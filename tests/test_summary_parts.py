@@ -83,12 +83,17 @@ def test_kept_parts_follow_filters_k_rows_removed_and_the_listed_disagreements(s
         assert same(kept, core.summarize(ws, rows, derived=der, **{"disagreements": False, **kw})), kw
 
 
-def test_parts_kept_are_bounded(study, monkeypatch):
+def test_parts_are_kept_for_the_newest_filters(study, monkeypatch):
     ws, der, df = study
-    monkeypatch.setattr(core.Parts, "KEPT", 5)
+    monkeypatch.setattr(core.Parts, "FILTERS_KEPT", 2)
     parts = core.Parts()
-    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
-    assert len(parts._kept) == 5
+    for k in (1, 2, 3):
+        core.summarize(ws, df, derived=der, disagreements=False, parts=parts, k=k)
+    assert [where[-1] for where in parts._kept] == [2, 3]  # (k is the filters' last)
+    n_schemes = len(ws.project.schemes)
+    assert all(len(kept) > n_schemes for kept in parts._kept.values())  # agreement, rollups, graph, gold
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts, k=2)  # k=2 used again: the newest
+    assert [where[-1] for where in parts._kept] == [3, 2]
 
 
 def test_scheme_prints_change_with_a_rows_scheme_only(study):
