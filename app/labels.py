@@ -232,8 +232,11 @@ def build(df: pd.DataFrame, schemes: dict | None = None, spread: set | frozenset
     kept their parts from before only needs the counts.
 
     `kept`: what each distinct value spread into, from the build before (per scheme and type:
-    stored text -> rows), taken again and replaced by this build's. A summary after one save
-    then parses and spreads one value, not the scheme's tens of thousands again."""
+    stored text -> rows), taken again and then updated: the spread schemes' entries replaced
+    by this build's values (a value no longer stored goes with its rows), a scheme with no rows
+    left dropped. A summary after one save then parses and spreads one value, not the scheme's
+    tens of thousands again. Give it the rows of every scheme (a subset of one scheme's rows
+    would leave only that subset's values kept)."""
     schemes = schemes or {}
     time = df[["item_id", "annotator", "scheme", "seconds_spent"]]
     is_done = (df["scheme"] == DONE).to_numpy(dtype=bool)
@@ -247,12 +250,18 @@ def build(df: pd.DataFrame, schemes: dict | None = None, spread: set | frozenset
     rows = judged.drop(columns="value").rename(columns={"annotation_type": "type"})
     parts: dict[str, list[tuple[str, pd.DataFrame]]] = {n: [] for n in TABLES}
     # each (scheme, stored type) as row positions: no sub-frame of every column per group
+    now: dict | None = None if kept is None else {}  # this build's values, per scheme and type
     for (scheme_name, stored_type), at in groups(judged, ["scheme", "annotation_type"]):
         if spread is not None and scheme_name not in spread:
             continue
         cfg = schemes.get(scheme_name)
         _spread_part(judged, at, scheme_name, cfg.type if cfg is not None else stored_type,
-                     cfg.options if cfg is not None else {}, parts, kept)
+                     cfg.options if cfg is not None else {}, parts, kept, now)
+    if kept is not None:
+        present = set(rows["scheme"].dropna().unique().tolist())
+        for key in [k for k in kept if k[0] not in present]:
+            del kept[key]
+        kept.update(now)
     tables, blocks = {}, {}
     for name, c in TABLES.items():
         found = parts[name]
@@ -305,9 +314,11 @@ def _per_value(values: pd.Series, fn) -> list:
 
 
 def _spread_part(judged: pd.DataFrame, at: np.ndarray, scheme: str, t: str, opts: dict,
-                 parts: dict[str, list], kept: dict | None = None) -> None:
+                 parts: dict[str, list], kept: dict | None = None, now: dict | None = None) -> None:
     """Spread the judgements of one scheme (rows `at` of `judged`): parse each distinct value
-    once (or take what it spread into from `kept`, see build()), then repeat its rows."""
+    once (or take what it spread into from `kept`, see build()), then repeat its rows; what
+    each value spread into goes into `now` (one scheme may come in two groups: two stored
+    types read as the configured one)."""
     if kept is None:
         parsed, inv = _distinct(judged["value"].take(at))
         spread = [_spread(t, opts, v) for v in parsed]
@@ -317,8 +328,7 @@ def _spread_part(judged: pd.DataFrame, at: np.ndarray, scheme: str, t: str, opts
         new = [x for x in texts if x not in before]
         fresh = dict(zip(new, (_spread(t, opts, v) for v in _parse(new))))
         spread = [before[x] if x in before else fresh[x] for x in texts]
-        # (this build's values only: one no longer stored is dropped with its rows)
-        kept[(scheme, t)] = dict(zip(texts, spread))
+        now.setdefault((scheme, t), {}).update(zip(texts, spread))
     filled = set().union(*spread) if spread else set()  # the tables this type fills (one or two)
     for name, cols in TABLES.items():
         if name not in filled:

@@ -892,7 +892,9 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     gold accuracy kept from earlier summaries and taken again while the rows they were
     computed from are unchanged, so a summary after one save computes the parts of the saved
     scheme and the progress only. The result then shares those parts with the earlier ones:
-    the caller only reads it.
+    the caller only reads it. The rows must come in the store's order (sorted by annotator, item
+    and scheme, as AnnotationStore gives them): a fingerprint does not see their order, and
+    orders of first appearance do. `derived` must then be the workspace's own (None).
 
     Runs with the cyclic garbage collector paused (as derive() does): it allocates hundreds of
     thousands of small acyclic objects, and each collection they trigger walks every live
@@ -995,6 +997,8 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     df = apply_filters(df, annotators, schemes, item_ids)
     project = ws.project
     by_name = {s.name: s for s in project.schemes}
+    if parts is not None and derived is not None and derived is not Derived.of(ws):
+        raise ValueError("summarize(parts=...) keeps parts of the workspace's own derivations")
     der = derived or Derived.of(ws)
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
     of = lambda t: [s for s in chosen if s.type == t]  # noqa: E731
@@ -1031,8 +1035,11 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
                 found[key] = part[1]
             else:
                 todo.append((key, reads, fn, mark))
+    spreads = None
+    if parts is not None:  # (kept from unfiltered summaries only: a filtered one has a subset of values)
+        spreads = parts.spreads if not (annotators or schemes or items is not None) else dict(parts.spreads)
     lab = build(df, by_name, spread=None if parts is None else {n for _, reads, *_ in todo for n in reads},
-                kept=None if parts is None else parts.spreads)
+                kept=spreads)
     trace_columns.cover(lab.memo, item_ids)
     for key, _reads, fn, *mark in todo:
         found[key] = fn(lab)

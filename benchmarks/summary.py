@@ -109,7 +109,7 @@ def generate(folder: Path, n_rows: int, n_annotators: int, seed: int):
     n_items = math.ceil(n_rows / per_item)
     cfg = write_project(folder, [STEPS], per_size=n_items, seed=seed, calls={STEPS: CALLS})
     ws = open_project(cfg)
-    der = summary_core.Derived(ws)
+    der = summary_core.Derived.of(ws)  # (the one kept parts of summaries use)
     pool = [f"annotator-{k:02d}" for k in range(30)]
     cols = {name: [] for name in SCHEMA.names}
     done = json.dumps({"done": True})

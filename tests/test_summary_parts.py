@@ -103,6 +103,12 @@ def test_scheme_prints_change_with_a_rows_scheme_only(study):
     after = core.scheme_prints(edited(df, "outcome", json.dumps({"not a label": "true"})))
     assert {n for n in before if before[n] != after[n]} == {"outcome"}
     assert core.scheme_prints(df.iloc[:0]) == {}
+    status = df.copy()  # a status changed alone (the value kept) is a change
+    col = status["status"].astype(object)
+    col.iloc[int(np.flatnonzero((df["scheme"] == "outcome").to_numpy())[0])] = "reviewed_clean"
+    status["status"] = col
+    after = core.scheme_prints(status)
+    assert {n for n in before if before[n] != after[n]} == {"outcome"}
 
 
 def test_build_takes_each_values_rows_from_the_build_before(study, monkeypatch):
@@ -125,3 +131,72 @@ def test_build_takes_each_values_rows_from_the_build_before(study, monkeypatch):
         pd.testing.assert_frame_equal(again[name], table, obj=name)
     stored = set(df2.loc[df2["scheme"] == "scorecard", "value"].astype(str))
     assert set(kept[("scorecard", "agent_scorecard")]) == stored and value in stored
+
+
+def test_gold_status_and_item_filters_are_computed_again(tmp_path):
+    """The parts reading several schemes or the item list: gold accuracy follows an edit of the
+    attribution and of the step tags; a judgement cleared is a change; two item filters that
+    differ by an item nobody judged are two sets of parts."""
+    from app.storage import AnnotationStore
+    from app.workspace import open_project
+    from tests.summary_data import attribution, demo
+    cfg, save = demo(tmp_path)
+    ws = open_project(cfg)
+    gold_item, other = "whowhen-algorithm-generated-1", "whowhen-algorithm-generated-45"
+    parts = core.Parts()
+    rows = lambda: frame(AnnotationStore(ws.project.output_dir).to_table(dictionary=True))  # noqa: E731
+
+    def check(**kw):
+        kept = core.summarize(ws, rows(), parts=parts, disagreements=False, **kw)
+        assert same(kept, core.summarize(ws, rows(), disagreements=False, **kw)), kw
+        return kept
+
+    save(gold_item, "alice", "attribution", attribution("Excel_Expert", 0))
+    save(gold_item, "bob", "attribution", attribution("Excel_Expert", 0))
+    first = check()
+    assert first["gold"]["alice"]["agent_accuracy"] == 1.0
+    save(gold_item, "alice", "attribution", attribution("Someone_Else", 0))
+    assert check()["gold"]["alice"]["agent_accuracy"] == 0.0
+    step = {"steps": [{"step_index": 0, "agent": "Excel_Expert", "correctness": "incorrect",
+                       "errors": [{"type": "FM-1.1", "subtype": ""}], "severity": None, "rationale": ""}]}
+    save(gold_item, "alice", "mast_steps", step)
+    with_tags = check()
+    assert with_tags["gold"] != first["gold"]
+    save(gold_item, "bob", "attribution", None, status="cleared")
+    assert check()["agreement"]["attribution"]["items_compared"] == 0
+    check(items=[gold_item])
+    check(items=[gold_item, other])  # (nobody judged `other`)
+    check(items=[gold_item])
+
+
+def test_parts_need_the_workspaces_own_derivations(study):
+    ws, _der, df = study
+    with pytest.raises(ValueError, match="derivations"):
+        core.summarize(ws, df, derived=core.Derived(ws), parts=core.Parts())
+
+
+def test_filtered_summaries_leave_the_kept_values_whole(study):
+    ws, der, df = study
+    parts = core.Parts()
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
+    whole = {key: set(texts) for key, texts in parts.spreads.items()}
+    someone = sorted(set(df["annotator"]))[0]
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts, annotators=[someone])
+    assert {key: set(texts) for key, texts in parts.spreads.items()} == whole
+    # a scheme no longer stored is dropped from what is kept
+    core.summarize(ws, df[df["scheme"] != "scorecard"], derived=der, disagreements=False, parts=parts)
+    assert not any(key[0] == "scorecard" for key in parts.spreads)
+
+
+def test_one_scheme_stored_under_two_types_keeps_the_values_of_both(study):
+    ws, _der, df = study
+    by_name = {s.name: s for s in ws.project.schemes}
+    old = df.copy()
+    at = np.flatnonzero((old["scheme"] == "outcome").to_numpy())[::2]
+    kinds = old["annotation_type"].astype(object)
+    kinds.iloc[at] = "multiselect"  # (rows saved before the scheme's type changed)
+    old["annotation_type"] = kinds.astype("category")
+    kept: dict = {}
+    labels.build(old, by_name, kept=kept)
+    stored = set(old.loc[old["scheme"] == "outcome", "value"].astype(str))
+    assert set(kept[("outcome", "radio")]) == stored

@@ -98,11 +98,21 @@ def _load(path: str, stamp: str) -> Workspace | ProjectError:
     try:
         with no_gc():
             ws = open_project(path)
-            warm_writer()
+            _warm_writer()
             _settle_heap()
     except ProjectError as e:
         return e
     return ws
+
+
+def _warm_writer() -> None:
+    """storage.warm_writer, which only saves an annotator's first click some milliseconds: a
+    failure there must not keep the project from opening (the first save will say what is wrong)."""
+    try:
+        warm_writer()
+    except Exception:  # noqa: BLE001
+        import logging
+        logging.getLogger(__name__).debug("warming the writer failed", exc_info=True)
 
 
 def _settle_heap() -> None:
