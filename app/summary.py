@@ -72,8 +72,12 @@ def fingerprint(df: pd.DataFrame) -> str:
     does a value rewritten with its save time kept (`import --overwrite` of an edited export);
     it is equal for an unchanged store, so a summary computed from it can be reused.
     Categorical columns are hashed per category, not per row (~0.05 s at a million rows)."""
-    rows = pd.util.hash_pandas_object(df, index=False).to_numpy()
-    return f"{len(df)}:{int(rows.sum(dtype=np.uint64))}"
+    return _print(pd.util.hash_pandas_object(df, index=False).to_numpy())
+
+
+def _print(row_hashes: np.ndarray) -> str:
+    """How many rows, and the sum of their hashes (unsigned: it wraps around)."""
+    return f"{len(row_hashes)}:{int(row_hashes.sum(dtype=np.uint64))}"
 
 
 def _values(col: pd.Series) -> list:
@@ -916,8 +920,7 @@ def scheme_prints(df: pd.DataFrame) -> dict[str, str]:
     if not len(df):
         return {}
     rows = pd.util.hash_pandas_object(df[READ], index=False).to_numpy()
-    # (summed as unsigned integers: wrapping around, as fingerprint()'s sum does)
-    return {key[0]: f"{len(at)}:{int(rows[at].sum(dtype=np.uint64))}" for key, at in groups(df, ["scheme"])}
+    return {key[0]: _print(rows[at]) for key, at in groups(df, ["scheme"])}
 
 
 class Parts:
@@ -1021,12 +1024,12 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
                   lambda lab: clean(gold_accuracy(lab, ws, item_ids, att_schemes[0] if att_schemes else None,
                                                   steps, k))))
     found: dict[tuple, Any] = {}
-    todo = specs
+    todo = [(key, reads, fn, None) for key, reads, fn in specs]  # (the last: the reads' prints)
+    spreads = kept = None
     if parts is not None:
         prints = scheme_prints(df)
-        where = (tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
-                 None if items is None else tuple(item_ids), k)
-        kept = parts.of_filters(where)
+        kept = parts.of_filters((tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
+                                 None if items is None else tuple(item_ids), k))
         todo = []
         for key, reads, fn in specs:
             mark = tuple(prints.get(n) for n in reads)
@@ -1035,16 +1038,17 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
                 found[key] = part[1]
             else:
                 todo.append((key, reads, fn, mark))
-    spreads = None
-    if parts is not None:  # (kept from unfiltered summaries only: a filtered one has a subset of values)
-        spreads = parts.spreads if not (annotators or schemes or items is not None) else dict(parts.spreads)
-    lab = build(df, by_name, spread=None if parts is None else {n for _, reads, *_ in todo for n in reads},
+        # what each value spread into, updated by unfiltered summaries only (a filtered one
+        # sees a subset of the values: it reads a copy)
+        filtered = annotators or schemes or items is not None
+        spreads = dict(parts.spreads) if filtered else parts.spreads
+    lab = build(df, by_name, spread=None if parts is None else {n for _, reads, _, _ in todo for n in reads},
                 kept=spreads)
     trace_columns.cover(lab.memo, item_ids)
-    for key, _reads, fn, *mark in todo:
+    for key, _reads, fn, mark in todo:
         found[key] = fn(lab)
-        if parts is not None:
-            kept[key] = (mark[0], found[key])
+        if kept is not None:
+            kept[key] = (mark, found[key])
 
     wanted = set(item_ids)
     out = {
