@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from .paging import (
     page_count,  # noqa: F401  (re-exported: callers use <module>.page_count)
 )
-from .trace import Step
+from .trace import Step, one_line
 
 EXCERPT = 90  # characters of a step's text shown beside its number
 
@@ -31,8 +31,7 @@ class Turn:
 
 
 def excerpt(text: Any, limit: int = EXCERPT) -> str:
-    s = " ".join(("" if text is None else str(text)).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    return one_line(text, limit)
 
 
 def turns(steps: Iterable[Step], limit: int = EXCERPT) -> list[Turn]:

@@ -24,6 +24,7 @@ from .contention import Call, Region
 from .paging import (
     page_count,  # noqa: F401  (re-exported: callers use <module>.page_count)
 )
+from .trace import one_line  # (also read as tl.one_line by the contention page)
 
 SECONDS = "seconds"
 DATETIME = "datetime"
@@ -297,12 +298,6 @@ SHADE_COLOUR = "rgba(255, 161, 90, 0.22)"
 # without the chart being drawn again): a click is an event only (clickmode below), and should
 # Plotly select points anyway, nothing dims.
 _NO_DIMMING = dict(selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1)))
-
-
-def one_line(text: Any, limit: int | None = None) -> str:
-    """Trace text on one line (runs of white space as one space), cut to `limit` characters."""
-    s = " ".join(("" if text is None else str(text)).split())
-    return s if limit is None or len(s) <= limit else s[: limit - 1] + "…"
 
 
 def esc(text: Any, limit: int | None = None) -> str:

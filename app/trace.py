@@ -81,6 +81,24 @@ def step_text(raw: Any, text_key: str | None = None) -> str:
     return ""
 
 
+def one_line(text: Any, limit: int | None = None) -> str:
+    """Trace text on one line (runs of white space as one space), cut to `limit` characters
+    with "…". Only as much of the text is read as the cut needs: labels of a 5,000-step run are
+    made on every rerun, and a step's text can be megabytes (the one line of a prefix is a
+    prefix of the whole text's one line, so the result is the same)."""
+    s = "" if text is None else str(text)
+    if limit is None:
+        return " ".join(s.split())
+    n = max(4 * limit, 256)
+    while True:
+        line = " ".join(s[:n].split())
+        if len(line) > limit:
+            return line[: limit - 1] + "…"
+        if n >= len(s):
+            return line
+        n *= 4
+
+
 def raw_steps(data: dict, steps_key: str = "steps") -> list:
     steps = data.get(steps_key)
     return steps if isinstance(steps, list) else []

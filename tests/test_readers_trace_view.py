@@ -46,3 +46,31 @@ def test_trace_pager_is_one_pair_of_buttons_and_each_item_keeps_its_page(tmp_pat
     at.button(key=widget_key("nav", "prev")).click().run()
     assert any(c.value.startswith("Steps 10–19 of 25") for c in at.caption)
     assert "r0 s10" in card_lines(at)
+
+
+# --- one line of trace text (app/trace.one_line: labels made on every rerun) -----------------------
+
+from hypothesis import given, settings, strategies as hs  # noqa: E402
+
+from app.trace import one_line  # noqa: E402
+
+
+def _one_line_whole(text, limit):
+    """The definition: the whole text's white space folded, then cut."""
+    s = " ".join(("" if text is None else str(text)).split())
+    return s if limit is None or len(s) <= limit else s[: limit - 1] + "…"
+
+
+@settings(max_examples=300, deadline=None)
+@given(hs.text(alphabet=hs.sampled_from(list("ab c\n\t\u3000\u00a0é")), max_size=3000),
+       hs.one_of(hs.none(), hs.integers(1, 400)))
+def test_one_line_reads_a_prefix_and_equals_the_whole_texts_line(text, limit):
+    assert one_line(text, limit) == _one_line_whole(text, limit)
+
+
+def test_one_line_of_a_long_text_with_white_space_at_its_start():
+    # more white space than the first prefix read: the prefix grows until the cut is known
+    text = " \n" * 5000 + "word " * 100
+    assert one_line(text, 60) == _one_line_whole(text, 60)
+    assert one_line(None, 5) == "" and one_line(12345, 3) == "12…"
+    assert one_line("a  b", None) == "a b"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ..trace import one_line
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&=\"'/^])")
 # Streamlit's Markdown colours; every agent gets one, always the same.
 PALETTE = ["blue", "green", "orange", "violet", "red", "gray"]
@@ -25,8 +27,7 @@ def md(text: object, limit: int | None = None) -> str:
 
 def excerpt(text: object, limit: int = 80) -> str:
     """A one-line plain-text excerpt (for selectbox options, which show plain text)."""
-    s = " ".join(("" if text is None else str(text)).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    return one_line(text, limit)
 
 
 def agent_color(agent: str) -> str:
