@@ -25,6 +25,16 @@ def test_turns_cover_every_step_with_index_agent_excerpt():
     assert len(turns[2].excerpt) == bh.EXCERPT and turns[2].excerpt.endswith("…")
 
 
+def test_step_labels_of_a_derivation_are_one_line_each_made_once():
+    # the step picker's options (failure attribution): by position, one line, cut, "(no text)"
+    d = derive({"steps": [{"agent": "Planner", "content": "Plan:\n  book  flights"}, {"agent": "Critic", "content": ""},
+                          {"agent": "Critic", "content": "x" * 200}]})
+    labels = d.step_labels
+    assert labels[:2] == ("Step 0 · Planner · Plan: book flights", "Step 1 · Critic · (no text)")
+    assert labels[2].startswith("Step 2 · Critic · x") and labels[2].endswith("…") and "\n" not in labels[2]
+    assert d.step_labels is labels  # kept with the derivation, not made again on each rerun
+
+
 def test_demo_trace_turns_match_the_trace_view():
     data = json.loads((ROOT / "data" / "demo_runs.jsonl").read_text().splitlines()[2])  # research-003
     d = derive(data)

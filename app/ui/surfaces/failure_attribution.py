@@ -22,7 +22,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     k_agent, k_step, k_reason = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step", "reason"))
     steps = [s.index for s in d.steps]
     agent_of = {s.index: s.agent for s in d.steps}
-    text_of = {s.index: s.text for s in d.steps}
+    label_of = dict(zip(steps, d.step_labels))  # made once per run (5,000 options on every rerun)
 
     def build():
         return values.attribution(st.session_state.get(k_agent), st.session_state.get(k_step),
@@ -40,7 +40,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                  key=k_agent, on_change=on_change, placeholder="Choose the agent that caused the failure")
     st.selectbox("Decisive step", steps, index=steps.index(cur_step) if cur_step in steps else None,
                  key=k_step, on_change=on_change, placeholder="Choose the step where it went wrong",
-                 format_func=lambda i: f"Step {i} · {agent_of[i]} · {excerpt(text_of[i], 60)}")
+                 format_func=label_of.__getitem__)
     chosen_step = st.session_state.get(k_step)
     chosen_agent = st.session_state.get(k_agent)
     if chosen_step is not None and chosen_agent and agent_of.get(chosen_step) != chosen_agent:
