@@ -22,6 +22,7 @@ from .trace import UNKNOWN_AGENT, Step, one_line, raw_steps, read_steps
 
 STEP_LABEL = 60  # characters of a step's text in its label (Derivation.step_labels)
 
+
 @dataclass(slots=True)
 class Handoff:
     index: int
