@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from app import handoff
 from app.derive import Handoff, derive
@@ -119,3 +121,27 @@ def test_counts():
 def test_paging(n, page, size, expected):
     assert handoff.page_slice(n, page, size) == expected
     assert handoff.page_count(n, size) == max(1, -(-n // size))
+
+
+def _excerpt_whole(text, limit=handoff.EXCERPT):
+    """The definition: the whole text stripped, then cut (at a word when one is near)."""
+    t = (text or "").strip()
+    if len(t) <= limit:
+        return t, False
+    cut = t[:limit]
+    space = cut.rfind(" ")
+    if space > limit * 0.7:
+        cut = cut[:space]
+    return cut.rstrip() + " …", True
+
+
+@settings(max_examples=400, deadline=None)
+@given(hs.lists(hs.sampled_from(["a", "bc", " ", "\n", "\t", "\u3000", "\x1c", "\x85", "é", " " * 300, "w" * 300]),
+                max_size=40).map("".join), hs.integers(1, 400))
+def test_excerpt_reads_around_the_cut_and_equals_cutting_the_whole_text(text, limit):
+    assert handoff.excerpt(text, limit) == _excerpt_whole(text, limit)
+
+
+def test_excerpt_of_a_text_padded_with_much_white_space():
+    for text in (" " * 5000 + "word " * 10 + " " * 5000, "\n" * 100_000 + "x" * 400, "abc" + " " * 100_000 + "d"):
+        assert handoff.excerpt(text, 60) == _excerpt_whole(text, 60)
