@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from .paging import (
     page_count,  # noqa: F401  (re-exported: callers use <module>.page_count)
 )
-from .trace import Step, one_line
+from .trace import Step, one_line, step_label
 
 EXCERPT = 90  # characters of a step's text shown beside its number
 
@@ -27,7 +27,7 @@ class Turn:
     @property
     def label(self) -> str:
         """Plain text: "Step 3 · Planner · first words…" (escape before rendering as Markdown)."""
-        return f"Step {self.index} · {self.agent} · {self.excerpt or '(no text)'}"
+        return step_label(self.index, self.agent, self.excerpt)
 
 
 def excerpt(text: Any, limit: int = EXCERPT) -> str:

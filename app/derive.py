@@ -18,7 +18,7 @@ from typing import Any
 
 from .contention import Call, Region, find_regions, normalize_calls
 from .toolcall import ToolCall, extract_tool_calls
-from .trace import UNKNOWN_AGENT, Step, one_line, raw_steps, read_steps
+from .trace import UNKNOWN_AGENT, Step, one_line, raw_steps, read_steps, step_label
 
 STEP_LABEL = 60  # characters of a step's text in its label (Derivation.step_labels)
 
@@ -71,11 +71,9 @@ class Derivation:
 
     @functools.cached_property
     def step_labels(self) -> tuple[str, ...]:
-        """Each step as one line of plain text, by position: "Step 3 · Planner · first words…"
-        (escape it before showing it as Markdown). The options of a step picker: made once per
-        run, not on every rerun (5,000 steps: ~9 ms a rerun)."""
-        return tuple(f"Step {s.index} · {s.agent} · {one_line(s.text, STEP_LABEL) or '(no text)'}"
-                     for s in self.steps)
+        """Each step's label (trace.step_label), by position: the options of a step picker,
+        made once per run, not on every rerun (5,000 steps: ~9 ms a rerun)."""
+        return tuple(step_label(s.index, s.agent, one_line(s.text, STEP_LABEL)) for s in self.steps)
 
 
 def find_handoffs(steps: list[Step]) -> list[Handoff]:

@@ -99,6 +99,12 @@ def one_line(text: Any, limit: int | None = None) -> str:
         n *= 4
 
 
+def step_label(index: int, agent: str, excerpt: str) -> str:
+    """A step as one line of plain text: "Step 3 · Planner · first words…" (escape it before
+    showing it as Markdown); `excerpt` is the step's text already cut (see one_line)."""
+    return f"Step {index} · {agent} · {excerpt or '(no text)'}"
+
+
 def raw_steps(data: dict, steps_key: str = "steps") -> list:
     steps = data.get(steps_key)
     return steps if isinstance(steps, list) else []
