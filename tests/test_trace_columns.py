@@ -49,7 +49,7 @@ def test_gathered_columns_equal_each_derivation_read_in_turn(runs, picks):
         assert sizes.tolist() == [len(read(by_id[i])) if by_id.get(i) is not None else -1 for i in wanted]
 
 
-def test_one_summary_reads_each_derivation_part_once_and_grows_for_new_items(tmp_path):
+def test_derivation_parts_are_read_once_per_workspace_and_grow_for_new_items(tmp_path):
     cfg, _save = demo(tmp_path)
     ws = open_project(cfg)
     der, s = core.Derived(ws), ws.project.scheme("handoffs")
@@ -61,6 +61,10 @@ def test_one_summary_reads_each_derivation_part_once_and_grows_for_new_items(tmp
     assert grown.item_ids == [CODE, TRIP]
     sizes, at = grown.handoffs.take(grown.slots([TRIP]))
     assert grown.handoffs.columns["index"][at].tolist() == [h.index for h in der.get(TRIP, s).handoffs]
+    # a later summary (its own memo) takes the columns kept on the workspace's derivations
+    assert trace_columns.of({}, der, s, [TRIP]) is grown
+    trace_columns.cover(later := {}, [CODE, TRIP])
+    assert trace_columns.of(later, der, s, [CODE]) is grown
 
 
 def test_contention_rollup_with_regions_sharing_an_index_takes_the_last(tmp_path):
