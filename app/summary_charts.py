@@ -24,8 +24,12 @@ def e(text: Any) -> str:
 
 
 def _empty(title: str) -> go.Figure:
+    """A chart with nothing in it: its title and a note, no axes (Plotly's default ranges on
+    no data, -1 to 6, read as numbers that mean something), a third of a chart's height."""
     fig = go.Figure()
-    fig.update_layout(title=e(title), **LAYOUT)
+    fig.update_layout(title=e(title), **{**LAYOUT, "height": 120})
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
     fig.add_annotation(text="nothing to show yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     return fig
 
