@@ -599,9 +599,41 @@ def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
     return {"pairs": pairs, "flags": flag_rows, "stale": stale}
 
 
-def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes) -> dict:
+def graph_marks(lab: Labels, graph_schemes) -> tuple[list[tuple], dict[str, int]]:
+    """The interaction graph's marks on graph schemes: how often each (src, dst, state) was
+    marked, sorted by src, dst and state, and how often each agent was marked critical."""
+    names = [s.name for s in graph_schemes]
+    ge = lab.graph_edges[lab.graph_edges["scheme"].isin(names)]
+    marks = ge.groupby(["src", "dst", "state"]).size() if not ge.empty else pd.Series(dtype=int)
+    crit_nodes = lab.graph_nodes[lab.graph_nodes["scheme"].isin(names)]
+    cn = crit_nodes.groupby("agent").size() if not crit_nodes.empty else pd.Series(dtype=int)
+    return ([(a, b, st_, int(n)) for (a, b, st_), n in marks.items()],
+            {a: int(n) for a, n in cn.items()})
+
+
+def handoff_flags(lab: Labels, scheme_obj, der: Derived) -> dict[tuple, int]:
+    """How many judgements of one handoff-review scheme flagged a handoff, per (src, dst)."""
+    j, _ = _handoff_judgements(lab, scheme_obj, der)
+    if j.empty:
+        return {}
+    pair, names = _agent_pairs(j)  # counted on codes
+    per_pair = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=len(names))
+    return {(a, b): int(k) for (a, b), k in zip(names, per_pair.tolist())}
+
+
+def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes,
+                marks: tuple[list[tuple], dict[str, int]] | None = None,
+                flags: list[dict[tuple, int]] | None = None) -> dict:
     """The interaction graph across runs: handoff counts per ordered pair with how often the pair
-    was marked critical / problematic on an interaction-graph scheme and flagged on a handoff review."""
+    was marked critical / problematic on an interaction-graph scheme and flagged on a handoff review.
+
+    `marks` (graph_marks() of the graph schemes) and `flags` (handoff_flags() of each review
+    scheme) are computed here when not given: a summary keeps them as parts of their own, so a
+    save on a graph does not read the handoff reviews again, nor a review save the graphs."""
+    if marks is None:
+        marks = graph_marks(lab, graph_schemes)
+    if flags is None:
+        flags = [handoff_flags(lab, s, der) for s in handoff_schemes]
     trace_scheme = graph_schemes[0] if graph_schemes else (handoff_schemes[0] if handoff_schemes else None)
     item_ids = list(item_ids)
     # how many graph reviews each item has (the filtered rows are all of these items)
@@ -634,30 +666,23 @@ def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_sc
     keys = [(src_names[f // n_dst], dst_names[f % n_dst]) for f in firsts.tolist()]
     counts = {k: (int(h), int(r)) for k, h, r in zip(keys, held.tolist(), runs.tolist())}  # (a, b) -> (handoffs, runs)
     reviewed_items = {k: int(x) for k, x in zip(keys, rev.tolist()) if x}
-    ge = lab.graph_edges[lab.graph_edges["scheme"].isin([s.name for s in graph_schemes])]
-    marks = ge.groupby(["src", "dst", "state"]).size() if not ge.empty else pd.Series(dtype=int)
+    marked, critical_marks = marks
+    by_state = {(a, b, st_): n for a, b, st_, n in marked}
     flagged_ho: dict[tuple, int] = defaultdict(int)
-    for s in handoff_schemes:
-        j, _ = _handoff_judgements(lab, s, der)
-        if not j.empty:  # flagged judgements per (src, dst), counted on codes
-            pair, names = _agent_pairs(j)
-            per_pair = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=len(names))
-            for (a, b), k in zip(names, per_pair.tolist()):
-                flagged_ho[(a, b)] += int(k)
+    for per_scheme in flags:
+        for ab, n in per_scheme.items():
+            flagged_ho[ab] += n
     edges = []
-    for (a, b) in dict.fromkeys(list(counts) + [k[:2] for k in marks.index]):
+    for (a, b) in dict.fromkeys(list(counts) + [(a, b) for a, b, _, _ in marked]):
         c = counts.get((a, b), (0, 0))
-        crit = int(marks.get((a, b, "critical"), 0))
-        prob = int(marks.get((a, b, "problematic"), 0))
+        crit = by_state.get((a, b, "critical"), 0)
+        prob = by_state.get((a, b, "problematic"), 0)
         rev = reviewed_items.get((a, b), 0)
         edges.append({"src": a, "dst": b, "handoffs": c[0], "runs": c[1], "graph_reviews": rev,
                       "critical": crit, "problematic": prob,
                       "marked_rate": (crit + prob) / rev if rev else None,
                       "handoff_review_flags": flagged_ho.get((a, b), 0)})
-    crit_nodes = lab.graph_nodes[lab.graph_nodes["scheme"].isin([s.name for s in graph_schemes])]
-    cn = crit_nodes.groupby("agent").size() if not crit_nodes.empty else {}
-    nodes = [{"agent": a, "steps": n, "critical_marks": int(cn.get(a, 0)) if len(cn) else 0}
-             for a, n in agents.items()]
+    nodes = [{"agent": a, "steps": n, "critical_marks": critical_marks.get(a, 0)} for a, n in agents.items()]
     return {"nodes": nodes, "edges": edges}
 
 
@@ -1008,36 +1033,43 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     att_schemes = of("failure_attribution")
     graphs, reviews, steps = of("agent_interaction_graph"), of("handoff_review"), of("trajectory_eval")
 
-    # every part: (key, the schemes whose rows it reads, how it is computed from the spread tables)
+    # every part: (key, the schemes whose rows it reads, how it is computed from the spread
+    # tables and the parts before it, the schemes whose spread tables it reads: None, all it reads)
+    found: dict[tuple, Any] = {}
     specs = []
     for s in chosen:
         specs.append((("agreement", s.name, disagreements), (s.name,),
-                      lambda lab, s=s: agreement_for(lab, s, der, k, listed=disagreements)))
+                      lambda lab, s=s: agreement_for(lab, s, der, k, listed=disagreements), None))
         if s.type in ROLLUPS:
             section, fn = ROLLUPS[s.type]
             specs.append((("rollup", s.name), (s.name,),
-                          lambda lab, s=s, section=section, fn=fn: _cleaned(section, fn(lab, s, der))))
+                          lambda lab, s=s, section=section, fn=fn: _cleaned(section, fn(lab, s, der)), None))
+    # the interaction graph from a part per side, each read again only when its schemes' rows change
+    specs.append((("graph_marks",), tuple(x.name for x in graphs), lambda lab: graph_marks(lab, graphs), None))
+    for s in reviews:
+        specs.append((("handoff_flags", s.name), (s.name,), lambda lab, s=s: handoff_flags(lab, s, der), None))
     specs.append((("interaction",), tuple(x.name for x in graphs + reviews),
-                  lambda lab: clean(interaction(lab, ws, der, item_ids, graphs, reviews))))
+                  lambda lab: clean(interaction(lab, ws, der, item_ids, graphs, reviews, found[("graph_marks",)],
+                                                [found[("handoff_flags", s.name)] for s in reviews])), ()))
     gold_from = ([att_schemes[0]] if att_schemes else []) + steps
     specs.append((("gold",), tuple(x.name for x in gold_from),
                   lambda lab: clean(gold_accuracy(lab, ws, item_ids, att_schemes[0] if att_schemes else None,
-                                                  steps, k))))
-    found: dict[tuple, Any] = {}
-    todo = [(key, reads, fn, None) for key, reads, fn in specs]  # (the last: the reads' prints)
+                                                  steps, k)), None))
+    # the parts to compute: (key, the schemes whose spread tables it reads, how, its reads' prints)
+    todo = [(key, reads if spread is None else spread, fn, None) for key, reads, fn, spread in specs]
     spreads = kept = None
     if parts is not None:
         prints = scheme_prints(df)
         kept = parts.of_filters((tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
                                  None if items is None else tuple(item_ids), k))
         todo = []
-        for key, reads, fn in specs:
+        for key, reads, fn, spread in specs:
             mark = tuple(prints.get(n) for n in reads)
             part = kept.get(key)
             if part is not None and part[0] == mark:
                 found[key] = part[1]
             else:
-                todo.append((key, reads, fn, mark))
+                todo.append((key, reads if spread is None else spread, fn, mark))
         # what each value spread into, updated by unfiltered summaries only (a filtered one
         # sees a subset of the values: it reads a copy)
         filtered = annotators or schemes or items is not None

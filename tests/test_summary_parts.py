@@ -61,13 +61,22 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     third = core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
     assert spread == [set()] and same(third, again)
 
-    # a handoff review changed: its parts and the interaction graph, which reads it
+    # a handoff review changed: its parts and the interaction graph, which reads it; the graph's
+    # rows are not spread again (the interaction graph takes the graph's marks as kept)
     spread.clear()
     df3 = edited(df2, "handoffs", "[]")
     fourth = core.summarize(ws, df3, derived=der, disagreements=False, parts=parts)
-    assert spread == [{"handoffs", "graph"}]
+    assert spread == [{"handoffs"}]
     assert same(fourth, core.summarize(ws, df3, derived=der, disagreements=False))
     assert fourth["interaction"] is not first["interaction"]
+
+    # a graph changed: likewise, the handoff reviews' flags kept
+    spread.clear()
+    df4 = edited(df3, "graph", json.dumps({"critical_nodes": [], "edges": {}}))
+    fifth = core.summarize(ws, df4, derived=der, disagreements=False, parts=parts)
+    assert spread == [{"graph"}]
+    assert same(fifth, core.summarize(ws, df4, derived=der, disagreements=False))
+    assert fifth["interaction"] is not fourth["interaction"]
 
 
 def test_kept_parts_follow_filters_k_rows_removed_and_the_listed_disagreements(study):
