@@ -338,6 +338,24 @@ def test_progress_counts_a_row_without_scheme_for_its_annotator(tmp_path):
     assert [(s["scheme"], s["judgements"]) for s in p["by_scheme"]] == [("outcome", 1)]
 
 
+def test_progress_time_leaves_out_a_missing_time_as_pandas_sums_do(tmp_path):
+    """Seconds per annotator and per scheme, summed on codes: a row without a time (a file
+    written by hand) adds nothing, and an annotator with none has 0 seconds, not a gap."""
+    import pandas as pd
+    ws = open_project(demo(tmp_path)[0])
+    df = pd.DataFrame({"item_id": [CODE, TRIP, CODE], "annotator": ["alice", "alice", "bob"],
+                       "scheme": ["outcome", "notes", "outcome"], "annotation_type": ["radio", "text", "radio"],
+                       "value": ['{"success": "true"}', '{"text_box": "x"}', '{"failure": "true"}'],
+                       "status": ["annotated"] * 3, "trace_hash": ["h"] * 3,
+                       "updated_at": pd.Timestamp("2025-01-01", tz="UTC"), "seconds_spent": [2.5, None, None]},
+                      dtype=object)
+    df["seconds_spent"] = df["seconds_spent"].astype(float)
+    for rows in (df, df.astype({c: "category" for c in ("item_id", "annotator", "scheme")})):
+        p = core.summarize(ws, rows)["progress"]
+        assert [(a["annotator"], a["seconds"]) for a in p["by_annotator"]] == [("alice", 2.5), ("bob", 0.0)]
+        assert {s["scheme"]: s["seconds"] for s in p["by_scheme"]} == {"outcome": 2.5, "notes": 0.0}
+
+
 def test_progress_grid_is_by_annotator_then_scheme_order_however_the_rows_were_read(tmp_path):
     """The annotator × scheme grid: annotators by name, schemes in the order of the per-scheme
     list, whether the rows came from the row index (as dictionaries) or straight from the files."""
