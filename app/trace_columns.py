@@ -112,13 +112,14 @@ def of(memo: dict, der, scheme, item_ids: Iterable[str]) -> TraceColumns:
     key = der.keys_of(scheme)
     found = kept.get(key)
     ids = list(item_ids)
+    covered = memo.get("covered_items") or []
     if found is not None:
         slot = found.slot
         if all(i in slot for i in ids):
             return found
-        ids = found.item_ids + [i for i in dict.fromkeys(ids) if i not in slot]
+        # grown once to every item this summary covers, not only the ones asked for now
+        ids = found.item_ids + [i for i in dict.fromkeys(covered + ids) if i not in slot]
     else:
-        covered = memo.get("covered_items") or []
         known = set(covered)
         ids = covered + [i for i in dict.fromkeys(ids) if i not in known]
     # (two sessions may build it at once: each gets a whole one, the last kept)

@@ -65,6 +65,12 @@ def test_derivation_parts_are_read_once_per_workspace_and_grow_for_new_items(tmp
     assert trace_columns.of({}, der, s, [TRIP]) is grown
     trace_columns.cover(later := {}, [CODE, TRIP])
     assert trace_columns.of(later, der, s, [CODE]) is grown
+    # one that covers more items grows them once to all it covers, whichever it asks for first
+    others = [it.id for it in ws.items if it.id not in (CODE, TRIP)]
+    trace_columns.cover(wider := {}, [CODE, TRIP] + others)
+    assert trace_columns.of(wider, der, s, others[:1]).item_ids == [CODE, TRIP] + others
+    trace_columns.forget(der)
+    assert trace_columns.of({}, der, s, [TRIP]).item_ids == [TRIP]  # (built again after forget)
 
 
 def test_contention_rollup_with_regions_sharing_an_index_takes_the_last(tmp_path):
