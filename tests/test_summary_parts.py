@@ -86,7 +86,9 @@ def test_kept_parts_follow_filters_k_rows_removed_and_the_listed_disagreements(s
     items = [it.id for it in ws.items][:5]
     fewer = df[df["annotator"] != someone[0]]
     for rows, kw in [(df, {}), (df, {"k": 3}), (df, {"annotators": someone}), (df, {"items": items}),
-                     (df, {"schemes": ["attribution", "mast_steps"]}), (fewer, {}), (df, {"disagreements": True}),
+                     (df, {"schemes": ["attribution", "mast_steps"]}), (df, {"schemes": ["graph"]}),
+                     (df, {"schemes": ["handoffs", "outcome"]}), (df[df["scheme"] != "handoffs"], {}),
+                     (fewer, {}), (df, {"disagreements": True}),
                      (df, {})]:
         kept = core.summarize(ws, rows, derived=der, parts=parts, **{"disagreements": False, **kw})
         assert same(kept, core.summarize(ws, rows, derived=der, **{"disagreements": False, **kw})), kw
