@@ -621,19 +621,14 @@ def handoff_flags(lab: Labels, scheme_obj, der: Derived) -> dict[tuple, int]:
     return {(a, b): int(k) for (a, b), k in zip(names, per_pair.tolist())}
 
 
-def interaction(lab: Labels, ws, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes,
-                marks: tuple[list[tuple], dict[str, int]] | None = None,
-                flags: list[dict[tuple, int]] | None = None) -> dict:
+def interaction(lab: Labels, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes,
+                marks: tuple[list[tuple], dict[str, int]], flags: list[dict[tuple, int]]) -> dict:
     """The interaction graph across runs: handoff counts per ordered pair with how often the pair
     was marked critical / problematic on an interaction-graph scheme and flagged on a handoff review.
 
     `marks` (graph_marks() of the graph schemes) and `flags` (handoff_flags() of each review
-    scheme) are computed here when not given: a summary keeps them as parts of their own, so a
-    save on a graph does not read the handoff reviews again, nor a review save the graphs."""
-    if marks is None:
-        marks = graph_marks(lab, graph_schemes)
-    if flags is None:
-        flags = [handoff_flags(lab, s, der) for s in handoff_schemes]
+    scheme) are parts of the summary of their own, so a save on a graph does not read the
+    handoff reviews again, nor a review save the graphs."""
     trace_scheme = graph_schemes[0] if graph_schemes else (handoff_schemes[0] if handoff_schemes else None)
     item_ids = list(item_ids)
     # how many graph reviews each item has (the filtered rows are all of these items)
@@ -1049,7 +1044,7 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     for s in reviews:
         specs.append((("handoff_flags", s.name), (s.name,), lambda lab, s=s: handoff_flags(lab, s, der), None))
     specs.append((("interaction",), tuple(x.name for x in graphs + reviews),
-                  lambda lab: clean(interaction(lab, ws, der, item_ids, graphs, reviews, found[("graph_marks",)],
+                  lambda lab: clean(interaction(lab, der, item_ids, graphs, reviews, found[("graph_marks",)],
                                                 [found[("handoff_flags", s.name)] for s in reviews])), ()))
     gold_from = ([att_schemes[0]] if att_schemes else []) + steps
     specs.append((("gold",), tuple(x.name for x in gold_from),
