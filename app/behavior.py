@@ -30,13 +30,9 @@ class Turn:
         return step_label(self.index, self.agent, self.excerpt)
 
 
-def excerpt(text: Any, limit: int = EXCERPT) -> str:
-    return one_line(text, limit)
-
-
 def turns(steps: Iterable[Step], limit: int = EXCERPT) -> list[Turn]:
     """Every step as a turn: index, agent, one-line excerpt."""
-    return [Turn(s.index, s.agent, excerpt(s.text, limit)) for s in steps]
+    return [Turn(s.index, s.agent, one_line(s.text, limit)) for s in steps]
 
 
 def _turn_list(raw: Any) -> list[int]:

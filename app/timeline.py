@@ -24,7 +24,7 @@ from .contention import Call, Region
 from .paging import (
     page_count,  # noqa: F401  (re-exported: callers use <module>.page_count)
 )
-from .trace import one_line  # (also read as tl.one_line by the contention page)
+from .trace import one_line
 
 SECONDS = "seconds"
 DATETIME = "datetime"

@@ -22,7 +22,7 @@ from ... import timeline as tl
 from ... import values
 from ...config import Scheme
 from ...derive import Derivation
-from ...trace import Item
+from ...trace import Item, one_line
 from ...workspace import Workspace
 from .. import region_cards, shell, timeline_chart
 from ..pager import arrows
@@ -359,7 +359,7 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
         # a saved label no longer in the config stays a choice
         choices[r.index] = options if current in options else options + [current]
         cards.append({
-            "region": r.index, "head": f"Region #{r.index} · {tl.one_line(r.resource, 60)}",
+            "region": r.index, "head": f"Region #{r.index} · {one_line(r.resource, 60)}",
             # what the region holds, once changed in this session
             "status": f"{current}{shell.card_note(k_saved)}" if k_saved in st.session_state else "",
             "lines": tl.region_lines(r, by_index, kind), "options": choices[r.index], "label": current,
