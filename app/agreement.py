@@ -38,6 +38,8 @@ from typing import Any, Hashable, Iterable, Sequence
 
 import numpy as np
 
+from .tally import ordered, prune, sum_by, total
+
 NO_PAIRS = "no unit was judged by two or more annotators: no agreement to compute"
 NO_VARIATION = "every judgement is in one category: chance-corrected agreement is undefined"
 
@@ -191,33 +193,59 @@ def _pairs_within(first: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.n
     return i, j
 
 
-def set_agreement(unit: np.ndarray, set_code: np.ndarray, sets: Sequence[frozenset]) -> dict:
-    """Mean over units (two or more raters) of the mean Jaccard over rater pairs.
+def set_tally(unit: np.ndarray, set_code: np.ndarray, sets: Sequence[frozenset]) -> dict:
+    """The tally (app/tally.py) of :func:`set_agreement`: units with two or more raters per
+    number of raters m, and the rater pairs inside them per (m, |A ∩ B|, |A ∪ B|).
 
     One entry per (unit, rater): the unit and the code of the rater's set in `sets`. Identical
-    sets are counted together (pairs within a group agree completely); the Jaccard index is
-    computed once per pair of distinct sets that meet in some unit."""
+    sets are counted together (pairs within a group agree completely); each pair of distinct
+    sets that meet in some unit is measured once."""
     unit = np.asarray(unit, dtype=np.int64)
     set_code = np.asarray(set_code, dtype=np.int64)
     if not len(unit):
-        return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
+        return {}
     n_sets = max(len(sets), 1)
     key, count = np.unique(unit * n_sets + set_code, return_counts=True)
     u, c = key // n_sets, key % n_sets
     first = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])  # (u is sorted: each unit's run)
     per = np.diff(np.r_[first, len(u)])
     m = np.add.reduceat(count, first)
-    total = np.add.reduceat(count * (count - 1) / 2, first).astype(np.float64)
+    ok = m >= 2
+    size = np.asarray([len(x) for x in sets] or [0], dtype=np.int64)
+    own = np.repeat(np.arange(len(first)), per)  # each entry's unit run
+    same = ok[own] & (count >= 2)  # pairs of raters who gave one set
     i, j = _pairs_within(first, per)  # pairs of distinct sets inside a unit
+    i, j = i[ok[own[i]]], j[ok[own[i]]]
+    inter = union = np.zeros(0, dtype=np.int64)
     if len(i):
         pair, inverse = np.unique(c[i] * n_sets + c[j], return_inverse=True)
-        jac = np.asarray([jaccard(sets[x // n_sets], sets[x % n_sets]) for x in pair.tolist()])
-        owner = np.repeat(np.arange(len(first)), per)[i]
-        total += np.bincount(owner, weights=jac[inverse] * count[i] * count[j], minlength=len(first))
-    ok = m >= 2
-    if not ok.any():
+        both = [(len(sets[x // n_sets] & sets[x % n_sets]), len(sets[x // n_sets] | sets[x % n_sets]))
+                for x in pair.tolist()]
+        inter = np.asarray([b[0] for b in both], dtype=np.int64)[inverse]
+        union = np.asarray([b[1] for b in both], dtype=np.int64)[inverse]
+    mm = np.concatenate([m[own[same]], m[own[i]]])
+    return prune({"units": sum_by([m[ok]], [None]),
+                  "pairs": sum_by([mm, np.concatenate([size[c[same]], inter]), np.concatenate([size[c[same]], union])],
+                                  [None, None, None],
+                                  np.concatenate([count[same] * (count[same] - 1) // 2, count[i] * count[j]]))})
+
+
+def set_from(t: dict) -> dict:
+    """Mean over units (two or more raters) of the mean Jaccard over rater pairs, from
+    :func:`set_tally`; two empty sets agree completely."""
+    n = total(t.get("units"))
+    if not n:
         return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
-    return {"jaccard": float(np.mean(total[ok] / (m[ok] * (m[ok] - 1) / 2))), "n_units": int(ok.sum())}
+    per_m: dict[int, float] = {}
+    for (m, inter, union), k in ordered(t.get("pairs")):
+        per_m[m] = per_m.get(m, 0.0) + k * (inter / union if union else 1.0)
+    return {"jaccard": sum(x / (m * (m - 1) / 2) for m, x in sorted(per_m.items())) / n, "n_units": n}
+
+
+def set_agreement(unit: np.ndarray, set_code: np.ndarray, sets: Sequence[frozenset]) -> dict:
+    """Mean over units (two or more raters) of the mean Jaccard over rater pairs (see
+    :func:`set_tally`)."""
+    return set_from(set_tally(unit, set_code, sets))
 
 
 def mean_pairwise_jaccard(sets_by_unit: dict[Hashable, dict[Hashable, Iterable]]) -> dict:
@@ -422,131 +450,73 @@ class Ratings:
             n = np.concatenate([n, rest[du]])
         return u, c, n.astype(np.float64), m
 
-    def _pairable(self):
+    def _rater_counts(self, units_mask: np.ndarray, names: Sequence | None) -> dict:
+        """{rater: how many of the selected units' items (panel) or judgements count them}:
+        who rated those units, as a count that adds up over items."""
+        if self.panel is not None:
+            p = self.panel
+            wanted = np.zeros(p.n_groups, dtype=bool)
+            wanted[p.unit_group[units_mask]] = True
+            picked = p.flat_rater[wanted[p.flat_group]]
+        else:
+            picked = self.rater[units_mask[self.unit]]
+        return sum_by([picked], [names])
+
+    # tallies (app/tally.py): the measures as counts that add up over items -----------------------
+    def nominal_tally(self, names: Sequence | None = None) -> dict:
+        """Counts for :func:`nominal_from`, raters keyed by `names` (their codes by default):
+        per number of raters m, the units and the units all of whose raters agree; per (m,
+        value), the sum of n(n - 1) over units (n: raters giving the value); per value, its
+        judgements; who rated; and each rater's own values (Cohen's margins)."""
         u, c, n, m = self.counts()
         ok = m >= 2
         keep = ok[u]
-        return u[keep], c[keep], n[keep], m, ok
+        u, c, n = u[keep], c[keep], n[keep].astype(np.int64)
+        mu = m[u]
+        sel = ok[self.unit]
+        return prune({"units": sum_by([m[ok]], [None]), "agree": sum_by([mu[n == mu]], [None]),
+                "same": sum_by([mu, c], [None, self.values], n * (n - 1)), "n": sum_by([c], [self.values], n),
+                "raters": self._rater_counts(ok, names), "seen": self._rater_counts(m >= 1, names),
+                "marg": sum_by([self.rater[sel], self.value[sel]], [names, self.values]),
+                "given": sum_by([self.rater[sel]], [names])})
 
-    def _raters_of(self, ok: np.ndarray) -> np.ndarray:
-        if self.panel is not None:
-            return self.panel.raters(ok)
-        picked = self.rater[ok[self.unit]]
-        return distinct_ints(picked, int(picked.max(initial=-1)) + 1)
+    def pairs_tally(self, names: Sequence | None = None, explicit: bool = False) -> dict:
+        """Counts for :func:`ordinal_from` and :func:`within_from` over numeric values: per m,
+        the units; per (m, x), the sum of n(n - 1); per (m, x, y), x < y, the sum of n_x n_y
+        (the rater pairs giving x and y); who rated. m counts the panel (or, `explicit`, the
+        judgements given)."""
+        if self.default is not None:
+            raise ValueError("numeric measures take explicit judgements only")
+        # values as numbers, each distinct number one code (1 and 1.0 are one value)
+        x, code = np.unique(np.asarray([float(v) for v in self.values] or [0.0]), return_inverse=True)
+        value = code.reshape(-1)[self.value] if len(self.value) else self.value
+        x = x.tolist()
+        n_vals = len(x)
+        key, n = _counted(self.unit * n_vals + value, self.n_units * n_vals)  # sorted by unit
+        u, c = key // n_vals, key % n_vals
+        m = np.bincount(self.unit, minlength=self.n_units) if explicit else self._m()
+        ok = m >= 2
+        keep = ok[u]
+        u, c, n = u[keep], c[keep], n[keep].astype(np.int64)
+        first = np.flatnonzero(np.r_[True, u[1:] != u[:-1]]) if len(u) else np.zeros(0, dtype=np.int64)
+        i, j = _pairs_within(first, np.diff(np.r_[first, len(u)]))
+        lo, hi = np.minimum(c[i], c[j]), np.maximum(c[i], c[j])  # (codes in the order of the numbers)
+        return prune({"units": sum_by([m[ok]], [None]), "same": sum_by([m[u], c], [None, x], n * (n - 1)),
+                      "pairs": sum_by([m[u[i]], lo, hi], [None, x, x], n[i] * n[j]),
+                      "raters": self._rater_counts(ok, names), "everyone": sum_by([self.rater], [names])})
 
     # measures -------------------------------------------------------------------------------------
     def nominal(self) -> dict:
-        """Agreement on categories: Cohen's kappa for exactly two annotators, Fleiss' otherwise,
-        plus Krippendorff's nominal alpha and the percent agreement."""
-        u, c, n, m, ok = self._pairable()
-        if not ok.any():
-            return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None,
-                    "n_units": 0, "n_raters": int(len(self._raters_of(m >= 1))), "note": NO_PAIRS}
-        mu = m[ok].astype(np.float64)
-        sq = np.bincount(u, weights=n * n, minlength=self.n_units)[ok]
-        p_i = (sq - mu) / (mu * (mu - 1))
-        p_bar = float(p_i.mean())
-        n_c = np.bincount(c, weights=n, minlength=len(self.values))
-        total = n_c.sum()
-        # Krippendorff's nominal alpha: o_cc = sum_u n_uc (n_uc - 1) / (m_u - 1)
-        o_diag = float((n * (n - 1) / (m[u] - 1)).sum())
-        d_o = (total - o_diag) / total
-        d_e = (total * total - float(np.square(n_c).sum())) / (total * (total - 1))
-        alpha = None if np.isclose(d_e, 0.0) else 1.0 - d_o / d_e
-        who = self._raters_of(ok)
-        out: dict[str, Any] = {"n_units": int(ok.sum()), "n_raters": int(len(who)),
-                               "percent_agreement": p_bar, "alpha": alpha}
-        if len(who) == 2:
-            out.update(measure="cohen_kappa", kappa=self._cohen(ok, who, u, n, mu))
-        else:
-            p_e = float(np.square(n_c / total).sum())
-            out.update(measure="fleiss_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1 - p_e))
-        if out["kappa"] is None:
-            out["note"] = NO_VARIATION
-        return out
-
-    def _cohen(self, ok, who, u, n, mu) -> float | None:
-        """Cohen's kappa: both raters judged every pairable unit (two raters in all)."""
-        n_units = len(mu)
-        p_o = float(np.bincount(u[n == 2], minlength=self.n_units)[ok].sum()) / n_units
-        k = len(self.values)
-        margins = []
-        mask = ok[self.unit]
-        for r in who:
-            sel = mask & (self.rater == r)
-            marg = np.bincount(self.value[sel], minlength=k).astype(np.float64)
-            if self.default is not None:
-                marg[self.default] += n_units - sel.sum()
-            margins.append(marg / n_units)
-        pe = float(margins[0] @ margins[1])
-        if np.isclose(pe, 1.0):
-            return None
-        return (p_o - pe) / (1 - pe)
-
-    def _dense(self) -> tuple[np.ndarray, list, np.ndarray]:
-        """Units judged by two or more raters × numeric values (sorted), dense; and which units."""
-        if self.default is not None:
-            raise ValueError("ordinal measures take explicit judgements only")
-        m = self._m()
-        ok = m >= 2
-        sel = ok[self.unit]
-        value = self.value[sel]
-        used = np.flatnonzero(np.bincount(value, minlength=len(self.values)))  # (codes: no sort)
-        nums = np.asarray([float(self.values[i]) for i in used])
-        order = np.argsort(nums, kind="stable")
-        cats = [float(x) for x in nums[order]]
-        col = np.empty(len(self.values), dtype=np.int64)
-        col[used[order]] = np.arange(len(used))
-        rows = np.cumsum(ok) - 1
-        n_rows, k = int(ok.sum()), len(cats)
-        # a count per (unit, value) cell by bincount (np.add.at is many times slower)
-        cell = rows[self.unit[sel]] * k + col[value]
-        dense = np.bincount(cell, minlength=n_rows * k).astype(np.float64).reshape(n_rows, k)
-        return dense, cats, ok
+        """Agreement on categories (see :func:`nominal_from`)."""
+        return nominal_from(self.nominal_tally(), self.values[self.default] if self.default is not None else _NO)
 
     def ordinal(self, level: str = "ordinal") -> dict:
-        """Agreement on ordered scores: Krippendorff's alpha (ordinal by default), exact agreement
-        and the mean absolute difference between two annotators' scores of a unit."""
-        n, cats, ok = self._dense()
-        if not len(n):
-            return {"measure": f"krippendorff_alpha_{level}", "alpha": None, "percent_agreement": None,
-                    "mean_abs_diff": None, "n_units": 0, "n_raters": int(len(sorted_distinct(self.rater))),
-                    "note": NO_PAIRS}
-        x = np.asarray(cats)
-        m = n.sum(axis=1)
-        diff = np.abs(x[:, None] - x[None, :])
-        # mean |a - b| over the ordered rater pairs of each unit, then over units
-        # (a matrix product: einsum's own loop took four times as long; with whole-number
-        # values, as every scheme's are, the sums are exact in any order)
-        pair_sum = ((n @ diff) * n).sum(axis=1)
-        # (every row of n holds two or more judgements: no copy to drop the others)
-        alpha = _alpha(n, m, cats, level)
-        out = {"measure": f"krippendorff_alpha_{level}", "alpha": alpha,
-               "percent_agreement": _percent(n, m), "mean_abs_diff": float(np.mean(pair_sum / (m * (m - 1)))),
-               "n_units": int(len(n)), "n_raters": int(len(self._raters_of(ok)))}
-        if alpha is None:
-            out["note"] = NO_VARIATION
-        return out
+        """Agreement on ordered scores (see :func:`ordinal_from`)."""
+        return ordinal_from(self.pairs_tally(), level)
 
     def within(self, k: int) -> dict:
-        """Share of rater pairs whose numbers are equal, and within ±k, averaged over units
-        (counted from values sorted per unit: no loop over pairs)."""
-        m = np.bincount(self.unit, minlength=self.n_units)
-        sel = (m >= 2)[self.unit]
-        if not sel.any():
-            return {"exact": None, "within_k": None, "k": k, "n_units": 0, "note": NO_PAIRS}
-        u = self.unit[sel]
-        x = np.asarray([float(v) for v in self.values])[self.value[sel]]
-        span = float(x.max() - x.min()) + 2 * abs(k) + 1
-        key = u * span + (x - x.min())  # values of one unit never reach into the next unit's range
-        s = np.sort(key)
-        same = np.searchsorted(s, key, side="right") - np.searchsorted(s, key, side="left") - 1
-        close = np.searchsorted(s, key + k, side="right") - np.searchsorted(s, key - k, side="left") - 1
-        pairs = (m * (m - 1)).astype(np.float64)
-        ok = m >= 2
-        exact = np.bincount(u, weights=same, minlength=self.n_units)[ok] / pairs[ok]
-        near = np.bincount(u, weights=close, minlength=self.n_units)[ok] / pairs[ok]
-        return {"exact": float(exact.mean()), "within_k": float(near.mean()), "k": k, "n_units": int(ok.sum())}
+        """Share of rater pairs whose numbers are equal, and within ±k (see :func:`within_from`)."""
+        return within_from(self.pairs_tally(explicit=True), k)
 
     # units on which raters differ --------------------------------------------------------------------
     def differing_units(self, gap: float | None = None) -> np.ndarray:
@@ -583,58 +553,193 @@ class Ratings:
         return u[order], r[order], v[order]
 
 
-def marked(unit, rater, panel: UnitPanel) -> dict:
-    """``Ratings(unit, rater, ones, [False, True], len(panel), default=False, panel=panel).nominal()``:
-    agreement on whether each panel rater marked each unit (a step tagged with a mode, a label
-    chosen), from the marked units alone. Every unit nobody marked has all its raters on
-    False (a chance-agreement term of exactly 1, a coincidence term of exactly m), so the
-    arrays Ratings sums are rebuilt from the panel's per-unit counts (computed once) with only
-    the marked units changed: the same numbers in the same order, at the cost of the marks
+_NO = object()  # no default value
+
+
+def _per_m(counts: dict | None) -> dict[int, int]:
+    """A tally keyed by (m, ...) summed per m."""
+    out: dict[int, int] = {}
+    for key, k in (counts or {}).items():
+        out[key[0]] = out.get(key[0], 0) + k
+    return out
+
+
+def nominal_from(t: dict, default: Any = _NO) -> dict:
+    """Agreement on categories from :meth:`Ratings.nominal_tally`: Cohen's kappa for exactly two
+    annotators, Fleiss' otherwise, plus Krippendorff's nominal alpha and the percent agreement.
+    `default` is the value panel raters who gave none are counted as giving (Cohen's margins)."""
+    n_units = total(t.get("units"))
+    if not n_units:
+        return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None,
+                "n_units": 0, "n_raters": len(t.get("seen") or {}), "note": NO_PAIRS}
+    same = sorted(_per_m(t.get("same")).items())
+    p_bar = sum(s / (m * (m - 1)) for m, s in same) / n_units
+    n_c = [k for _, k in ordered(t.get("n"))]
+    judged = sum(n_c)
+    # Krippendorff's nominal alpha: o_cc = sum_u n_uc (n_uc - 1) / (m_u - 1)
+    o_diag = sum(s / (m - 1) for m, s in same)
+    d_o = (judged - o_diag) / judged
+    d_e = (judged * judged - sum(k * k for k in n_c)) / (judged * (judged - 1))
+    alpha = None if np.isclose(d_e, 0.0) else 1.0 - d_o / d_e
+    who = [r for r, _ in ordered(t.get("raters"))]
+    out: dict[str, Any] = {"n_units": n_units, "n_raters": len(who), "percent_agreement": p_bar, "alpha": alpha}
+    if len(who) == 2:
+        out.update(measure="cohen_kappa", kappa=_cohen(t, who, n_units, default))
+    else:
+        p_e = sum((k / judged) ** 2 for k in n_c)
+        out.update(measure="fleiss_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1 - p_e))
+    if out["kappa"] is None:
+        out["note"] = NO_VARIATION
+    return out
+
+
+def _cohen(t: dict, who: list, n_units: int, default: Any) -> float | None:
+    """Cohen's kappa: both raters judged every pairable unit (two raters in all)."""
+    p_o = (t.get("agree") or {}).get(2, 0) / n_units
+    margins = []
+    for r in who:
+        marg = {v: k for (x, v), k in (t.get("marg") or {}).items() if x == r}
+        if default is not _NO:
+            marg[default] = marg.get(default, 0) + n_units - (t.get("given") or {}).get(r, 0)
+        margins.append(marg)
+    pe = sum(k * margins[1].get(v, 0) for v, k in ordered(margins[0])) / (n_units * n_units)
+    if np.isclose(pe, 1.0):
+        return None
+    return (p_o - pe) / (1 - pe)
+
+
+def _coincidences(t: dict) -> tuple[list[float], np.ndarray, list, list, int]:
+    """(the values, sorted; the coincidence matrix; per m the sums of n(n - 1) and of
+    |x - y| n_x n_y over pairs; the units) of a pairs tally."""
+    same, pairs = ordered(t.get("same")), ordered(t.get("pairs"))
+    cats = sorted({key[1] for key, _ in same} | {x for key, _ in pairs for x in key[1:]})
+    at = {x: i for i, x in enumerate(cats)}
+    o = np.zeros((len(cats), len(cats)))
+    for (m, x), k in same:
+        o[at[x], at[x]] += k / (m - 1)
+    for (m, x, y), k in pairs:
+        o[at[x], at[y]] += k / (m - 1)
+        o[at[y], at[x]] += k / (m - 1)
+    return cats, o, same, pairs, total(t.get("units"))
+
+
+def _alpha_of(o: np.ndarray, cats: list, level: str) -> float | None:
+    n_c = o.sum(axis=1)
+    judged = n_c.sum()
+    if judged <= 1:
+        return None
+    d2 = _delta2(cats, n_c, level)
+    d_o = float((o * d2).sum() / judged)
+    d_e = float((np.outer(n_c, n_c) * d2).sum() / (judged * (judged - 1)))
+    if np.isclose(d_e, 0.0):
+        return None
+    return 1.0 - d_o / d_e
+
+
+def ordinal_from(t: dict, level: str = "ordinal") -> dict:
+    """Agreement on ordered scores from :meth:`Ratings.pairs_tally`: Krippendorff's alpha
+    (ordinal by default), exact agreement and the mean absolute difference between two
+    annotators' scores of a unit."""
+    cats, o, same, pairs, n_units = _coincidences(t)
+    if not n_units:
+        return {"measure": f"krippendorff_alpha_{level}", "alpha": None, "percent_agreement": None,
+                "mean_abs_diff": None, "n_units": 0, "n_raters": len(t.get("everyone") or {}), "note": NO_PAIRS}
+    agree = sorted(_per_m(dict(same)).items())
+    apart: dict[int, float] = {}
+    for (m, x, y), k in pairs:
+        apart[m] = apart.get(m, 0.0) + 2 * k * abs(x - y)
+    alpha = _alpha_of(o, cats, level)
+    out = {"measure": f"krippendorff_alpha_{level}", "alpha": alpha,
+           "percent_agreement": sum(s / (m * (m - 1)) for m, s in agree) / n_units,
+           "mean_abs_diff": sum(d / (m * (m - 1)) for m, d in sorted(apart.items())) / n_units,
+           "n_units": n_units, "n_raters": len(t.get("raters") or {})}
+    if alpha is None:
+        out["note"] = NO_VARIATION
+    return out
+
+
+def within_from(t: dict, k: int) -> dict:
+    """Share of rater pairs whose numbers are equal, and within ±k, averaged over units, from
+    :meth:`Ratings.pairs_tally` (`explicit`)."""
+    n_units = total(t.get("units"))
+    if not n_units:
+        return {"exact": None, "within_k": None, "k": k, "n_units": 0, "note": NO_PAIRS}
+    same = _per_m(t.get("same"))
+    near = dict(same)
+    for (m, x, y), c in ordered(t.get("pairs")):
+        if abs(x - y) <= k:
+            near[m] = near.get(m, 0) + 2 * c
+    exact = sum(s / (m * (m - 1)) for m, s in sorted(same.items())) / n_units
+    close = sum(s / (m * (m - 1)) for m, s in sorted(near.items())) / n_units
+    return {"exact": exact, "within_k": close, "k": k, "n_units": n_units}
+
+
+def marked_tally(unit, rater, panel: UnitPanel, names: Sequence | None = None) -> dict:
+    """``Ratings(unit, rater, ones, [False, True], len(panel), default=False, panel=panel)
+    .nominal_tally(names)``: agreement on whether each panel rater marked each unit (a step
+    tagged with a mode, a label chosen), from the marked units alone. Every unit nobody marked
+    has all its raters on False, so the counts over the panel's units (computed once per
+    panel) are corrected by the marked units only: the same counts at the cost of the marks
     rather than of every unit (a scheme computes this for each of dozens of modes and labels
-    over 120,000 steps). Two raters (Cohen's kappa) or a mark from outside the panel take
-    Ratings itself."""
+    over 120,000 steps). A mark from outside the panel takes Ratings itself."""
     unit = np.asarray(unit, dtype=np.int64)
     rater = np.asarray(rater, dtype=np.int64)
     n_units = len(panel)
-    ok, m_ok, at_ok, n_who = panel._base
     general = lambda: Ratings(unit, rater, np.ones(len(unit), dtype=np.int64), [False, True], n_units,  # noqa: E731
-                              default=False, panel=panel).nominal()
-    if n_who == 2 or not ok.any() or (len(unit) and (unit.min() < 0 or unit.max() >= n_units)):
+                              default=False, panel=panel).nominal_tally(names)
+    if len(unit) and (unit.min() < 0 or unit.max() >= n_units):
         return general()
+    ok, m_ok, at_ok, _ = panel._base
     span = int(rater.max(initial=0)) + 1
-    units = distinct_ints(unit * span + rater, n_units * span) // span  # each (unit, rater) once, sorted by unit
+    pairs = distinct_ints(unit * span + rater, n_units * span)  # each (unit, rater) once, sorted by unit
+    units, raters = pairs // span, pairs % span
     starts = np.flatnonzero(np.r_[True, units[1:] != units[:-1]]) if len(units) else np.zeros(0, np.int64)
     touched, g = units[starts], np.diff(np.r_[starts, len(units)])  # marked units and how many raters each
     m = panel.m[touched]
     if (g > m).any():  # a mark from outside the unit's panel counts as one more rater
         return general()
     keep = ok[touched]
-    touched, g, m = touched[keep], g[keep].astype(np.float64), m[keep].astype(np.float64)
+    touched, g, m = touched[keep], g[keep], m[keep]
     rest = m - g
-    pos = at_ok[touched]
-    # Ratings.nominal over its sparse counts: one True entry per marked unit (g raters), one
-    # False entry per unit with raters left (m - g, or m where nobody marked)
-    p_i = np.ones(len(m_ok))
-    p_i[pos] = (g * g + rest * rest - m) / (m * (m - 1))
-    p_bar = float(p_i.mean())
-    n_true = float(g.sum())
-    total = float(m_ok.sum())
-    n_c = np.asarray([total - n_true, n_true])
-    default_terms = m_ok.copy()
-    default_terms[pos] = rest * (rest - 1) / (m - 1)
-    if (rest == 0).any():
-        default_terms = np.delete(default_terms, pos[rest == 0])
-    o_diag = float(np.concatenate([g * (g - 1) / (m - 1), default_terms]).sum())
-    d_o = (total - o_diag) / total
-    d_e = (total * total - float(np.square(n_c).sum())) / (total * (total - 1))
-    alpha = None if np.isclose(d_e, 0.0) else 1.0 - d_o / d_e
-    out: dict[str, Any] = {"n_units": int(len(m_ok)), "n_raters": int(n_who), "percent_agreement": p_bar,
-                           "alpha": alpha}
-    p_e = float(np.square(n_c / total).sum())
-    out.update(measure="fleiss_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1 - p_e))
-    if out["kappa"] is None:
-        out["note"] = NO_VARIATION
-    return out
+    base = _panel_tally(panel, names)
+    # the panel's counts with every unit on False, then the marked units' share moved to True
+    same_false = dict(base["same_false"])
+    moved = sum_by([m], [None], m * (m - 1) - rest * (rest - 1))
+    for k, v in moved.items():
+        same_false[k] -= v
+    agree = dict(base["units"])
+    for k, v in sum_by([m[(g > 0) & (g < m)]], [None]).items():
+        agree[k] -= v
+    n_true = int(g.sum())
+    mine = ok[units]
+    out = {"units": base["units"], "agree": agree,
+           "same": {**{(k, False): v for k, v in same_false.items() if v},
+                    **{(k, True): v for k, v in sum_by([m], [None], g * (g - 1)).items()}},
+           "n": {False: base["judged"] - n_true, True: n_true},
+           "raters": base["raters"], "seen": base["seen"],
+           "marg": {(r, True): v for r, v in sum_by([raters[mine]], [names]).items()},
+           "given": sum_by([raters[mine]], [names])}
+    return prune(out)
+
+
+def _panel_tally(panel: UnitPanel, names: Sequence | None) -> dict:
+    """The counts of marked_tally with nobody marking anything, once per panel (and names)."""
+    memo = panel.__dict__.setdefault("_tallies", {})
+    key = id(names)
+    if key not in memo:
+        ok = panel.m >= 2
+        m = panel.m[ok]
+        r = Ratings(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), [False, True], len(panel),
+                    default=False, panel=panel)
+        memo[key] = (names, {"units": sum_by([m], [None]), "same_false": sum_by([m], [None], m * (m - 1)),
+                             "judged": int(m.sum()), "raters": r._rater_counts(ok, names),
+                             "seen": r._rater_counts(panel.m >= 1, names)})
+    return memo[key][1]
+
+
+def marked(unit, rater, panel: UnitPanel) -> dict:
+    """:func:`nominal_from` of :func:`marked_tally`."""
+    return nominal_from(marked_tally(unit, rater, panel), False)
 
 
 def nominal(units: Sequence, raters: Sequence, values: Sequence) -> dict:

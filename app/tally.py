@@ -1,0 +1,151 @@
+"""Tallies: the summary's numbers as additive whole-number counts.
+
+A tally is a nested dict whose leaves are Python ints: counts, and sums of whole numbers,
+keyed by what they count (a value, a rater, a number of raters). Tallies of disjoint sets of
+items add key by key (:func:`merge`), so a kept tally is brought up to date by subtracting the
+old tally of the items that changed and adding their new one, at a cost that grows with the
+change, not with the study. Every number is computed from a tally by a finish function that
+reads keys in one fixed order (:func:`ordered`), so a tally kept and updated gives the same
+floats, bit for bit, as the same tally computed at once.
+
+Keys are text or tuples of plain values (text, numbers, booleans, None, and tuples of them
+for sets of labels). A count that reaches zero is dropped, so equal tallies are equal dicts.
+
+No Streamlit, no pandas.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import orjson
+
+
+def merge(a: dict, b: dict, sign: int = 1) -> dict:
+    """a + sign * b, key by key (a new dict; neither is changed)."""
+    out = dict(a)
+    for k, v in b.items():
+        if isinstance(v, dict):
+            got = merge(out.get(k) or {}, v, sign)
+            if got:
+                out[k] = got
+            else:
+                out.pop(k, None)
+        else:
+            got = out.get(k, 0) + sign * v
+            if got:
+                out[k] = got
+            else:
+                out.pop(k, None)
+    return out
+
+
+def prune(t: dict) -> dict:
+    """t without zero counts and empty dicts (nested), as merge() leaves them."""
+    out = {}
+    for k, v in t.items():
+        if isinstance(v, dict):
+            v = prune(v)
+        if v:
+            out[k] = v
+    return out
+
+
+def total(counts: dict | None) -> int:
+    """The sum of a flat tally's counts."""
+    return sum(counts.values()) if counts else 0
+
+
+_RANK = {type(None): 0, bool: 1, int: 2, float: 2, str: 3, tuple: 4}
+
+
+def order_key(x: Any):
+    """A total order over key values of mixed types: None, booleans, numbers, text, tuples
+    (element by element); anything else by its text."""
+    rank = _RANK.get(type(x))
+    if rank is None:
+        return (5, str(x))
+    if rank == 4:
+        return (4, tuple(order_key(v) for v in x))
+    return (rank, x)
+
+
+def ordered(counts: dict | None) -> list[tuple[Any, int]]:
+    """A flat tally's (key, count) in the fixed order finish functions read them in."""
+    return sorted(counts.items(), key=lambda kv: order_key(kv[0])) if counts else []
+
+
+def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], weights=None) -> dict:
+    """{key: sum of weights (or count)} over rows grouped by integer code columns, each code
+    turned into its label (`labels[i][code]`, or the code itself where labels[i] is None). One
+    column gives scalar keys, several give tuples. Zero sums are left out."""
+    cols = [np.asarray(c, dtype=np.int64) for c in columns]
+    n = len(cols[0]) if cols else 0
+    if not n:
+        return {}
+    lows = [int(c.min()) for c in cols]
+    spans = [int(c.max()) - lo + 1 for c, lo in zip(cols, lows)]
+    w = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+    if float(np.prod(np.asarray(spans, dtype=np.float64))) < 2.0 ** 62:  # one integer key per row
+        key = np.zeros(n, dtype=np.int64)
+        for c, lo, span in zip(cols, lows, spans):
+            key = key * span + (c - lo)
+        bound = int(np.prod(np.asarray(spans, dtype=np.float64)))
+        if bound <= 8 * n + (1 << 20):  # a sum per possible key: no sort
+            sums = np.bincount(key, weights=w, minlength=bound)
+            uniq = np.flatnonzero(sums)
+            sums = sums[uniq]
+        else:
+            uniq, inverse = np.unique(key, return_inverse=True)
+            sums = np.bincount(inverse, weights=w, minlength=len(uniq))
+            keep = sums != 0
+            uniq, sums = uniq[keep], sums[keep]
+        parts = []
+        for lo, span in zip(reversed(lows), reversed(spans)):
+            uniq, at = np.divmod(uniq, span)
+            parts.append((at + lo).tolist())
+        parts.reverse()
+    else:  # (codes too wide to combine: rows of codes)
+        uniq, inverse = np.unique(np.stack(cols), axis=1, return_inverse=True)
+        sums = np.bincount(inverse.ravel(), weights=w, minlength=uniq.shape[1])
+        keep = sums != 0
+        parts = [row[keep].tolist() for row in uniq]
+        sums = sums[keep]
+    # (float64 sums of whole numbers are exact below 2**53)
+    sums = sums.astype(np.int64).tolist()
+    named = [[lab[x] for x in p] if lab is not None else p for p, lab in zip(parts, labels)]
+    if len(named) == 1:
+        return dict(zip(named[0], sums))
+    return dict(zip(zip(*named), sums))
+
+
+# --- kept on disk: JSON with tuple keys ---------------------------------------------------------
+
+def _enc(x):
+    if isinstance(x, dict):
+        return {"d": [[_enc(k), _enc(v)] for k, v in x.items()]}
+    if isinstance(x, tuple):
+        return {"t": [_enc(v) for v in x]}
+    if isinstance(x, float) and x != x:
+        return {"nan": 1}
+    return x
+
+
+def _dec(x):
+    if isinstance(x, dict):
+        if "d" in x:
+            return {_dec(k): _dec(v) for k, v in x["d"]}
+        if "t" in x:
+            return tuple(_dec(v) for v in x["t"])
+        return float("nan")
+    return x
+
+
+def dumps(t: Any) -> bytes:
+    """A tally (or any nest of dicts, tuples and plain values) as JSON bytes; :func:`loads`
+    gives it back equal, tuples and non-text keys included."""
+    return orjson.dumps(_enc(t))
+
+
+def loads(data: bytes) -> Any:
+    return _dec(orjson.loads(data))
