@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
+from .tally import merge, ordered, prune, sum_by
 from . import trace_columns
 from .labels import NO_ROWS, Labels, codes_of, groups, positions_in, rows_by
 from .timeline import UNLABELLED
@@ -61,7 +62,7 @@ class Panel:
         ic, item_names = lab.codes("rows", "item_id")
         ac, annotator_names = lab.codes("rows", "annotator")
         ic, ac = ic[at], ac[at]
-        any_annotator = len(ic) > 0
+        n_rows = len(ic)
         named = (ic >= 0) & (ac >= 0)  # a row without an item or annotator is nobody's judgement
         ic, ac = ic[named], ac[named]
         # schemes judged by the same annotators on the same items, rows in the same order (a
@@ -74,7 +75,7 @@ class Panel:
             shared[same] = dict(self.__dict__)
         self.__dict__.update(shared[same])
         self.memo = lab.memo
-        self.any_annotator = any_annotator
+        self.n_rows = n_rows  # the scheme's rows, panel or not
 
     def _build(self, ic: np.ndarray, ac: np.ndarray, item_names: pd.Index, annotator_names: pd.Index,
                lab: Labels) -> None:
@@ -364,8 +365,9 @@ class Sets:
         return np.where(there, self.code[at], 0)
 
     def jaccard(self, unit: np.ndarray, rater: np.ndarray) -> dict:
-        """Mean pairwise Jaccard over these (unit, rater) judgements (absent ones: empty set)."""
-        return ag.set_agreement(np.asarray(unit, dtype=np.int64), self.codes_for(unit, rater), self.sets)
+        """The tally of the mean pairwise Jaccard over these (unit, rater) judgements (absent
+        ones: the empty set), see ag.set_tally."""
+        return ag.set_tally(np.asarray(unit, dtype=np.int64), self.codes_for(unit, rater), self.sets)
 
     def ratings(self, n_units: int, panel) -> ag.Ratings:
         """The sets as values (sorted tuples, or in `order`), the empty tuple for panel raters
@@ -375,9 +377,33 @@ class Sets:
         return ag.Ratings(self.unit, self.rater, self.code, values, n_units, default=(), panel=panel)
 
 
-# --- per type ----------------------------------------------------------------------------------------
+# --- per type ------------------------------------------------------------------------------------------
+# Each type writes the tallies of its measures into t (app/tally.py: counts that add up over
+# items, so a kept tally is updated by the items that changed) and counts, or lists, what
+# annotators disagree on in dis; FINISH turns the tallies into the measures. A measure per
+# label (a flag, a mode, a behaviour) covers every unit, those without the label too, so each
+# label keeps only what differs from the label-less tally (``base``), which is kept once.
 
-def _attribution(lab, s, panel, der, k, base, dis):
+
+def _labelled(t: dict, name: str, base: dict, by_label: dict) -> None:
+    """t[name] = the label-less tally and each label's difference from it."""
+    t[name] = {"base": base, "by": {x: merge(v, base, -1) for x, v in by_label.items()}}
+
+
+def _labels_from(t: dict, name: str, order: list, finish) -> dict:
+    """{label: finish(tally)} for the labels in `order`, each tally rebuilt from the base."""
+    part = t.get(name) or {}
+    base, by = part.get("base") or {}, part.get("by") or {}
+    return {x: finish(merge(base, by.get(x) or {})) for x in order}
+
+
+def _order(configured, seen: dict | None) -> list:
+    """The labels to report: those configured, in their order, then those seen, sorted."""
+    known = list(dict.fromkeys(x["name"] if isinstance(x, dict) else x for x in (configured or [])))
+    return known + [x for x, _ in ordered(seen) if x not in set(known)]
+
+
+def _attribution(lab, s, panel, der, k, t, dis):
     at = panel.keyed(lab.of("attribution", s.name))
     names = panel.raters
     describe_item = lambda label: lambda u: (panel.items[u], label)  # noqa: E731
@@ -387,18 +413,23 @@ def _attribution(lab, s, panel, der, k, base, dis):
     steps = at[at["step"].notna()]
     sc, sv = _factor(_ints(steps["step"]).tolist())
     step = ag.Ratings(steps["item"], steps["rater"], sc, sv, len(panel))
-    base["agent"] = agent.nominal()
-    base["step"] = step.within(k)
-    base["step"]["alpha_interval"] = step.ordinal("interval")["alpha"]
+    t["agent"] = agent.nominal_tally(names)
+    t["step"] = step.pairs_tally(names, explicit=True)
     dis.add(agent, names, describe_item("responsible agent"), "attribution")
     dis.add(step, names, describe_item("decisive step"), "attribution", gap=k + 1)
 
 
-def _graph(lab, s, panel, der, k, base, dis):
+def _attribution_from(t, s, k):
+    step = ag.within_from(t.get("step") or {}, k)
+    step["alpha_interval"] = ag.ordinal_from(t.get("step") or {}, "interval")["alpha"]
+    return {"agent": ag.nominal_from(t.get("agent") or {}, NO_FAILURE), "step": step}
+
+
+def _graph(lab, s, panel, der, k, t, dis):
     names = panel.raters
     nodes = panel.keyed(lab.of("graph_nodes", s.name))
     crit = Sets(nodes["item"], nodes["rater"], nodes["agent"])
-    base["critical_nodes"] = crit.jaccard(panel.item, panel.rater)
+    t["critical_nodes"] = crit.jaccard(panel.item, panel.rater)
     edges = panel.keyed(lab.of("graph_edges", s.name))
     # each flagged edge as the integer code of its (from, to) pair: the sets compare pairs, and a
     # text per row ("a->b") cost more than the rest of the comparison
@@ -407,26 +438,28 @@ def _graph(lab, s, panel, der, k, base, dis):
     paired = (src >= 0) & (dst >= 0)  # (a stored edge always names both agents)
     pair = pd.Series(src[paired] * max(len(dst_names), 1) + dst[paired])
     flagged = Sets(edges["item"].to_numpy()[paired], edges["rater"].to_numpy()[paired], pair)
-    base["flagged_edges"] = flagged.jaccard(panel.item, panel.rater)
+    t["flagged_edges"] = flagged.jaccard(panel.item, panel.rater)
     objs = Objects(panel, der, s, _edge_columns, lambda o: f"edge {o[0]} → {o[1]}", key=["src", "dst"])
     e = objs.attach(edges[["item", "rater", "src", "dst", "state"]])
     ec, ev = _factor(e["state"])
     state = objs.ratings(e["unit"], e["rater"], ec, ev, "normal")
-    base["edge_state"] = state.nominal()
+    t["edge_state"] = state.nominal_tally(names)
     dis.add(crit.ratings(len(panel), panel.units), names, lambda u: (panel.items[u], "critical nodes"), "graph",
             _set_show)
     dis.add(state, names, objs.describe, "graph")
 
 
-def _handoffs(lab, s, panel, der, k, base, dis, judgements):
+def _graph_from(t, s, k):
+    return {"critical_nodes": ag.set_from(t.get("critical_nodes") or {}),
+            "flagged_edges": ag.set_from(t.get("flagged_edges") or {}),
+            "edge_state": ag.nominal_from(t.get("edge_state") or {}, "normal")}
+
+
+def _handoffs(lab, s, panel, der, k, t, dis, judgements):
     names = panel.raters
     j = judgements(lab, s, der)[0]
     j = panel.keyed(j) if not j.empty else j.assign(item=[], rater=[])
     if j.empty:
-        flags = list(s.get("flags") or [])
-        empty = ag.Ratings([], [], [], [], 0)
-        base["flags"] = {f: empty.nominal() for f in flags}
-        base["quality"] = empty.ordinal()
         return
     unit, firsts, _ = _pair_codes(j["item"].to_numpy(), _ints(j["index"]))
     # each unit's first row: codes number units in order of first appearance, so a unit first
@@ -438,12 +471,15 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
     describe = lambda u: (panel.items[ji[u]], f"handoff {jx[u]} ({js[u]} → {jd[u]})")  # noqa: E731
     n_units = len(firsts)
     fc, fsets = flag_sets(j)
-    flags = list(dict.fromkeys(list(s.get("flags") or []) + [f for fl in fsets for f in fl]))
+    per_set = np.bincount(fc, minlength=len(fsets))
+    t["flags_seen"] = {}
+    for fl, n in zip(fsets, per_set.tolist()):
+        for f in set(fl):
+            t["flags_seen"][f] = t["flags_seen"].get(f, 0) + n
     rater = j["rater"].to_numpy()
-    base["flags"] = {}
-    for f in flags:
-        has = np.asarray([f in fl for fl in fsets], dtype=np.int64)[fc]
-        base["flags"][f] = ag.Ratings(unit, rater, has, [False, True], n_units).nominal()
+    flag = lambda has: ag.Ratings(unit, rater, has, [False, True], n_units).nominal_tally(names)  # noqa: E731
+    _labelled(t, "flags", flag(np.zeros(len(j), dtype=np.int64)),
+              {f: flag(np.asarray([f in fl for fl in fsets], dtype=np.int64)[fc]) for f in t["flags_seen"]})
     # the same flags in another order are the same set: code the distinct sets, then the rows
     set_code, sv = _factor([tuple(sorted(fl)) for fl in fsets])
     sc = set_code[fc]
@@ -452,10 +488,16 @@ def _handoffs(lab, s, panel, der, k, base, dis, judgements):
     rated = ~np.isnan(q)
     qc, qv = _factor(pd.Series(q[rated]))
     quality = ag.Ratings(unit[rated], rater[rated], qc, qv, n_units)
-    base["quality"] = quality.ordinal()
+    t["quality"] = quality.pairs_tally(names)
     quality_desc = lambda u: (describe(u)[0], describe(u)[1] + " quality")  # noqa: E731
     dis.add(sets, names, describe, "handoff flags", _set_show)
     dis.add(quality, names, quality_desc, "handoff quality", _num_show, gap=SCORE_GAP)
+
+
+def _handoffs_from(t, s, k):
+    flags = _labels_from(t, "flags", _order(s.get("flags"), t.get("flags_seen")),
+                         lambda x: ag.nominal_from(x))
+    return {"flags": flags, "quality": ag.ordinal_from(t.get("quality") or {})}
 
 
 def flag_sets(j: pd.DataFrame) -> tuple[np.ndarray, list]:
@@ -477,12 +519,12 @@ def _codes_at(col: pd.Series, at: np.ndarray | None) -> tuple[np.ndarray, pd.Ind
     return (codes if at is None else codes[at]), names
 
 
-def _scorecard(lab, s, panel, der, k, base, dis):
+def _scorecard(lab, s, panel, der, k, t, dis):
     names = panel.raters
     # on the columns' codes at the panel's rows: no copy of the frame, no sub-frame per group
     every = lab.of("scores", s.name)
     at, item, rater = panel.members(every)
-    base["agent_dimensions"], base["team_dimensions"] = {}, {}
+    t["agent_dimensions"], t["team_dimensions"] = {}, {}
     score = every["score"].to_numpy(dtype=np.float64)
     score = score if at is None else score[at]
     keys = every[["level", "dimension"]]
@@ -502,40 +544,58 @@ def _scorecard(lab, s, panel, der, k, base, dis):
         unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code)
         vc, vv = _factor(pd.Series(score[rows]))
         r = ag.Ratings(unit, rater[rows], vc, vv, len(unit_item))
-        (base["team_dimensions"] if team else base["agent_dimensions"])[dim] = r.ordinal()
+        (t["team_dimensions"] if team else t["agent_dimensions"])[dim] = r.pairs_tally(names)
         label = (lambda a, d=dim: f"team · {d}") if team else (lambda a, d=dim: f"{a} · {d}")
         # a unit is named only when its disagreement is listed
         describe = lambda u, ui=unit_item, ua=unit_agent, agents=agents, label=label: (  # noqa: E731
             panel.items[ui[u]], label(agents[ua[u]]))
         dis.add(r, names, describe, "score", _num_show, gap=SCORE_GAP)
     ms = panel.keyed(lab.of("milestones", s.name))
-    base["milestones"] = {}
+    t["milestones"] = {}
     item, rater = ms["item"].to_numpy(), ms["rater"].to_numpy()
     reached = ms["reached"].astype(bool).astype(np.int64).to_numpy()
     for (m,), rows in groups(ms, ["milestone"]):
         r = ag.Ratings(item[rows], rater[rows], reached[rows], [False, True], len(panel))
-        base["milestones"][m] = r.nominal()
+        t["milestones"][m] = r.nominal_tally(names)
         dis.add(r, names, lambda u, m=m: (panel.items[u], f"milestone {m}"), "milestone",
                 lambda v: "reached" if v else "not reached")
 
 
-def _contention(lab, s, panel, der, k, base, dis):
+def _scorecard_from(t, s, k):
+    def each(name, configured, finish):
+        found = t.get(name) or {}
+        return {x: finish(found[x]) for x in _order(configured, found) if x in found}
+    return {"agent_dimensions": each("agent_dimensions", s.get("agent_dimensions"), ag.ordinal_from),
+            "team_dimensions": each("team_dimensions", s.get("team_dimensions"), ag.ordinal_from),
+            "milestones": each("milestones", s.get("milestones"), ag.nominal_from)}
+
+
+def _contention(lab, s, panel, der, k, t, dis):
     names = panel.raters
     every = lab.of("contention", s.name)
     c = panel.keyed(every)
     objs = Objects(panel, der, s, _region_columns, lambda o: f"region {o[0]} ({o[1]})")
     given = objs.attach(c[["item", "rater", "region", "label"]])
-    labels = list(dict.fromkeys(list(s.get("contention_labels") or []) + _seen(every["label"])))
     lc, lv = _factor(given["label"])
     overall = objs.ratings(given["unit"], given["rater"], lc, lv, UNLABELLED)
-    base["label"] = overall.nominal()
-    base["labels"] = {}
-    for name in labels:
-        if name == UNLABELLED:
-            continue
-        hit = np.asarray([x == name for x in lv], dtype=np.int64)[lc] if len(lv) else np.zeros(0, dtype=np.int64)
-        base["labels"][name] = objs.ratings(given["unit"], given["rater"], hit, [False, True], False).nominal()
+    t["label"] = overall.nominal_tally(names)
+    one = lambda hit: objs.ratings(given["unit"], given["rater"], hit, [False, True], False).nominal_tally(names)  # noqa: E731
+    _labelled(t, "labels", one(np.zeros(len(given), dtype=np.int64)),
+              {x: one(np.asarray([v == x for v in lv], dtype=np.int64)[lc]) for x in lv if x != UNLABELLED})
+    t["labels_seen"] = _counts(every["label"])
     dis.add(overall, names, objs.describe, "contention")
+
+
+def _contention_from(t, s, k):
+    order = [x for x in _order(s.get("contention_labels"), t.get("labels_seen")) if x != UNLABELLED]
+    return {"label": ag.nominal_from(t.get("label") or {}, UNLABELLED),
+            "labels": _labels_from(t, "labels", order, lambda x: ag.nominal_from(x, False))}
+
+
+def _counts(col: pd.Series) -> dict:
+    """{value: rows} of a column (missing values left out)."""
+    codes, names = codes_of(col)
+    return sum_by([codes[codes >= 0]], [names.tolist()])
 
 
 def _step_objects(panel, der, s, with_agent: bool) -> Objects:
@@ -564,50 +624,65 @@ def _region_columns(traces: trace_columns.TraceColumns, ids: list) -> tuple[np.n
     return sizes, {"region": cols["index"], "resource": cols["resource"]}
 
 
-def _emergent(lab, s, panel, der, k, base, dis):
+def _emergent(lab, s, panel, der, k, t, dis):
     names = panel.raters
     every = lab.of("behaviours", s.name)
-    behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + _seen(every["behavior"])))
+    t["behaviors_seen"] = _counts(every["behavior"])
+    behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + [x for x, _ in ordered(t["behaviors_seen"])]))
     b = panel.keyed(every)
     b = b.assign(turn=_ints(b["turn"]))
-    base["behaviors"] = {}
     objs = _step_objects(panel, der, s, with_agent=False)
     on = objs.attach(b[["item", "rater", "behavior", "turn"]].rename(columns={"turn": "step"}))
     # (a mark repeated is counted once: Ratings and Sets keep one per unit and rater)
     on_rows, b_rows = rows_by(on, "behavior"), rows_by(b, "behavior")
     on_unit, on_rater = on["unit"].to_numpy(), on["rater"].to_numpy()
     b_item, b_rater, b_turn = b["item"].to_numpy(), b["rater"].to_numpy(), b["turn"]
+    marks, turns = {}, {}
     for n in behaviours:
+        if n not in on_rows and n not in b_rows:
+            continue  # (nothing marked: the label-less tallies)
         mine = on_rows.get(n, NO_ROWS)
-        marks = ag.marked(on_unit[mine], on_rater[mine], objs.unit_panel)
+        marks[n] = ag.marked_tally(on_unit[mine], on_rater[mine], objs.unit_panel, names)
         marked = b_rows.get(n, NO_ROWS)
-        turns = Sets(b_item[marked], b_rater[marked], b_turn.iloc[marked]).jaccard(panel.item, panel.rater)
-        base["behaviors"][n] = {**marks, "turns_jaccard": turns["jaccard"]}
+        turns[n] = Sets(b_item[marked], b_rater[marked], b_turn.iloc[marked]).jaccard(panel.item, panel.rater)
+    _labelled(t, "marks", ag.marked_tally(NO_ROWS, NO_ROWS, objs.unit_panel, names), marks)
+    _labelled(t, "turns", Sets(NO_ROWS, NO_ROWS, pd.Series([], dtype=object)).jaccard(panel.item, panel.rater), turns)
     # what each annotator marked on a step, as one value: the behaviours in their listed order
     rank = {n: i for i, n in enumerate(behaviours)}
     steps = Sets(on["unit"], on["rater"], on["behavior"], order=rank.get).ratings(len(objs), objs.unit_panel)
     dis.add(steps, names, objs.describe, "behaviour", _set_show)
 
 
-def _tool_calls(lab, s, panel, der, k, base, dis):
+def _emergent_from(t, s, k):
+    order = _order(s.get("behaviors"), t.get("behaviors_seen"))
+    marks = _labels_from(t, "marks", order, lambda x: ag.nominal_from(x, False))
+    turns = _labels_from(t, "turns", order, ag.set_from)
+    return {"behaviors": {n: {**marks[n], "turns_jaccard": turns[n]["jaccard"]} for n in order}}
+
+
+def _tool_calls(lab, s, panel, der, k, t, dis):
     names = panel.raters
     v = panel.keyed(lab.of("tool_verdicts", s.name))
     unit, unit_item, unit_call = _pair_codes(v["item"].to_numpy(), _ints(v["index"]))
     tools = pd.Series(v["tool"].astype(object).to_numpy()).groupby(unit).first().tolist() if len(v) else []
     vc, vv = _factor(v["verdict"])
     r = ag.Ratings(unit, v["rater"], vc, vv, len(unit_item))
-    base["verdict"] = r.nominal()
+    t["verdict"] = r.nominal_tally(names)
     unit_item, unit_call = unit_item.tolist(), unit_call.tolist()
     describe = lambda u: (panel.items[unit_item[u]], f"call {unit_call[u]} ({tools[u]})")  # noqa: E731
     dis.add(r, names, describe, "tool verdict")
 
 
-def _steps(lab, s, panel, der, k, base, dis):
+def _tool_calls_from(t, s, k):
+    return {"verdict": ag.nominal_from(t.get("verdict") or {})}
+
+
+def _steps(lab, s, panel, der, k, t, dis):
     names = panel.raters
     objs = _step_objects(panel, der, s, with_agent=True)
     every = lab.of("step_modes", s.name)
-    all_modes = sorted(_seen(every["mode"]))  # modes seen anywhere in the scheme, shared items or not
-    cats = sorted(_seen(every["category"]))
+    # modes and categories seen anywhere in the scheme, shared items or not
+    t["modes_seen"], t["categories_seen"] = _counts(every["mode"]), _counts(every["category"])
     m = panel.keyed(every)
     m = m.assign(step=_ints(m["step"]))
     # (a mode repeated is counted once: Ratings and Sets keep one per unit and rater)
@@ -615,93 +690,135 @@ def _steps(lab, s, panel, der, k, base, dis):
     unit, rater = tagged["unit"].to_numpy(), tagged["rater"].to_numpy()
 
     def tagged_with(rows: np.ndarray) -> dict:  # whether each annotator tagged each step so
-        return ag.marked(unit[rows], rater[rows], objs.unit_panel)
+        return ag.marked_tally(unit[rows], rater[rows], objs.unit_panel, names)
 
-    base["any_mode"] = tagged_with(np.arange(len(tagged)))
+    t["any_mode"] = tagged_with(np.arange(len(tagged)))
     sets = Sets(tagged["unit"], tagged["rater"], tagged["mode"])
     # Jaccard of the modes on steps that anyone tagged, over every annotator of the item
     pu, pr = objs.unit_panel.entries(ag.sorted_distinct(sets.unit))
-    base["modes_jaccard_on_tagged_steps"] = sets.jaccard(pu, pr)
+    t["modes_jaccard_on_tagged_steps"] = sets.jaccard(pu, pr)
+    base = tagged_with(NO_ROWS)
     by_category, by_mode = rows_by(tagged, "category"), rows_by(tagged, "mode")
-    base["categories"] = {x: tagged_with(by_category.get(x, NO_ROWS)) for x in cats}
-    base["modes"] = {x: tagged_with(by_mode.get(x, NO_ROWS)) for x in all_modes}
+    _labelled(t, "categories", base, {x: tagged_with(rows) for x, rows in by_category.items()})
+    _labelled(t, "modes", base, {x: tagged_with(rows) for x, rows in by_mode.items()})
     tags = panel.keyed(lab.of("step_tags", s.name))
     tags = tags[tags["correctness"].map(lambda c: isinstance(c, str) and c != "")]
     tags = objs.attach(tags[["item", "rater", "step", "correctness"]].assign(step=lambda d: _ints(d["step"])))
     cc, cv = _factor(tags["correctness"])
-    base["correctness"] = ag.Ratings(tags["unit"], tags["rater"], cc, cv, len(objs)).nominal()
+    t["correctness"] = ag.Ratings(tags["unit"], tags["rater"], cc, cv, len(objs)).nominal_tally(names)
     dis.add(sets.ratings(len(objs), objs.unit_panel), names, objs.describe, "MAST modes", _set_show)
 
 
-def _radio(lab, s, panel, der, k, base, dis):
+def _steps_from(t, s, k):
+    marked = lambda x: ag.nominal_from(x, False)  # noqa: E731
+    return {"any_mode": marked(t.get("any_mode") or {}),
+            "modes_jaccard_on_tagged_steps": ag.set_from(t.get("modes_jaccard_on_tagged_steps") or {}),
+            "categories": _labels_from(t, "categories", _order([], t.get("categories_seen")), marked),
+            "modes": _labels_from(t, "modes", _order([], t.get("modes_seen")), marked),
+            "correctness": ag.nominal_from(t.get("correctness") or {})}
+
+
+def _radio(lab, s, panel, der, k, t, dis):
     c = panel.keyed(lab.of("choices", s.name))
     vc, vv = _factor(c["label"])
     r = panel.per_item((c["item"], c["rater"], vc, vv), NONE)
-    base["choice"] = r.nominal()
+    t["choice"] = r.nominal_tally(panel.raters)
     dis.add(r, panel.raters, lambda u: (panel.items[u], "choice"), "choice")
 
 
-def _multiselect(lab, s, panel, der, k, base, dis):
+def _radio_from(t, s, k):
+    return {"choice": ag.nominal_from(t.get("choice") or {}, NONE)}
+
+
+def _multiselect(lab, s, panel, der, k, t, dis):
     every = lab.of("choices", s.name)
-    labels = list(dict.fromkeys([x["name"] if isinstance(x, dict) else x for x in (s.get("labels") or [])]
-                                + _seen(every["label"])))
+    t["labels_seen"] = _counts(every["label"])
     # (a label repeated is counted once: Ratings and Sets keep one per item and rater)
     c = panel.keyed(every)
     item, rater, by_label = c["item"].to_numpy(), c["rater"].to_numpy(), rows_by(c, "label")
-    base["labels"] = {}
-    for name in labels:
-        mine = by_label.get(name, NO_ROWS)
-        base["labels"][name] = ag.marked(item[mine], rater[mine], panel.units)
+    one = lambda rows: ag.marked_tally(item[rows], rater[rows], panel.units, panel.raters)  # noqa: E731
+    _labelled(t, "labels", one(NO_ROWS), {x: one(rows) for x, rows in by_label.items()})
     sets = Sets(c["item"], c["rater"], c["label"])
-    base["jaccard"] = sets.jaccard(panel.item, panel.rater)
+    t["jaccard"] = sets.jaccard(panel.item, panel.rater)
     r = sets.ratings(len(panel), panel.units)
     dis.add(r, panel.raters, lambda u: (panel.items[u], "labels"), "labels", _set_show)
 
 
-def _likert(lab, s, panel, der, k, base, dis):
+def _multiselect_from(t, s, k):
+    labels = _labels_from(t, "labels", _order(s.get("labels"), t.get("labels_seen")),
+                          lambda x: ag.nominal_from(x, False))
+    return {"labels": labels, "jaccard": ag.set_from(t.get("jaccard") or {})}
+
+
+def _likert(lab, s, panel, der, k, t, dis):
     c = panel.keyed(lab.of("likert", s.name))
     c = c[c["score"].notna()]
     vc, vv = _factor(c["score"].astype(float))
     r = ag.Ratings(c["item"], c["rater"], vc, vv, len(panel))
-    base["rating"] = r.ordinal()
+    t["rating"] = r.pairs_tally(panel.raters)
     dis.add(r, panel.raters, lambda u: (panel.items[u], "rating"), "rating", _num_show, gap=SCORE_GAP)
 
 
+def _likert_from(t, s, k):
+    return {"rating": ag.ordinal_from(t.get("rating") or {})}
+
+
+# each type: (how its tallies are counted, how its measures are finished from them)
 BY_TYPE = {
-    "failure_attribution": _attribution,
-    "agent_interaction_graph": _graph,
-    "agent_scorecard": _scorecard,
-    "tool_contention": _contention,
-    "emergent_behavior": _emergent,
-    "tool_call_review": _tool_calls,
-    "trajectory_eval": _steps,
-    "radio": _radio,
-    "multiselect": _multiselect,
-    "likert": _likert,
+    "failure_attribution": (_attribution, _attribution_from),
+    "agent_interaction_graph": (_graph, _graph_from),
+    "handoff_review": (_handoffs, _handoffs_from),
+    "agent_scorecard": (_scorecard, _scorecard_from),
+    "tool_contention": (_contention, _contention_from),
+    "emergent_behavior": (_emergent, _emergent_from),
+    "tool_call_review": (_tool_calls, _tool_calls_from),
+    "trajectory_eval": (_steps, _steps_from),
+    "radio": (_radio, _radio_from),
+    "multiselect": (_multiselect, _multiselect_from),
+    "likert": (_likert, _likert_from),
 }
+FREE_TEXT = "free text: no agreement measure"
 
 
-def agreement_for(lab: Labels, s, der, k: int, handoff_judgements=None, listed: bool = True
-                  ) -> tuple[dict, list[dict]]:
-    """Agreement measures for one scheme (with ``disagreements``, how many objects annotators
-    disagree on), and those objects' records when `listed` (else an empty list).
+def agreement_tally(lab: Labels, s, der, k: int, handoff_judgements=None, listed: bool = False
+                    ) -> tuple[dict, list[dict]]:
+    """The tally of one scheme's agreement (finished by :func:`agreement_from`), and the records
+    of the objects annotators disagree on when `listed` (else an empty list).
 
     `handoff_judgements(lab, scheme, der)` gives the (item, annotator, derived handoff) rows of a
     handoff review (app.summary builds them for its rollup too)."""
     panel = Panel(lab, s.name)
-    base: dict[str, Any] = {"type": s.type, "items_compared": len(panel), "annotators": panel.judged_by}
-    if s.type == "text":
-        return {**base, "note": "free text: no agreement measure"}, []
-    if not len(panel):
-        return {**base, "note": "no item has two or more annotators for this scheme: no agreement to compute"
-                if panel.any_annotator else "no annotations"}, []
+    t: dict[str, Any] = {"items_compared": len(panel), "annotators": sum_by([panel.rater], [panel.raters]),
+                         "rows": panel.n_rows}
     dis = Differences(s.name, listed)
-    if s.type == "handoff_review":
-        _handoffs(lab, s, panel, der, k, base, dis, handoff_judgements)
-    elif s.type in BY_TYPE:
-        BY_TYPE[s.type](lab, s, panel, der, k, base, dis)
-    else:
-        base["note"] = "free text: no agreement measure"
-    base["disagreements"] = dis.count
-    return base, dis.records
+    if len(panel) and s.type in BY_TYPE:
+        count = BY_TYPE[s.type][0]
+        if s.type == "handoff_review":
+            count(lab, s, panel, der, k, t, dis, handoff_judgements)
+        else:
+            count(lab, s, panel, der, k, t, dis)
+        t["disagreements"] = dis.count
+    return prune(t), dis.records
 
+
+def agreement_from(t: dict, s, k: int) -> dict:
+    """Agreement measures for one scheme from its tally (with ``disagreements``, how many
+    objects annotators disagree on)."""
+    n = t.get("items_compared", 0)
+    base: dict[str, Any] = {"type": s.type, "items_compared": n, "annotators": len(t.get("annotators") or {})}
+    if s.type not in BY_TYPE:
+        return {**base, "note": FREE_TEXT}
+    if not n:
+        return {**base, "note": "no item has two or more annotators for this scheme: no agreement to compute"
+                if t.get("rows") else "no annotations"}
+    base.update(BY_TYPE[s.type][1](t, s, k))
+    base["disagreements"] = t.get("disagreements", 0)
+    return base
+
+
+def agreement_for(lab: Labels, s, der, k: int, handoff_judgements=None, listed: bool = True
+                  ) -> tuple[dict, list[dict]]:
+    """Agreement measures for one scheme (:func:`agreement_from`), and the records of the
+    objects annotators disagree on when `listed` (else an empty list)."""
+    t, records = agreement_tally(lab, s, der, k, handoff_judgements, listed)
+    return agreement_from(t, s, k), records

@@ -1,0 +1,64 @@
+"""The summary's tallies add up over items: computed on two disjoint sets of items and merged,
+they equal the tally of all the items, so a kept summary can be updated by the items that
+changed. On a generated study with every scheme of the demo project (benchmarks/summary.py's
+generator: values valid for their type, naming the runs' real handoffs, steps, calls and
+regions, annotators disagreeing now and then)."""
+from __future__ import annotations
+
+import json
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from app import summary as S
+from app.labels import build, frame
+from app.scheme_agreement import agreement_from, agreement_tally
+from app.tally import dumps, loads, merge
+from benchmarks.summary import generate
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("study")
+    ws, der, path = generate(folder, 4000, 4, seed=3)
+    df = frame(pq.read_table(path))
+    return ws, der, df
+
+
+def _lab(ws, df):
+    return build(df, {s.name: s for s in ws.project.schemes})
+
+
+def _tally(ws, der, df, s, k=1):
+    lab = _lab(ws, df)
+    return agreement_tally(lab, s, der, k, handoff_judgements=S._handoff_judgements)[0]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_schemes_agreement_tally_adds_up_over_items(study, seed):
+    ws, der, df = study
+    items = sorted(df["item_id"].astype(str).unique())
+    some = set(random.Random(seed).sample(items, len(items) // 3))
+    mine = df["item_id"].astype(str).isin(some).to_numpy()
+    for s in ws.project.schemes:
+        whole = _tally(ws, der, df, s)
+        parts = merge(_tally(ws, der, df[mine], s), _tally(ws, der, df[~mine], s))
+        assert parts == whole, s.name
+        assert json.dumps(agreement_from(parts, s, 1)) == json.dumps(agreement_from(whole, s, 1)), s.name
+
+
+def test_a_tally_kept_on_disk_and_updated_by_one_changed_item_finishes_equal(study):
+    ws, der, df = study
+    s = ws.project.scheme("scorecard")
+    kept = loads(dumps(_tally(ws, der, df, s)))
+    item = df["item_id"].iloc[0]
+    changed = df.copy()
+    at = changed.index[(changed["item_id"] == item) & (changed["scheme"] == "scorecard")][0]
+    new_value = json.dumps({"agents": {}, "team": {"overall": 1}, "milestones": {}})
+    changed["value"] = changed["value"].cat.add_categories([new_value])
+    changed.loc[at, "value"] = new_value
+    one = (df["item_id"] == item).to_numpy()
+    kept = merge(merge(kept, _tally(ws, der, df[one], s), -1), _tally(ws, der, changed[one], s))
+    assert kept == _tally(ws, der, changed, s)
+    assert agreement_from(kept, s, 1) == agreement_from(_tally(ws, der, changed, s), s, 1)
