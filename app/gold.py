@@ -70,63 +70,73 @@ def _rate(hits: int, n: int) -> float | None:
     return hits / n if n else None
 
 
-def accuracy(attributions: Iterable[dict], golds: dict[str, dict], k: int = 1,
-             step_tags: dict[tuple[str, str], set[int]] | None = None) -> dict:
-    """Per-annotator accuracy, the agent confusion and a per-item table.
+FIELDS = ("n", "n_agent", "agent", "n_step", "step", "near", "n_fail", "fail_hit")
+
+
+def accuracy_tally(attributions: Iterable[dict], golds: dict[str, dict], k: int = 1,
+                   step_tags: dict[tuple[str, str], set[int]] | None = None) -> dict:
+    """The counts :func:`accuracy_from` finishes (app/tally.py: they add up over items).
 
     `attributions`: rows ``{"item_id", "annotator", "agent", "step", "status"}`` (one per
     item and annotator); `golds`: item id -> :func:`normalize` output; `step_tags`:
     (item id, annotator) -> step indices tagged with a failure mode.
     """
-    per: dict[str, dict[str, int]] = {}
+    per: dict[tuple[str, str], int] = {}
     confusion: dict[tuple[str, str], int] = {}
-    rows = []
+    rows: dict[tuple, int] = {}
+
+    def add(counts: dict, key, n=1) -> None:
+        if n:
+            counts[key] = counts.get(key, 0) + n
+
     for a in attributions:
         g = golds.get(a["item_id"])
         if not g:
             continue
         who = a["annotator"]
-        c = per.setdefault(who, {"n": 0, "n_agent": 0, "agent": 0, "n_step": 0, "step": 0, "near": 0,
-                                 "n_fail": 0, "fail_hit": 0})
-        c["n"] += 1
+        add(per, (who, "n"))
         agent, step = _name(a.get("agent")), _int(a.get("step"))
-        row = {"item_id": a["item_id"], "annotator": who, "gold_agent": g["agent"], "agent": agent,
-               "gold_step": g["step"], "step": step, "agent_correct": None, "step_correct": None,
-               "step_within_k": None}
+        agent_ok = exact = near = None
         if g["agent"] is not None:
-            ok = same_agent(agent, g["agent"])
-            c["n_agent"] += 1
-            c["agent"] += ok
-            row["agent_correct"] = ok
-            key = (g["agent"], agent or NO_AGENT)
-            confusion[key] = confusion.get(key, 0) + 1
+            agent_ok = same_agent(agent, g["agent"])
+            add(per, (who, "n_agent"))
+            add(per, (who, "agent"), int(agent_ok))
+            add(confusion, (g["agent"], agent or NO_AGENT))
         if g["step"] is not None:
-            c["n_step"] += 1
+            add(per, (who, "n_step"))
             exact = step is not None and step == g["step"]
             near = step is not None and abs(step - g["step"]) <= k
-            c["step"] += exact
-            c["near"] += near
-            row["step_correct"], row["step_within_k"] = exact, near
+            add(per, (who, "step"), int(exact))
+            add(per, (who, "near"), int(near))
         fsteps = [f["step"] for f in g["failures"] if f["step"] is not None]
         if fsteps:
-            c["n_fail"] += 1
-            c["fail_hit"] += step is not None and any(abs(step - s) <= k for s in fsteps)
-        rows.append(row)
+            add(per, (who, "n_fail"))
+            add(per, (who, "fail_hit"), int(step is not None and any(abs(step - s) <= k for s in fsteps)))
+        # one record per attribution (annotator first: the store's order)
+        add(rows, (who, a["item_id"], g["agent"], agent, g["step"], step, agent_ok, exact, near))
 
-    recall: dict[str, list[int]] = {}
+    recall: dict[tuple[str, int], int] = {}
     for (item_id, who), tagged in (step_tags or {}).items():
         g = golds.get(item_id)
         fsteps = {f["step"] for f in (g or {}).get("failures", []) if f["step"] is not None}
         if not fsteps:
             continue
-        r = recall.setdefault(who, [0, 0])
-        r[0] += len(fsteps & set(tagged))
-        r[1] += len(fsteps)
+        add(recall, (who, 0), len(fsteps & set(tagged)))
+        add(recall, (who, 1), len(fsteps))
+    return {k_: v for k_, v in (("per", per), ("confusion", confusion), ("rows", rows), ("recall", recall)) if v}
 
+
+def accuracy_from(t: dict, k: int = 1) -> dict:
+    """Per-annotator accuracy, the agent confusion and a per-item table from :func:`accuracy_tally`."""
+    per: dict[str, dict[str, int]] = {}
+    for (who, f), n in (t.get("per") or {}).items():
+        per.setdefault(who, dict.fromkeys(FIELDS, 0))[f] = n
+    recall: dict[str, list[int]] = {}
+    for (who, i), n in (t.get("recall") or {}).items():
+        recall.setdefault(who, [0, 0])[i] = n
     out: dict[str, dict] = {}
     for who in sorted(set(per) | set(recall)):
-        c = per.get(who, {"n": 0, "n_agent": 0, "agent": 0, "n_step": 0, "step": 0, "near": 0,
-                          "n_fail": 0, "fail_hit": 0})
+        c = per.get(who, dict.fromkeys(FIELDS, 0))
         res = {"n": c["n"], "agent_accuracy": _rate(c["agent"], c["n_agent"]),
                "step_accuracy": _rate(c["step"], c["n_step"]),
                "step_accuracy_within_k": _rate(c["near"], c["n_step"]), "k": k,
@@ -137,5 +147,16 @@ def accuracy(attributions: Iterable[dict], golds: dict[str, dict], k: int = 1,
             res["step_tag_recall"] = _rate(*recall[who])
         out[who] = res
     conf = [{"gold_agent": g, "annotated_agent": p, "count": n}
-            for (g, p), n in sorted(confusion.items(), key=lambda x: (x[0][0], x[0][1]))]
+            for (g, p), n in sorted((t.get("confusion") or {}).items(), key=lambda x: (x[0][0], x[0][1]))]
+    rows = [{"item_id": i, "annotator": who, "gold_agent": ga, "agent": a, "gold_step": gs, "step": st,
+             "agent_correct": ok, "step_correct": exact, "step_within_k": near}
+            for (who, i, ga, a, gs, st, ok, exact, near), c in sorted((t.get("rows") or {}).items(),
+                                                                      key=lambda x: (str(x[0][0]), str(x[0][1])))
+            for _ in range(c)]
     return {"by_annotator": out, "confusion": conf, "items": rows}
+
+
+def accuracy(attributions: Iterable[dict], golds: dict[str, dict], k: int = 1,
+             step_tags: dict[tuple[str, str], set[int]] | None = None) -> dict:
+    """Per-annotator accuracy, the agent confusion and a per-item table (see accuracy_tally)."""
+    return accuracy_from(accuracy_tally(attributions, golds, k, step_tags), k)

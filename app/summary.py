@@ -37,8 +37,10 @@ from . import trace_columns
 from .agreement import all_distinct, distinct_ints, find, missing
 from .derive import Derivation, derive, no_gc, scheme_keys
 from .labels import DONE, Labels, build, categorical, codes_of, frame, groups, positions_in
-from .scheme_agreement import agreement_for as _agreement_for, flag_sets
+from .scheme_agreement import agreement_for as _agreement_for, agreement_from as _agreement_from, \
+    agreement_tally as _agreement_tally, flag_sets
 from .storage import AnnotationStore
+from .tally import distinct_by, order_key, ordered, prune, sum_by
 
 
 _T975 = [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
@@ -205,54 +207,6 @@ class Derived:
         return get
 
 
-def mean_ci(scores: pd.Series) -> dict:
-    n = int(scores.count())
-    if n == 0:
-        return {"n": 0, "mean": None, "sd": None, "ci_low": None, "ci_high": None}
-    mean = float(scores.mean())
-    if n < 2:
-        return {"n": n, "mean": mean, "sd": None, "ci_low": None, "ci_high": None}
-    sd = float(scores.std(ddof=1))
-    half = t975(n - 1) * sd / math.sqrt(n)
-    return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
-
-
-STATS = ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"]
-
-
-def _stats(df: pd.DataFrame, by: list[str], col: str = "score") -> pd.DataFrame:
-    """Per group of `by` (in order of first appearance): how many `col` values, their mean, sd
-    and 95% interval, and how many runs and annotators the group's rows come from. Counted on
-    integer codes (pandas' distinct counts per group took most of a tenth of a second on a
-    million-row study's 700,000 scores)."""
-    found = groups(df, by) if len(df) else []
-    if not found:
-        return pd.DataFrame(columns=by + STATS)
-    g = np.full(len(df), -1, dtype=np.int64)
-    for i, (_key, rows) in enumerate(found):
-        g[rows] = i
-    n_g = len(found)
-    x = df[col].to_numpy(dtype=np.float64)
-    has = (g >= 0) & ~np.isnan(x)
-    n = np.bincount(g[has], minlength=n_g)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.bincount(g[has], weights=x[has], minlength=n_g) / n
-        dev = x[has] - mean[g[has]]
-        sd = np.sqrt(np.bincount(g[has], weights=dev * dev, minlength=n_g) / (n - 1))
-        sd[n < 2] = np.nan
-        half = np.array([t975(int(k) - 1) if k >= 2 else np.nan for k in n.tolist()]) * sd / np.sqrt(n)
-
-    def distinct(c: str) -> np.ndarray:  # distinct values of column c per group (missing: none)
-        codes, names = codes_of(df[c])
-        return _per_group(g, n_g, codes, len(names))
-
-    out = pd.DataFrame({c: [key[j] for key, _rows in found] for j, c in enumerate(by)})
-    for c, v in (("n", n), ("mean", mean), ("sd", sd), ("ci_low", mean - half), ("ci_high", mean + half),
-                 ("runs", distinct("item_id")), ("annotators", distinct("annotator"))):
-        out[c] = v
-    return out
-
-
 # --- filters ----------------------------------------------------------------------------------------
 
 def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None = None,
@@ -342,25 +296,99 @@ def progress(lab: Labels, n_items: int) -> dict:
 
 # --- rollups per type ----------------------------------------------------------------------------------
 
-def scorecards(lab: Labels, scheme: str) -> dict:
-    sc = lab.of("scores", scheme)
-    agents = _stats(sc[sc["level"] == "agent"], ["agent", "dimension"])
-    team = _stats(sc[sc["level"] == "team"], ["dimension"])
-    ms = lab.of("milestones", scheme)
-    if ms.empty:
-        miles = []
-    else:
-        # per milestone in order of first appearance, on codes: answers given, and reached
-        code, names = codes_of(ms["milestone"])
-        given = ms["reached"].notna().to_numpy()
-        reached = np.zeros(len(ms), dtype=np.int64)
-        reached[given] = np.asarray(ms["reached"].to_numpy()[given], dtype=bool)
-        mine = code >= 0
-        n = np.bincount(code[mine & given], minlength=len(names))
-        hit = np.bincount(code[mine], weights=reached[mine], minlength=len(names)).astype(np.int64)
-        miles = [{"milestone": _py(names[c]), "n": int(n[c]), "reached": int(hit[c]),
-                  "rate": float(hit[c] / n[c]) if n[c] else None} for c in pd.unique(code[mine]).tolist()]
-    return {"agents": _records(agents), "team": _records(team), "milestones": miles}
+# --- rollups per type, as tallies (app/tally.py) -----------------------------------------------------------
+# Each rollup counts what it reports as a tally that adds up over items (a kept summary is
+# updated by the items that changed) and is finished from it. Records wholly made of one
+# item's rows (an attribution placed on its run, a run's behaviour) are tally keys of their
+# own, counted once. Lists come in a fixed order: by name, or the configured order.
+
+def _coded(col: pd.Series) -> tuple[np.ndarray, list]:
+    """codes_of(col) shifted so that 0 is a missing value (None), with plain Python labels."""
+    codes, names = codes_of(col)
+    return codes + 1, [None] + [_py(x) for x in names.tolist()]
+
+
+def tally_of(df: pd.DataFrame, cols: list[str], weights=None) -> dict:
+    """{(values of cols...): rows (or the sum of whole-number weights)} of a frame."""
+    if not len(df):
+        return {}
+    coded = [_coded(df[c]) for c in cols]
+    return sum_by([c for c, _ in coded], [names for _, names in coded], weights)
+
+
+def distinct_of(df: pd.DataFrame, cols: list[str], col: str) -> dict:
+    """{(values of cols...): how many distinct values of col (missing left out) they hold}."""
+    if not len(df):
+        return {}
+    coded = [_coded(df[c]) for c in cols]
+    return distinct_by([c for c, _ in coded], [names for _, names in coded], codes_of(df[col])[0])
+
+
+def _by_first(t: dict | None, n: int) -> dict:
+    """{key[:n]: {key[n:]: count}} of a tally with tuple keys."""
+    out: dict = {}
+    for key, v in (t or {}).items():
+        out.setdefault(key[:n] if n > 1 else key[0], {})[key[n:] if len(key) > n + 1 else key[n]] = v
+    return out
+
+
+def _hist_stats(hist: dict) -> dict:
+    """n, mean, sd and 95 % interval of scores given as {score: how many}."""
+    xs = ordered(hist)
+    n = sum(c for _, c in xs)
+    if not n:
+        return {"n": 0, "mean": None, "sd": None, "ci_low": None, "ci_high": None}
+    mean = sum(x * c for x, c in xs) / n
+    if n < 2:
+        return {"n": n, "mean": mean, "sd": None, "ci_low": None, "ci_high": None}
+    sd = math.sqrt(sum(c * (x - mean) ** 2 for x, c in xs) / (n - 1))
+    half = t975(n - 1) * sd / math.sqrt(n)
+    return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
+
+
+def _order(configured, seen) -> list:
+    """Names in their configured order, then the others seen, sorted."""
+    known = list(dict.fromkeys(x["name"] if isinstance(x, dict) else x for x in (configured or [])))
+    taken = set(known)
+    return known + [x for x in sorted(set(seen) - taken, key=order_key)]
+
+
+def scorecards_tally(lab: Labels, scheme_obj) -> dict:
+    sc = lab.of("scores", scheme_obj.name)
+    given = sc[sc["score"].notna()]
+    ms = lab.of("milestones", scheme_obj.name)
+    reached = ms["reached"].map(lambda r: None if r is None or r != r else bool(r))
+    return prune({"scores": tally_of(given, ["level", "agent", "dimension", "score"]),
+                  "runs": distinct_of(sc, ["level", "agent", "dimension"], "item_id"),
+                  "annotators": tally_of(sc, ["level", "agent", "dimension", "annotator"]),
+                  "milestones": tally_of(ms.assign(reached=reached), ["milestone", "reached"])})
+
+
+def scorecards_from(t: dict, scheme_obj) -> dict:
+    scores, runs = _by_first(t.get("scores"), 3), t.get("runs") or {}
+    annotators = {g: len([a for a in who if a is not None]) for g, who in _by_first(t.get("annotators"), 3).items()}
+    groups_ = set(scores) | set(runs)
+    dims = lambda level: _order(scheme_obj.get(f"{level}_dimensions"), {d for lv, _, d in groups_ if lv == level})  # noqa: E731
+    rank = {level: {d: i for i, d in enumerate(dims(level))} for level in ("agent", "team")}
+
+    def rows(level: str, with_agent: bool) -> list[dict]:
+        keys = sorted((g for g in groups_ if g[0] == level), key=lambda g: (order_key(g[1]), rank[level][g[2]]))
+        return [{**({"agent": a} if with_agent else {}), "dimension": d, **_hist_stats(scores.get((lv, a, d), {})),
+                 "runs": runs.get((lv, a, d), 0), "annotators": annotators.get((lv, a, d), 0)}
+                for lv, a, d in keys]
+    miles = _by_first(t.get("milestones"), 1)
+    order = _order(scheme_obj.get("milestones"), miles)
+    out = []
+    for m in order:
+        if m in miles:
+            n = sum(c for r, c in miles[m].items() if r is not None)
+            hit = miles[m].get(True, 0)
+            out.append({"milestone": m, "n": n, "reached": hit, "rate": hit / n if n else None})
+    return {"agents": rows("agent", True), "team": rows("team", False), "milestones": out}
+
+
+def scorecards(lab: Labels, scheme_obj) -> dict:
+    return scorecards_from(scorecards_tally(lab, scheme_obj), scheme_obj)
 
 
 def _trace_steps(lab: Labels, der: Derived, scheme_obj, item_codes: np.ndarray, item_names: pd.Index,
@@ -393,16 +421,9 @@ def _trace_steps(lab: Labels, der: Derived, scheme_obj, item_codes: np.ndarray, 
 BIG = 1 << 62
 
 
-def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
+def attribution_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
     at = lab.of("attribution", scheme_obj.name)
     named = at[at["agent"].notna()]
-    blame = []
-    if not named.empty:
-        g = named.groupby("agent")
-        b = pd.DataFrame({"count": g.size(), "runs": g["item_id"].nunique(),
-                          "annotators": g["annotator"].nunique()}).reset_index()
-        b["share"] = b["count"] / b["count"].sum()
-        blame = _records(b.sort_values(["count", "agent"], ascending=[False, True]))
     item_ids, who, agent, step = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step"))
     rows = [i for i, x in enumerate(step) if not missing(x)]
     every = len(rows) == len(step)  # (usually: each attribution names a step)
@@ -411,18 +432,40 @@ def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
     n_steps, acting = _trace_steps(lab, der, scheme_obj, codes if every else codes[rows], names, steps)
     if not every:
         item_ids, who, agent = ([col[i] for i in rows] for col in (item_ids, who, agent))
-    # a column at a time, then one record per attribution (a loop appending records cost twice as much)
+    # each attribution placed on its run: a key of its own (annotator first: the store's order)
     n_of = [n if n >= 0 else None for n in n_steps.tolist()]  # (None: no such item)
     placed_at = [(x / (n - 1) if n > 1 else 0.0) if n else None for x, n in zip(steps, n_of)]
+    positions = Counter(zip(who, item_ids, agent, steps, n_of, placed_at, acting))
+    return prune({"blame": tally_of(named, ["agent"]), "runs": distinct_of(named, ["agent"], "item_id"),
+                  "annotators": tally_of(named, ["agent", "annotator"]), "positions": dict(positions),
+                  "no_failure": int(at["agent"].isna().sum()), "attributions": int(len(at))})
+
+
+def attribution_from(t: dict, scheme_obj) -> dict:
+    count = t.get("blame") or {}
+    whole = sum(count.values())
+    annotators = _by_first(t.get("annotators"), 1)
+    blame = [{"agent": a, "count": n, "runs": (t.get("runs") or {}).get(a, 0), "annotators": len(annotators.get(a, {})),
+              "share": n / whole} for a, n in sorted(count.items(), key=lambda x: (-x[1], order_key(x[0])))]
+    # one attribution per annotator and run: sorted by those, as the store's rows are
+    found = list((t.get("positions") or {}).items())
+    try:
+        found.sort()  # (the annotator and run tell every two apart: nothing else is compared)
+    except TypeError:
+        found.sort(key=lambda kv: (str(kv[0][0]), str(kv[0][1])))
     positions = [{"item_id": i, "annotator": w, "agent": a, "step": x, "steps": n, "position": p,
                   "acting_agent": act, "acting_is_blamed": (act == a) if act is not None and a else None}
-                 for i, w, a, x, n, p, act in zip(item_ids, who, agent, steps, n_of, placed_at, acting)]
-    placed = np.asarray([p for p in placed_at if p is not None], dtype=np.float64)
+                 for (w, i, a, x, n, p, act), c in found for _ in range(c)]
+    placed = np.asarray([r["position"] for r in positions if r["position"] is not None], dtype=np.float64)
     # a fifth of the run each; a step out of the run counts in the end it is past
     bins = np.bincount(np.clip(np.trunc(placed * 5), 0, 4).astype(np.int64), minlength=5).tolist()
     hist = [{"part_of_run": f"{i * 20}–{(i + 1) * 20}%", "count": c} for i, c in enumerate(bins)]
     return {"blame": blame, "positions": positions, "position_histogram": hist,
-            "no_failure": int((at["agent"].isna()).sum()), "attributions": int(len(at))}
+            "no_failure": t.get("no_failure", 0), "attributions": t.get("attributions", 0)}
+
+
+def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
+    return attribution_from(attribution_tally(lab, scheme_obj, der), scheme_obj)
 
 
 def _derived_handoffs(lab: Labels, der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -554,81 +597,66 @@ def _merge_handoff_judgements(raters, ent, dh, sizes, items) -> tuple[pd.DataFra
     return j, int(len(ent) - matched)
 
 
-def _agent_pairs(j: pd.DataFrame) -> tuple[np.ndarray, list[tuple]]:
-    """For handoff judgements (see _handoff_judgements): each row's (from, to) pair as a code,
-    and the pairs in order of first judgement (a handoff always names both agents)."""
-    sc, src = codes_of(j["src"])
-    dc, dst = codes_of(j["dst"])
-    src, dst = src.tolist(), dst.tolist()
-    n_dst = max(len(dst), 1)
-    pair, firsts = pd.factorize(sc * n_dst + dc)
-    return np.asarray(pair, dtype=np.int64), [(src[k // n_dst], dst[k % n_dst]) for k in firsts.tolist()]
+def handoffs_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
+    j, stale = _handoff_judgements(lab, scheme_obj, der)
+    if j.empty:
+        return prune({"stale": stale})
+    flagged = j["flagged"].to_numpy(dtype=bool)
+    q = j["quality"].to_numpy(dtype=np.float64)
+    # each distinct set of flags once: how many judgements of each pair carry each flag
+    codes, sets = flag_sets(j)
+    flags: dict = {}
+    for (a, b, k), n in tally_of(j.assign(flag_set=codes), ["src", "dst", "flag_set"]).items():
+        for f in set(sets[k]):
+            flags[(a, b, f)] = flags.get((a, b, f), 0) + n
+    return prune({"pairs": tally_of(j, ["src", "dst"]), "flagged": tally_of(j[flagged], ["src", "dst"]),
+                  "quality": tally_of(j[~np.isnan(q)], ["src", "dst", "quality"]), "flags": flags,
+                  "stale": stale})
+
+
+def handoffs_from(t: dict, scheme_obj) -> dict:
+    size, flagged = t.get("pairs") or {}, t.get("flagged") or {}
+    quality = _by_first(t.get("quality"), 2)
+    names = [k for k, _ in ordered(size)]
+    pairs = []
+    for a, b in names:
+        q = ordered(quality.get((a, b)))
+        rated = sum(c for _, c in q)
+        pairs.append({"src": a, "dst": b, "handoffs_reviewed": size[(a, b)], "flagged": flagged.get((a, b), 0),
+                      "rated": rated, "mean_quality": sum(x * c for x, c in q) / rated if rated else None,
+                      "flag_rate": flagged.get((a, b), 0) / size[(a, b)]})
+    flags = t.get("flags") or {}
+    seen = _order(scheme_obj.get("flags"), {f for _, _, f in flags})
+    flag_rows = [{"src": a, "dst": b, "flag": f, "count": flags.get((a, b, f), 0),
+                  "rate": flags.get((a, b, f), 0) / size[(a, b)]} for a, b in names for f in seen]
+    return {"pairs": pairs, "flags": flag_rows, "stale": t.get("stale", 0)}
 
 
 def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
-    """Per ordered pair of agents (in order of first judgement): handoffs reviewed, flagged,
-    rated and their mean quality; and how often each flag was set. Counted on integer codes of
-    the pairs and of the distinct flag sets (each set's flags looked at once)."""
-    j, stale = _handoff_judgements(lab, scheme_obj, der)
-    if j.empty:
-        return {"pairs": [], "flags": [], "stale": stale}
-    pair, names = _agent_pairs(j)
-    n = len(names)
-    size = np.bincount(pair, minlength=n)
-    flagged = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=n)
-    q = j["quality"].to_numpy(dtype=np.float64)
-    has = ~np.isnan(q)
-    rated = np.bincount(pair[has], minlength=n)
-    total = np.bincount(pair[has], weights=q[has], minlength=n)
-    pairs = [{"src": a, "dst": b, "handoffs_reviewed": int(size[i]), "flagged": int(flagged[i]), "rated": int(rated[i]),
-              "mean_quality": float(total[i] / rated[i]) if rated[i] else None,
-              "flag_rate": float(flagged[i] / size[i])} for i, (a, b) in enumerate(names)]
-    # each distinct set of flags once: how many judgements of each pair carry each flag
-    codes, sets = flag_sets(j)
-    known = list(scheme_obj.get("flags") or [])
-    seen = list(dict.fromkeys(known + [f for fl in sets for f in fl]))
-    n_sets = max(len(sets), 1)
-    per_set = np.bincount(pair * n_sets + codes, minlength=n * n_sets)
-    counts = np.zeros((n, len(seen)), dtype=np.int64)
-    at = {f: i for i, f in enumerate(seen)}
-    for k, fl in enumerate(sets):
-        for f in set(fl):
-            counts[:, at[f]] += per_set[k::n_sets]
-    flag_rows = [{"src": a, "dst": b, "flag": f, "count": int(counts[i, x]), "rate": int(counts[i, x]) / int(size[i])}
-                 for i, (a, b) in enumerate(names) for x, f in enumerate(seen)]
-    return {"pairs": pairs, "flags": flag_rows, "stale": stale}
+    """Per ordered pair of agents: handoffs reviewed, flagged, rated and their mean quality; and
+    how often each flag was set."""
+    return handoffs_from(handoffs_tally(lab, scheme_obj, der), scheme_obj)
 
 
-def graph_marks(lab: Labels, graph_schemes) -> tuple[list[tuple], dict[str, int]]:
-    """The interaction graph's marks on graph schemes: how often each (src, dst, state) was
-    marked, sorted by src, dst and state, and how often each agent was marked critical."""
+def graph_marks(lab: Labels, graph_schemes) -> dict:
+    """The tally of the interaction graph's marks on graph schemes: how often each (src, dst,
+    state) was marked, and how often each agent was marked critical."""
     names = [s.name for s in graph_schemes]
     ge = lab.graph_edges[lab.graph_edges["scheme"].isin(names)]
-    marks = ge.groupby(["src", "dst", "state"]).size() if not ge.empty else pd.Series(dtype=int)
-    crit_nodes = lab.graph_nodes[lab.graph_nodes["scheme"].isin(names)]
-    cn = crit_nodes.groupby("agent").size() if not crit_nodes.empty else pd.Series(dtype=int)
-    return ([(a, b, st_, int(n)) for (a, b, st_), n in marks.items()],
-            {a: int(n) for a, n in cn.items()})
+    cn = lab.graph_nodes[lab.graph_nodes["scheme"].isin(names)]
+    return prune({"edges": tally_of(ge, ["src", "dst", "state"]), "nodes": tally_of(cn, ["agent"])})
 
 
 def handoff_flags(lab: Labels, scheme_obj, der: Derived) -> dict[tuple, int]:
     """How many judgements of one handoff-review scheme flagged a handoff, per (src, dst)."""
     j, _ = _handoff_judgements(lab, scheme_obj, der)
-    if j.empty:
-        return {}
-    pair, names = _agent_pairs(j)  # counted on codes
-    per_pair = np.bincount(pair, weights=j["flagged"].to_numpy(dtype=np.float64), minlength=len(names))
-    return {(a, b): int(k) for (a, b), k in zip(names, per_pair.tolist())}
+    return tally_of(j[j["flagged"].to_numpy(dtype=bool)], ["src", "dst"]) if not j.empty else {}
 
 
-def interaction(lab: Labels, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes,
-                marks: tuple[list[tuple], dict[str, int]], flags: list[dict[tuple, int]]) -> dict:
-    """The interaction graph across runs: handoff counts per ordered pair with how often the pair
-    was marked critical / problematic on an interaction-graph scheme and flagged on a handoff review.
-
-    `marks` (graph_marks() of the graph schemes) and `flags` (handoff_flags() of each review
-    scheme) are parts of the summary of their own, so a save on a graph does not read the
-    handoff reviews again, nor a review save the graphs."""
+def interaction_tally(lab: Labels, der: Derived, item_ids: Iterable[str], graph_schemes, handoff_schemes) -> dict:
+    """The interaction graph's counts from the runs' derivations: steps per agent, and per
+    ordered pair of agents its handoffs, the runs holding it and the graph reviews of those
+    runs."""
     trace_scheme = graph_schemes[0] if graph_schemes else (handoff_schemes[0] if handoff_schemes else None)
     item_ids = list(item_ids)
     # how many graph reviews each item has (the filtered rows are all of these items)
@@ -639,49 +667,53 @@ def interaction(lab: Labels, der: Derived, item_ids: Iterable[str], graph_scheme
     n_reviews = np.bincount(codes[codes >= 0], minlength=len(names))
     reviewed = np.flatnonzero(n_reviews)
     reviews_of = dict(zip(names.take(reviewed).tolist(), n_reviews[reviewed].tolist()))
-    # every item's steps and edges from the derivations as columns, counted on codes: agents
-    # and pairs in order of first appearance, as a dict filled item after item would hold them
+    # every item's steps and edges from the derivations as columns, counted on codes
     traces = trace_columns.of(lab.memo, der, trace_scheme, item_ids)
     slots = traces.slots(item_ids)
     _, at = traces.steps.take(slots)
     who, agent_names = pd.factorize(traces.steps.columns["agent"][at], use_na_sentinel=False)
-    agents = dict(zip(agent_names.tolist(), np.bincount(who, minlength=len(agent_names)).tolist()))
+    agent_names = [_py(x) for x in agent_names.tolist()]
     sizes, at = traces.edges.take(slots)
     edge = traces.edges.columns
     sc, src_names = pd.factorize(edge["src"][at], use_na_sentinel=False)
     dc, dst_names = pd.factorize(edge["dst"][at], use_na_sentinel=False)
-    n_dst = max(len(dst_names), 1)
-    pair, firsts = pd.factorize(sc * n_dst + dc)
-    n_pairs = len(firsts)
-    held = np.bincount(pair, weights=edge["n"][at], minlength=n_pairs)  # handoffs (whole numbers)
-    runs = np.bincount(pair, minlength=n_pairs)  # (an item lists each edge once)
+    src_names, dst_names = [_py(x) for x in src_names.tolist()], [_py(x) for x in dst_names.tolist()]
     r_item = np.fromiter((reviews_of.get(i, 0) for i in item_ids), dtype=np.int64, count=len(item_ids))
-    rev = np.bincount(pair, weights=np.repeat(r_item, np.maximum(sizes, 0)), minlength=n_pairs)
-    src_names, dst_names = src_names.tolist(), dst_names.tolist()
-    keys = [(src_names[f // n_dst], dst_names[f % n_dst]) for f in firsts.tolist()]
-    counts = {k: (int(h), int(r)) for k, h, r in zip(keys, held.tolist(), runs.tolist())}  # (a, b) -> (handoffs, runs)
-    reviewed_items = {k: int(x) for k, x in zip(keys, rev.tolist()) if x}
-    marked, critical_marks = marks
-    by_state = {(a, b, st_): n for a, b, st_, n in marked}
-    flagged_ho: dict[tuple, int] = defaultdict(int)
+    pair_cols, pair_names = [sc, dc], [src_names, dst_names]
+    return prune({"agents": sum_by([who], [agent_names]),
+                  "handoffs": sum_by(pair_cols, pair_names, np.asarray(edge["n"][at], dtype=np.int64)),
+                  "runs": sum_by(pair_cols, pair_names),  # (an item lists each edge once)
+                  "reviews": sum_by(pair_cols, pair_names, np.repeat(r_item, np.maximum(sizes, 0)))})
+
+
+def interaction(t: dict, marks: dict, flags: list[dict[tuple, int]]) -> dict:
+    """The interaction graph across runs (interaction_tally): handoff counts per ordered pair
+    with how often the pair was marked critical / problematic on an interaction-graph scheme
+    (graph_marks) and flagged on a handoff review (handoff_flags of each review scheme).
+
+    The marks and the flags are parts of the summary of their own, so a save on a graph does not
+    read the handoff reviews again, nor a review save the graphs."""
+    handoffs_, runs, reviews = t.get("handoffs") or {}, t.get("runs") or {}, t.get("reviews") or {}
+    by_state = marks.get("edges") or {}
+    flagged_ho: dict[tuple, int] = {}
     for per_scheme in flags:
         for ab, n in per_scheme.items():
-            flagged_ho[ab] += n
+            flagged_ho[ab] = flagged_ho.get(ab, 0) + n
     edges = []
-    for (a, b) in dict.fromkeys(list(counts) + [(a, b) for a, b, _, _ in marked]):
-        c = counts.get((a, b), (0, 0))
+    for (a, b), _ in ordered(dict.fromkeys(list(runs) + list(handoffs_) + [(a, b) for a, b, _ in by_state], 0)):
         crit = by_state.get((a, b, "critical"), 0)
         prob = by_state.get((a, b, "problematic"), 0)
-        rev = reviewed_items.get((a, b), 0)
-        edges.append({"src": a, "dst": b, "handoffs": c[0], "runs": c[1], "graph_reviews": rev,
-                      "critical": crit, "problematic": prob,
+        rev = reviews.get((a, b), 0)
+        edges.append({"src": a, "dst": b, "handoffs": handoffs_.get((a, b), 0), "runs": runs.get((a, b), 0),
+                      "graph_reviews": rev, "critical": crit, "problematic": prob,
                       "marked_rate": (crit + prob) / rev if rev else None,
                       "handoff_review_flags": flagged_ho.get((a, b), 0)})
-    nodes = [{"agent": a, "steps": n, "critical_marks": critical_marks.get(a, 0)} for a, n in agents.items()]
+    critical = marks.get("nodes") or {}
+    nodes = [{"agent": a, "steps": n, "critical_marks": critical.get(a, 0)} for a, n in ordered(t.get("agents"))]
     return {"nodes": nodes, "edges": edges}
 
 
-def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
+def contention_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
     """Contention labels per resource (the region's, from the derivation), and how many labels
     name a region the trace does not have (stale). Regions are matched on (item, region index)
     keys from the derivations as columns, not a dict per item."""
@@ -711,11 +743,11 @@ def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
     found = there & (codes >= 0) & (x >= 0)
     labels = _values(c["label"])
     rows = list(zip(resource[hit[found]].tolist(), [labels[i] for i in np.flatnonzero(found).tolist()]))
-    return {"labels": _pair_counts(rows, ["resource", "label"]), "stale": int(len(c) - len(rows))}
+    return prune({"labels": _pair_counts(rows), "stale": int(len(c) - len(rows))})
 
 
 def _contention_by_item(c: pd.DataFrame, der: Derived, scheme_obj) -> dict:
-    """contention() one label at a time: regions sharing an index (the last one counts)."""
+    """contention_tally() one label at a time: regions sharing an index (the last one counts)."""
     rows = []
     stale = 0
     regions_of = {}  # item -> {region index: resource}, built once per item
@@ -729,20 +761,21 @@ def _contention_by_item(c: pd.DataFrame, der: Derived, scheme_obj) -> dict:
             stale += 1
             continue
         rows.append((regs[region], label))
-    return {"labels": _pair_counts(rows, ["resource", "label"]), "stale": stale}
+    return prune({"labels": _pair_counts(rows), "stale": stale})
 
 
-def _pair_counts(rows: list[tuple], names: list[str]) -> list[dict]:
-    """Records of how many times each distinct pair occurs, sorted by the pair, pairs with a
-    missing value left out: DataFrame(rows).groupby(names).size(), counted by a Counter (a
-    frame of tens of thousands of tuples cost more than the count)."""
-    counts = Counter(rows)
-    try:
-        keys = sorted(k for k in counts if not (missing(k[0]) or missing(k[1])))
-    except TypeError:  # values that do not sort together: as pandas orders them
-        df = pd.DataFrame(rows, columns=names)
-        return _records(df.groupby(names).size().reset_index(name="count")) if rows else []
-    return [{names[0]: a, names[1]: b, "count": counts[(a, b)]} for a, b in keys]
+def _pair_counts(rows: list[tuple]) -> dict:
+    """How many times each distinct pair occurs, pairs with a missing value left out."""
+    return {k: n for k, n in Counter(rows).items() if not (missing(k[0]) or missing(k[1]))}
+
+
+def contention_from(t: dict, scheme_obj) -> dict:
+    return {"labels": [{"resource": a, "label": b, "count": n} for (a, b), n in ordered(t.get("labels"))],
+            "stale": t.get("stale", 0)}
+
+
+def contention(lab: Labels, scheme_obj, der: Derived) -> dict:
+    return contention_from(contention_tally(lab, scheme_obj, der), scheme_obj)
 
 
 def _by(*cols: tuple[np.ndarray, int]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
@@ -768,12 +801,13 @@ def _per_group(group: np.ndarray, n: int, codes: np.ndarray, n_codes: int) -> np
     return _count(_distinct_pairs(group, codes, n_codes)[0], n)
 
 
-def emergent(lab: Labels, scheme_obj) -> dict:
-    """Per run and behaviour, and per behaviour: annotators, runs, turns and marks, counted on
-    codes (groupby(sort=False) and its distinct counts took most of a tenth of a second)."""
+def emergent_tally(lab: Labels, scheme_obj) -> dict:
+    """Per run and behaviour (a key of its own: it is made of one item's rows): annotators,
+    turns and marks; and who marked each behaviour."""
     b = lab.of("behaviours", scheme_obj.name)
+    b = b[b["item_id"].notna() & b["behavior"].notna()]
     if b.empty:
-        return {"per_run": [], "totals": []}
+        return {}
     (item, items), (beh, behs), (ann, anns), (turn, turns) = (
         codes_of(b[c]) for c in ("item_id", "behavior", "annotator", "turn"))
     items, behs = items.tolist(), behs.tolist()
@@ -782,74 +816,92 @@ def emergent(lab: Labels, scheme_obj) -> dict:
     n_ann = _per_group(g, n, ann[rows], len(anns))
     n_turns = _per_group(g, n, turn[rows], len(turns))
     marks = np.bincount(g, minlength=n)
-    per_run = [{"item_id": items[i], "behavior": behs[x], "annotators": a, "turns": t, "marks": m}
-               for i, x, a, t, m in zip(gi.tolist(), gb.tolist(), n_ann.tolist(), n_turns.tolist(), marks.tolist())]
-    rows, g, (tb,) = _by((beh, len(behs)))
-    n = len(tb)
-    runs = _per_group(g, n, item[rows], len(items))
-    n_ann = _per_group(g, n, ann[rows], len(anns))
-    marks = np.bincount(g, minlength=n)
-    totals = [{"behavior": behs[x], "runs": r, "annotators": a, "marks": m}
-              for x, r, a, m in zip(tb.tolist(), runs.tolist(), n_ann.tolist(), marks.tolist())]
+    per_run = {(items[i], behs[x], a, tn, m): 1
+               for i, x, a, tn, m in zip(gi.tolist(), gb.tolist(), n_ann.tolist(), n_turns.tolist(), marks.tolist())}
+    return prune({"per_run": per_run, "annotators": tally_of(b, ["behavior", "annotator"])})
+
+
+def emergent_from(t: dict, scheme_obj) -> dict:
+    runs = ordered(t.get("per_run"))
+    per_run = [{"item_id": i, "behavior": x, "annotators": a, "turns": tn, "marks": m}
+               for (i, x, a, tn, m), c in runs for _ in range(c)]
+    n_runs: dict = {}
+    n_marks: dict = {}
+    for r in per_run:
+        n_runs[r["behavior"]] = n_runs.get(r["behavior"], 0) + 1
+        n_marks[r["behavior"]] = n_marks.get(r["behavior"], 0) + r["marks"]
+    who = _by_first(t.get("annotators"), 1)
+    totals = [{"behavior": x, "runs": n_runs[x], "annotators": len([a for a in who.get(x, {}) if a is not None]),
+               "marks": n_marks[x]} for x in _order(scheme_obj.get("behaviors"), n_runs) if x in n_runs]
     return {"per_run": per_run, "totals": totals}
 
 
-def tool_verdicts(lab: Labels, scheme_obj) -> list[dict]:
-    v = lab.of("tool_verdicts", scheme_obj.name)
-    if v.empty:
-        return []
-    return _records(v.groupby(["tool", "verdict"]).size().reset_index(name="count"))
+def emergent(lab: Labels, scheme_obj) -> dict:
+    return emergent_from(emergent_tally(lab, scheme_obj), scheme_obj)
 
 
-def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
+def tool_verdicts(lab: Labels, scheme_obj) -> dict:
+    return tally_of(lab.of("tool_verdicts", scheme_obj.name), ["tool", "verdict"])
+
+
+def tool_verdicts_from(t: dict, scheme_obj) -> list[dict]:
+    return [{"tool": a, "verdict": b, "count": n} for (a, b), n in ordered(t)
+            if not (missing(a) or missing(b))]
+
+
+def mast_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
     m = lab.of("step_modes", scheme_obj.name)
     if m.empty:
-        return {"by_category": [], "by_mode": [], "by_agent": []}
+        return {}
     codes, names = codes_of(m["item_id"])
     stored = _values(m["agent"])
     _, found = _trace_steps(lab, der, scheme_obj, codes, names, _values(m["step"]))
     acting = [a if a is not None else (st or "(unknown)") for a, st in zip(found, stored)]
-    # counted on codes, groups in order of first appearance (as groupby(sort=False))
-    (cat, cats), (mode, modes), (step, steps) = (codes_of(m[c]) for c in ("category", "mode", "step"))
-    who, agents = codes_of(pd.Series(acting, dtype=object))
-    cats, modes, agents = cats.tolist(), modes.tolist(), agents.tolist()
-    rows, g, (gc,) = _by((cat, len(cats)))
-    n = len(gc)
-    # distinct (item, step) per category, a missing item or step counting as a value of its own
-    # (as drop_duplicates counts it)
-    pair = (codes[rows] + 1) * (len(steps) + 1) + (step[rows] + 1)
-    n_steps = _per_group(g, n, pd.factorize(pair)[0], len(pair))
-    by_cat = [{"category": cats[c], "tags": t, "steps": st_, "runs": r}
-              for c, t, st_, r in zip(gc.tolist(), np.bincount(g, minlength=n).tolist(), n_steps.tolist(),
-                                      _per_group(g, n, codes[rows], len(names)).tolist())]
-    _, g, (gc, gm) = _by((cat, len(cats)), (mode, len(modes)))
-    by_mode = [{"category": cats[c], "mode": modes[x], "tags": t}
-               for c, x, t in zip(gc.tolist(), gm.tolist(), np.bincount(g, minlength=len(gc)).tolist())]
-    _, g, (ga, gc) = _by((who, len(agents)), (cat, len(cats)))
-    by_agent = [{"agent": agents[a], "category": cats[c], "tags": t}
-                for a, c, t in zip(ga.tolist(), gc.tolist(), np.bincount(g, minlength=len(ga)).tolist())]
+    m = m.assign(acting=pd.Series(acting, index=m.index, dtype=object))
+    return prune({"tags": tally_of(m, ["category"]), "steps": tally_of(m, ["category", "item_id", "step"]),
+                  "runs": distinct_of(m, ["category"], "item_id"), "modes": tally_of(m, ["category", "mode"]),
+                  "agents": tally_of(m, ["acting", "category"])})
+
+
+def mast_from(t: dict, scheme_obj) -> dict:
+    steps: dict = {}
+    for key in (t.get("steps") or {}):  # distinct (item, step) per category, a missing one a value of its own
+        steps[key[0]] = steps.get(key[0], 0) + 1
+    by_cat = [{"category": c, "tags": n, "steps": steps.get(c, 0), "runs": (t.get("runs") or {}).get(c, 0)}
+              for c, n in ordered(t.get("tags")) if c is not None]
+    by_mode = [{"category": c, "mode": x, "tags": n} for (c, x), n in ordered(t.get("modes"))
+               if c is not None and x is not None]
+    by_agent = [{"agent": a, "category": c, "tags": n} for (a, c), n in ordered(t.get("agents"))
+                if a is not None and c is not None]
     return {"by_category": by_cat, "by_mode": by_mode, "by_agent": by_agent}
 
 
+def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
+    return mast_from(mast_tally(lab, scheme_obj, der), scheme_obj)
+
+
+def _choice_column(scheme_obj) -> tuple[str, str]:
+    return ("likert", "score") if scheme_obj.type == "likert" else ("choices", "label")
+
+
+def choices_tally(lab: Labels, scheme_obj) -> dict:
+    table, col = _choice_column(scheme_obj)
+    c = lab.of(table, scheme_obj.name)
+    return prune({"count": tally_of(c, [col]), "runs": distinct_of(c, [col], "item_id"),
+                  "rows": int(len(lab.of("rows", scheme_obj.name)))})
+
+
+def choices_from(t: dict, scheme_obj) -> dict:
+    count = {k: v for k, v in (t.get("count") or {}).items() if k is not None}
+    n = max(t.get("rows", 0), 1)
+    order = _order(scheme_obj.get("labels") if scheme_obj.type != "likert" else None, count)
+    return {"type": scheme_obj.type,
+            "labels": [{"label": x, "count": count[x], "runs": (t.get("runs") or {}).get(x, 0), "share": count[x] / n}
+                       for x in order if x in count]}
+
+
 def choices(lab: Labels, scheme_obj) -> list[dict]:
-    if scheme_obj.type == "likert":
-        c = lab.of("likert", scheme_obj.name)
-        col = "score"
-    else:
-        c = lab.of("choices", scheme_obj.name)
-        col = "label"
-    if c.empty:
-        return []
-    # per label, in order of first appearance: rows, and distinct runs (counted on codes)
-    codes, names = codes_of(c[col])
-    items, item_names = codes_of(c["item_id"])
-    given = codes[codes >= 0]
-    order = pd.unique(given).tolist()
-    count = np.bincount(given, minlength=len(names))
-    runs = _per_group(codes, len(names), items, len(item_names))
-    n = max(len(lab.of("rows", scheme_obj.name)), 1)
-    return [{"label": _py(names[k]), "count": int(count[k]), "runs": int(runs[k]), "share": float(count[k] / n)}
-            for k in order]
+    return choices_from(choices_tally(lab, scheme_obj), scheme_obj)["labels"]
 
 
 def agreement_for(lab: Labels, s, der: Derived, k: int, listed: bool = True) -> tuple[dict, list[dict]]:
@@ -874,7 +926,9 @@ def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Itera
 
 # --- gold -------------------------------------------------------------------------------------------------
 
-def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, step_schemes, k: int) -> dict:
+def gold_tally(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, step_schemes, k: int) -> dict:
+    """The counts of accuracy against gold (app/gold.py accuracy_tally) and how many of the
+    items have gold."""
     ids = set(item_ids)
     golds = {it.id: g for it in ws.items if it.id in ids and (g := goldmod.normalize(it.gold))}
     gold_ids = list(golds)
@@ -895,10 +949,18 @@ def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, 
             tags[(i, w)].add(int(st_))
         for i, w in zip(*[_values(with_gold(lab.of("rows", s.name))[c]) for c in ("item_id", "annotator")]):
             tags.setdefault((i, w), set())
-    res = goldmod.accuracy(atts, golds, k, tags)
-    res["items_with_gold"] = len(golds)
+    return prune({"accuracy": goldmod.accuracy_tally(atts, golds, k, tags), "items_with_gold": len(golds)})
+
+
+def gold_from(t: dict, attribution_scheme, k: int) -> dict:
+    res = goldmod.accuracy_from(t.get("accuracy") or {}, k)
+    res["items_with_gold"] = t.get("items_with_gold", 0)
     res["scheme"] = attribution_scheme.name if attribution_scheme is not None else None
     return res
+
+
+def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, step_schemes, k: int) -> dict:
+    return gold_from(gold_tally(lab, ws, item_ids, attribution_scheme, step_schemes, k), attribution_scheme, k)
 
 
 # --- the whole summary ---------------------------------------------------------------------------------------
@@ -978,17 +1040,16 @@ class Parts:
             return found
 
 
-# the rollup of each type: (its section of the summary, how it is computed)
+# the rollup of each type: (its section of the summary, its tally, how it is finished)
 ROLLUPS = {
-    "agent_scorecard": ("scorecards", lambda lab, s, der: scorecards(lab, s.name)),
-    "failure_attribution": ("attribution", lambda lab, s, der: attribution(lab, s, der)),
-    "handoff_review": ("handoffs", lambda lab, s, der: handoffs(lab, s, der)),
-    "tool_contention": ("contention", lambda lab, s, der: contention(lab, s, der)),
-    "emergent_behavior": ("emergent", lambda lab, s, der: emergent(lab, s)),
-    "tool_call_review": ("tool_verdicts", lambda lab, s, der: tool_verdicts(lab, s)),
-    "trajectory_eval": ("mast", lambda lab, s, der: mast(lab, s, der)),
-    **{t: ("choices", lambda lab, s, der: {"type": s.type, "labels": choices(lab, s)})
-       for t in ("radio", "multiselect", "likert")},
+    "agent_scorecard": ("scorecards", lambda lab, s, der: scorecards_tally(lab, s), scorecards_from),
+    "failure_attribution": ("attribution", attribution_tally, attribution_from),
+    "handoff_review": ("handoffs", handoffs_tally, handoffs_from),
+    "tool_contention": ("contention", contention_tally, contention_from),
+    "emergent_behavior": ("emergent", lambda lab, s, der: emergent_tally(lab, s), emergent_from),
+    "tool_call_review": ("tool_verdicts", lambda lab, s, der: tool_verdicts(lab, s), tool_verdicts_from),
+    "trajectory_eval": ("mast", mast_tally, mast_from),
+    **{t: ("choices", lambda lab, s, der: choices_tally(lab, s), choices_from) for t in ("radio", "multiselect", "likert")},
 }
 SECTIONS = ["scorecards", "attribution", "handoffs"]  # then interaction
 SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "choices"]
@@ -1028,43 +1089,40 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     att_schemes = of("failure_attribution")
     graphs, reviews, steps = of("agent_interaction_graph"), of("handoff_review"), of("trajectory_eval")
 
-    # every part: (key, the schemes whose rows it reads, how it is computed from the spread
-    # tables and the parts before it, the schemes whose spread tables it reads: None, all it reads)
-    found: dict[tuple, Any] = {}
+    # every part, as a tally (app/tally.py): (key, the schemes whose rows it reads, how it is
+    # counted from the spread tables)
     specs = []
     for s in chosen:
         specs.append((("agreement", s.name, disagreements), (s.name,),
-                      lambda lab, s=s: agreement_for(lab, s, der, k, listed=disagreements), None))
+                      lambda lab, s=s: _agreement_tally(lab, s, der, k, handoff_judgements=_handoff_judgements,
+                                                        listed=disagreements)))
         if s.type in ROLLUPS:
-            section, fn = ROLLUPS[s.type]
-            specs.append((("rollup", s.name), (s.name,),
-                          lambda lab, s=s, section=section, fn=fn: _cleaned(section, fn(lab, s, der)), None))
+            specs.append((("rollup", s.name), (s.name,), lambda lab, s=s: ROLLUPS[s.type][1](lab, s, der)))
     # the interaction graph from a part per side, each read again only when its schemes' rows change
-    specs.append((("graph_marks",), tuple(x.name for x in graphs), lambda lab: graph_marks(lab, graphs), None))
+    specs.append((("graph_marks",), tuple(x.name for x in graphs), lambda lab: graph_marks(lab, graphs)))
     for s in reviews:
-        specs.append((("handoff_flags", s.name), (s.name,), lambda lab, s=s: handoff_flags(lab, s, der), None))
-    specs.append((("interaction",), tuple(x.name for x in graphs + reviews),
-                  lambda lab: clean(interaction(lab, der, item_ids, graphs, reviews, found[("graph_marks",)],
-                                                [found[("handoff_flags", s.name)] for s in reviews])), ()))
-    gold_from = ([att_schemes[0]] if att_schemes else []) + steps
-    specs.append((("gold",), tuple(x.name for x in gold_from),
-                  lambda lab: clean(gold_accuracy(lab, ws, item_ids, att_schemes[0] if att_schemes else None,
-                                                  steps, k)), None))
+        specs.append((("handoff_flags", s.name), (s.name,), lambda lab, s=s: handoff_flags(lab, s, der)))
+    specs.append((("interaction",), tuple(x.name for x in graphs),
+                  lambda lab: interaction_tally(lab, der, item_ids, graphs, reviews)))
+    gold_from_ = ([att_schemes[0]] if att_schemes else []) + steps
+    specs.append((("gold",), tuple(x.name for x in gold_from_),
+                  lambda lab: gold_tally(lab, ws, item_ids, att_schemes[0] if att_schemes else None, steps, k)))
+    found: dict[tuple, Any] = {}
     # the parts to compute: (key, the schemes whose spread tables it reads, how, its reads' prints)
-    todo = [(key, reads if spread is None else spread, fn, None) for key, reads, fn, spread in specs]
+    todo = [(key, reads, fn, None) for key, reads, fn in specs]
     spreads = kept = None
     if parts is not None:
         prints = scheme_prints(df)
         kept = parts.of_filters((tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
                                  None if items is None else tuple(item_ids), k))
         todo = []
-        for key, reads, fn, spread in specs:
+        for key, reads, fn in specs:
             mark = tuple(prints.get(n) for n in reads)
             part = kept.get(key)
             if part is not None and part[0] == mark:
                 found[key] = part[1]
             else:
-                todo.append((key, reads if spread is None else spread, fn, mark))
+                todo.append((key, reads, fn, mark))
         # what each value spread into, updated by unfiltered summaries only (a filtered one
         # sees a subset of the values: it reads a copy)
         filtered = annotators or schemes or items is not None
@@ -1088,15 +1146,32 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
                    "items_with_gold": sum(1 for it in ws.items if it.id in wanted and goldmod.normalize(it.gold))},
         "progress": clean(progress(lab, len(item_ids))),
     }
+    def finished(key: tuple, inputs: list[tuple], fn):
+        """fn() of the tallies of `inputs`, kept with the parts while they are unchanged."""
+        if kept is None:
+            return fn()
+        mark = tuple(kept[x][0] for x in inputs)
+        got = kept.get(("finished",) + key)
+        if got is None or got[0] != mark:
+            got = kept[("finished",) + key] = (mark, fn())
+        return got[1]
+
     rollups = {section: {} for section in SECTIONS + SECTIONS_AFTER}
     for s in chosen:
         if s.type in ROLLUPS:
-            rollups[ROLLUPS[s.type][0]][s.name] = found[("rollup", s.name)]
+            section, _, finish = ROLLUPS[s.type]
+            key = ("rollup", s.name)
+            rollups[section][s.name] = finished(key, [key], lambda: _cleaned(section, finish(found[key], s)))
     out.update((section, rollups[section]) for section in SECTIONS)
-    out["interaction"] = found[("interaction",)]
+    sides = [("interaction",), ("graph_marks",)] + [("handoff_flags", s.name) for s in reviews]
+    out["interaction"] = finished(("interaction",), sides, lambda: clean(interaction(
+        found[("interaction",)], found[("graph_marks",)], [found[("handoff_flags", s.name)] for s in reviews])))
     out.update((section, rollups[section]) for section in SECTIONS_AFTER)
-    out["agreement"] = {s.name: clean(found[("agreement", s.name, disagreements)][0]) for s in chosen}
-    g = found[("gold",)]
+    out["agreement"] = {}
+    for s in chosen:
+        key = ("agreement", s.name, disagreements)
+        out["agreement"][s.name] = finished(key, [key], lambda: clean(_agreement_from(found[key][0], s, k)))
+    g = finished(("gold",), [("gold",)], lambda: gold_from(found[("gold",)], att_schemes[0] if att_schemes else None, k))
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],
                           "confusion": g["confusion"], "items": g["items"]}

@@ -71,8 +71,15 @@ def order_key(x: Any):
 
 
 def ordered(counts: dict | None) -> list[tuple[Any, int]]:
-    """A flat tally's (key, count) in the fixed order finish functions read them in."""
-    return sorted(counts.items(), key=lambda kv: order_key(kv[0])) if counts else []
+    """A flat tally's (key, count) in the fixed order finish functions read them in: keys
+    sorted as they are where they compare (the same order order_key gives them), else by
+    order_key."""
+    if not counts:
+        return []
+    try:
+        return sorted(counts.items())  # (keys are distinct: counts are never compared)
+    except TypeError:
+        return sorted(counts.items(), key=lambda kv: order_key(kv[0]))
 
 
 def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], weights=None) -> dict:
@@ -117,6 +124,33 @@ def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], wei
     if len(named) == 1:
         return dict(zip(named[0], sums))
     return dict(zip(zip(*named), sums))
+
+
+def distinct_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], col: np.ndarray) -> dict:
+    """{key of columns: how many distinct codes of col its rows hold} (col's negative codes,
+    missing values, left out); the keys as sum_by makes them."""
+    col = np.asarray(col, dtype=np.int64)
+    keep = col >= 0
+    cols = [np.asarray(c, dtype=np.int64)[keep] for c in columns]
+    col = col[keep]
+    if not len(col):
+        return {}
+    # each distinct (columns, col) once: a sort of one integer key per row where they fit
+    lows = [int(c.min()) for c in cols]
+    spans = [int(c.max()) - lo + 1 for c, lo in zip(cols, lows)]
+    width = int(col.max()) + 1
+    if float(np.prod(np.asarray(spans + [width], dtype=np.float64))) < 2.0 ** 62:
+        key = np.zeros(len(col), dtype=np.int64)
+        for c, lo, span in zip(cols, lows, spans):
+            key = key * span + (c - lo)
+        pairs = np.unique(key * width + col) // width
+        parts = []
+        for lo, span in zip(reversed(lows), reversed(spans)):
+            pairs, at = np.divmod(pairs, span)
+            parts.append(at + lo)
+        return sum_by(parts[::-1], labels)
+    rows = np.unique(np.stack(cols + [col]), axis=1)
+    return sum_by(list(rows[:-1]), labels)
 
 
 # --- kept on disk: JSON with tuple keys ---------------------------------------------------------

@@ -22,6 +22,11 @@ from benchmarks.summary import generate
 def study(tmp_path_factory):
     folder = tmp_path_factory.mktemp("study")
     ws, der, path = generate(folder, 4000, 4, seed=3)
+    for n, it in enumerate(ws.items):  # gold on two runs of three (the generator gives none)
+        agents = der.get(it.id).agents or ["(unknown)"]
+        if n % 3:
+            it.gold = {"mistake_agent": agents[n % len(agents)], "mistake_step": n % 7,
+                       "failures": [{"step": 2, "agent": agents[0], "root_cause": True}, {"step": 5}]}
     df = frame(pq.read_table(path))
     return ws, der, df
 
@@ -62,3 +67,37 @@ def test_a_tally_kept_on_disk_and_updated_by_one_changed_item_finishes_equal(stu
     kept = merge(merge(kept, _tally(ws, der, df[one], s), -1), _tally(ws, der, changed[one], s))
     assert kept == _tally(ws, der, changed, s)
     assert agreement_from(kept, s, 1) == agreement_from(_tally(ws, der, changed, s), s, 1)
+
+
+def _halves(df, seed):
+    items = sorted(df["item_id"].astype(str).unique())
+    some = set(random.Random(seed).sample(items, len(items) // 3))
+    mine = df["item_id"].astype(str).isin(some).to_numpy()
+    return some, set(items) - some, mine
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_rollup_and_the_graph_and_gold_add_up_over_items(study, seed):
+    ws, der, df = study
+    some, rest, mine = _halves(df, seed)
+    graphs = [s for s in ws.project.schemes if s.type == "agent_interaction_graph"]
+    reviews = [s for s in ws.project.schemes if s.type == "handoff_review"]
+    att = next(s for s in ws.project.schemes if s.type == "failure_attribution")
+    steps = [s for s in ws.project.schemes if s.type == "trajectory_eval"]
+    ids = [it.id for it in ws.items]
+    # (items nobody judged belong to the second half)
+    counts = {
+        **{s.name: lambda lab, ids, s=s: S.ROLLUPS[s.type][1](lab, s, der) for s in ws.project.schemes
+           if s.type in S.ROLLUPS},
+        "graph_marks": lambda lab, ids: S.graph_marks(lab, graphs),
+        **{f"flags {s.name}": lambda lab, ids, s=s: S.handoff_flags(lab, s, der) for s in reviews},
+        "interaction": lambda lab, ids: S.interaction_tally(lab, der, ids, graphs, reviews),
+        "gold": lambda lab, ids: S.gold_tally(lab, ws, ids, att, steps, 1),
+    }
+    first = [i for i in ids if i in some]
+    second = [i for i in ids if i not in some]
+    for name, count in counts.items():
+        whole = count(_lab(ws, df), ids)
+        parts = merge(count(_lab(ws, df[mine]), first), count(_lab(ws, df[~mine]), second))
+        assert parts == whole, name
+        assert whole, name  # (the study has something to count for each)
