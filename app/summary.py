@@ -40,7 +40,7 @@ from .labels import DONE, Labels, build, categorical, codes_of, frame, groups, p
 from .scheme_agreement import agreement_for as _agreement_for, agreement_from as _agreement_from, \
     agreement_tally as _agreement_tally, flag_sets
 from .storage import AnnotationStore
-from .tally import distinct_by, order_key, ordered, prune, sum_by
+from .tally import distinct_by, merge, order_key, ordered, prune, sum_by
 
 
 _T975 = [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
@@ -996,13 +996,46 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
 READ = ["item_id", "annotator", "scheme", "annotation_type", "status", "seconds_spent", "value"]
 
 
-def scheme_prints(df: pd.DataFrame) -> dict[str, str]:
+def row_hashes(df: pd.DataFrame) -> np.ndarray:
+    """A hash of each row's columns a summary reads (see fingerprint())."""
+    return pd.util.hash_pandas_object(df[READ], index=False).to_numpy()
+
+
+def scheme_prints(df: pd.DataFrame, hashes: np.ndarray | None = None) -> dict[str, str]:
     """A fingerprint (see fingerprint()) of each scheme's rows, of the columns a summary reads
     (the done marks' under their scheme name, _item)."""
     if not len(df):
         return {}
-    rows = pd.util.hash_pandas_object(df[READ], index=False).to_numpy()
+    rows = row_hashes(df) if hashes is None else hashes
     return {key[0]: _print(rows[at]) for key, at in groups(df, ["scheme"])}
+
+
+def changed_items(df: pd.DataFrame, hashes: np.ndarray, before: pd.DataFrame, before_hashes: np.ndarray,
+                  schemes: Iterable[str]) -> set[str]:
+    """The items whose rows of these schemes differ between two sets of rows (with their
+    row_hashes()): rows added, removed or changed."""
+    schemes = list(schemes)
+
+    def prints(rows: pd.DataFrame, h: np.ndarray) -> pd.DataFrame:
+        mine = rows["scheme"].isin(schemes).to_numpy()
+        h = h[mine]
+        # the sum of the hashes in two 32-bit halves: exact in 64 bits, whatever the order
+        return pd.DataFrame({"item_id": rows["item_id"].to_numpy(dtype=object)[mine],
+                             "scheme": rows["scheme"].to_numpy(dtype=object)[mine],
+                             "hi": (h >> np.uint64(32)).astype(np.int64), "lo": (h & np.uint64(0xFFFFFFFF)).astype(np.int64),
+                             "n": 1}).groupby(["item_id", "scheme"], sort=False).sum()
+    a, b = prints(df, hashes), prints(before, before_hashes)
+    both = a.join(b, how="outer", lsuffix="_now", rsuffix="_before")
+    differ = np.zeros(len(both), dtype=bool)
+    for c in ("hi", "lo", "n"):
+        differ |= ~(both[f"{c}_now"] == both[f"{c}_before"]).to_numpy()
+    return set(both.index.get_level_values(0)[differ].tolist())
+
+
+ROWS, LOCK = ("rows",), ("lock",)  # (keys of Parts.of_filters beside the parts')
+# a part is brought up to date by the items that changed while they are at most this share of
+# the items (each is counted twice: with its rows before and after); past it, from every row
+CHANGED_AT_MOST = 0.25
 
 
 class Parts:
@@ -1031,10 +1064,12 @@ class Parts:
         self.spreads: dict[tuple, dict] = {}
 
     def of_filters(self, where: tuple) -> dict[tuple, tuple[tuple, Any]]:
-        """The parts kept under these filters (made the newest)."""
+        """The parts kept under these filters (made the newest), with under ROWS the rows they
+        were computed from and those rows' row_hashes(), and under LOCK a lock that a summary
+        holds while it brings them up to date."""
         with self._lock:
             found = self._kept.pop(where, None)
-            self._kept[where] = found = {} if found is None else found
+            self._kept[where] = found = {LOCK: threading.Lock()} if found is None else found
             while len(self._kept) > self.FILTERS_KEPT:
                 del self._kept[next(iter(self._kept))]
             return found
@@ -1074,6 +1109,54 @@ def _cleaned(section: str, part):
     return clean(part)
 
 
+def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spreads: dict, item_ids: list,
+                found: dict, listed: bool) -> Labels:
+    """Brings the parts kept (Parts.of_filters) to the rows df, into found: a part whose rows are
+    unchanged is taken as kept; one whose rows changed is brought up to date by the items whose
+    rows changed (its tally with their rows before taken out, with their rows now put in) while
+    they are few, else computed from every row. Returns the Labels of df (spread for the parts
+    computed from every row only)."""
+    hashes = row_hashes(df) if len(df) else np.zeros(0, dtype=np.uint64)
+    prints = scheme_prints(df, hashes)
+    stale = []
+    for key, reads, fn in specs:
+        mark = tuple(prints.get(n) for n in reads)
+        part = kept.get(key)
+        if part is not None and part[0] == mark:
+            found[key] = part[1]
+        else:
+            stale.append((key, reads, fn, mark, part))
+    before = kept.get(ROWS)
+    items: set = set()
+    if before is not None and stale and not listed:
+        items = changed_items(df, hashes, *before, {n for x in stale for n in x[1]})
+    by_items = before is not None and not listed and len(items) <= CHANGED_AT_MOST * max(len(item_ids), 1)
+    whole = [x for x in stale if not by_items or x[4] is None]
+    lab = build(df, by_name, spread={n for x in whole for n in x[1]}, kept=spreads)
+    trace_columns.cover(lab.memo, item_ids)
+    for key, _reads, fn, mark, _part in whole:
+        found[key] = fn(lab, item_ids)
+        kept[key] = (mark, found[key])
+    step = [x for x in stale if by_items and x[4] is not None]
+    if step:
+        ids = [i for i in item_ids if i in items]
+        reads = {n for x in step for n in x[1]}
+        then, now = (build(rows[rows["item_id"].isin(ids)], by_name, spread=reads, kept=spreads)
+                     for rows in (before[0], df))
+        for x in (then, now):
+            trace_columns.cover(x.memo, ids)
+        for key, _reads, fn, mark, part in step:
+            found[key] = merge(merge(part[1], fn(then, ids), -1), fn(now, ids))
+            kept[key] = (mark, found[key])
+    kept[ROWS] = (df, hashes)
+    # every part kept now follows these rows: one of another kind of summary (the records of
+    # disagreements listed, or not) does not, and is dropped
+    ours = {key for key, _reads, _fn in specs}
+    for key in [x for x in kept if x not in ours and x not in (ROWS, LOCK) and x[0] != "finished"]:
+        del kept[key]
+    return lab
+
+
 def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements, parts) -> dict:
     if df is None:
         df = load(ws)
@@ -1093,47 +1176,37 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     # counted from the spread tables)
     specs = []
     for s in chosen:
+        # (the records of what annotators disagree on are listed beside the tally when asked)
         specs.append((("agreement", s.name, disagreements), (s.name,),
-                      lambda lab, s=s: _agreement_tally(lab, s, der, k, handoff_judgements=_handoff_judgements,
-                                                        listed=disagreements)))
+                      lambda lab, ids, s=s: _agreement_tally(lab, s, der, k, handoff_judgements=_handoff_judgements,
+                                                             listed=True) if disagreements else
+                      _agreement_tally(lab, s, der, k, handoff_judgements=_handoff_judgements, listed=False)[0]))
         if s.type in ROLLUPS:
-            specs.append((("rollup", s.name), (s.name,), lambda lab, s=s: ROLLUPS[s.type][1](lab, s, der)))
+            specs.append((("rollup", s.name), (s.name,), lambda lab, ids, s=s: ROLLUPS[s.type][1](lab, s, der)))
     # the interaction graph from a part per side, each read again only when its schemes' rows change
-    specs.append((("graph_marks",), tuple(x.name for x in graphs), lambda lab: graph_marks(lab, graphs)))
+    specs.append((("graph_marks",), tuple(x.name for x in graphs), lambda lab, ids: graph_marks(lab, graphs)))
     for s in reviews:
-        specs.append((("handoff_flags", s.name), (s.name,), lambda lab, s=s: handoff_flags(lab, s, der)))
+        specs.append((("handoff_flags", s.name), (s.name,), lambda lab, ids, s=s: handoff_flags(lab, s, der)))
     specs.append((("interaction",), tuple(x.name for x in graphs),
-                  lambda lab: interaction_tally(lab, der, item_ids, graphs, reviews)))
+                  lambda lab, ids: interaction_tally(lab, der, ids, graphs, reviews)))
     gold_from_ = ([att_schemes[0]] if att_schemes else []) + steps
     specs.append((("gold",), tuple(x.name for x in gold_from_),
-                  lambda lab: gold_tally(lab, ws, item_ids, att_schemes[0] if att_schemes else None, steps, k)))
+                  lambda lab, ids: gold_tally(lab, ws, ids, att_schemes[0] if att_schemes else None, steps, k)))
     found: dict[tuple, Any] = {}
-    # the parts to compute: (key, the schemes whose spread tables it reads, how, its reads' prints)
-    todo = [(key, reads, fn, None) for key, reads, fn in specs]
-    spreads = kept = None
-    if parts is not None:
-        prints = scheme_prints(df)
+    if parts is None:
+        lab = build(df, by_name)
+        trace_columns.cover(lab.memo, item_ids)
+        found = {key: fn(lab, item_ids) for key, _reads, fn in specs}
+        kept = None
+    else:
         kept = parts.of_filters((tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
                                  None if items is None else tuple(item_ids), k))
-        todo = []
-        for key, reads, fn in specs:
-            mark = tuple(prints.get(n) for n in reads)
-            part = kept.get(key)
-            if part is not None and part[0] == mark:
-                found[key] = part[1]
-            else:
-                todo.append((key, reads, fn, mark))
         # what each value spread into, updated by unfiltered summaries only (a filtered one
         # sees a subset of the values: it reads a copy)
         filtered = annotators or schemes or items is not None
         spreads = dict(parts.spreads) if filtered else parts.spreads
-    lab = build(df, by_name, spread=None if parts is None else {n for _, reads, _, _ in todo for n in reads},
-                kept=spreads)
-    trace_columns.cover(lab.memo, item_ids)
-    for key, _reads, fn, mark in todo:
-        found[key] = fn(lab)
-        if kept is not None:
-            kept[key] = (mark, found[key])
+        with kept[LOCK]:
+            lab = _up_to_date(kept, df, specs, by_name, spreads, item_ids, found, listed=disagreements)
 
     wanted = set(item_ids)
     out = {
@@ -1170,7 +1243,8 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     out["agreement"] = {}
     for s in chosen:
         key = ("agreement", s.name, disagreements)
-        out["agreement"][s.name] = finished(key, [key], lambda: clean(_agreement_from(found[key][0], s, k)))
+        tally = found[key][0] if disagreements else found[key]
+        out["agreement"][s.name] = finished(key, [key], lambda: clean(_agreement_from(tally, s, k)))
     g = finished(("gold",), [("gold",)], lambda: gold_from(found[("gold",)], att_schemes[0] if att_schemes else None, k))
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],

@@ -43,14 +43,19 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     assert same(first, core.summarize(ws, df, derived=der, disagreements=False))
     assert first["counts"]["judgements"] > 2_000 and first["agreement"]["scorecard"]
 
-    # one scorecard changed: its parts are computed again, nobody else's
+    # one scorecard changed: its parts are brought up to date by the changed item (its rows
+    # before and now spread), nobody else's; no other row is spread
     spread = []
     real = labels.build
-    monkeypatch.setattr(core, "build", lambda *a, **kw: spread.append(kw.get("spread")) or real(*a, **kw))
+    monkeypatch.setattr(core, "build", lambda df, *a, **kw: spread.append((kw.get("spread"), len(df)))
+                        or real(df, *a, **kw))
     value = json.dumps({"agents": {}, "team": {"overall": 1}, "milestones": {}})
     df2 = edited(df, "scorecard", value)
     again = core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
-    assert spread == [{"scorecard"}]
+    assert [x for x, _ in spread] == [set(), {"scorecard"}, {"scorecard"}]
+    one_item = int((df["item_id"] == df["item_id"][(df["scheme"] == "scorecard").to_numpy()].iloc[0]).sum())
+    assert [n for _, n in spread[1:]] == [one_item, one_item]
+    spread[:] = [x for x, _ in spread]
     assert same(again, core.summarize(ws, df2, derived=der, disagreements=False))
     assert again["scorecards"]["scorecard"] is not first["scorecards"]["scorecard"]
     assert again["attribution"]["attribution"] is first["attribution"]["attribution"]
@@ -58,6 +63,7 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
 
     # nothing changed: nothing spread, the same parts
     spread.clear()
+    monkeypatch.setattr(core, "build", lambda df, *a, **kw: spread.append(kw.get("spread")) or real(df, *a, **kw))
     third = core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
     assert spread == [set()] and same(third, again)
 
@@ -66,7 +72,7 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     spread.clear()
     df3 = edited(df2, "handoffs", "[]")
     fourth = core.summarize(ws, df3, derived=der, disagreements=False, parts=parts)
-    assert spread == [{"handoffs"}]
+    assert spread == [set(), {"handoffs"}, {"handoffs"}]
     assert same(fourth, core.summarize(ws, df3, derived=der, disagreements=False))
     assert fourth["interaction"] is not first["interaction"]
 
@@ -74,7 +80,7 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     spread.clear()
     df4 = edited(df3, "graph", json.dumps({"critical_nodes": [], "edges": {}}))
     fifth = core.summarize(ws, df4, derived=der, disagreements=False, parts=parts)
-    assert spread == [{"graph"}]
+    assert spread == [set(), {"graph"}, {"graph"}]
     assert same(fifth, core.summarize(ws, df4, derived=der, disagreements=False))
     assert fifth["interaction"] is not fourth["interaction"]
 
@@ -211,3 +217,29 @@ def test_one_scheme_stored_under_two_types_keeps_the_values_of_both(study):
     labels.build(old, by_name, kept=kept)
     stored = set(old.loc[old["scheme"] == "outcome", "value"].astype(str))
     assert set(kept[("outcome", "radio")]) == stored
+
+
+def test_parts_brought_up_to_date_item_by_item_equal_a_summary_afresh(study):
+    """Random rounds of saves on a few items (other judgements' values, across schemes), rows
+    removed and a status changed: after each, the kept parts, brought up to date by the items
+    that changed, give the summary computed afresh."""
+    ws, der, df = study
+    parts = core.Parts()
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
+    rng = np.random.default_rng(11)
+    rows = df
+    for round_ in range(6):
+        values = rows["value"].astype(object).to_numpy().copy()
+        schemes = rows["scheme"].astype(str).to_numpy()
+        for at in rng.choice(len(rows), 6, replace=False):  # a save: another judgement's value of the scheme
+            same_scheme = np.flatnonzero(schemes == schemes[at])
+            values[at] = values[rng.choice(same_scheme)]
+        rows = rows.assign(value=pd.Categorical(values))
+        if round_ == 2:
+            rows = rows.drop(rows.index[rng.choice(len(rows), 5, replace=False)])  # deleted
+        if round_ == 4:
+            status = rows["status"].astype(object).to_numpy().copy()
+            status[rng.choice(len(rows), 3, replace=False)] = "reviewed_clean"
+            rows = rows.assign(status=pd.Categorical(status))
+        kept = core.summarize(ws, rows, derived=der, disagreements=False, parts=parts)
+        assert same(kept, core.summarize(ws, rows, derived=der, disagreements=False)), round_
