@@ -1011,25 +1011,24 @@ def scheme_prints(df: pd.DataFrame, hashes: np.ndarray | None = None) -> dict[st
 
 
 def changed_items(df: pd.DataFrame, hashes: np.ndarray, before: pd.DataFrame, before_hashes: np.ndarray,
-                  schemes: Iterable[str]) -> set[str]:
+                  schemes: Iterable[str], item_ids: list[str]) -> set[str]:
     """The items whose rows of these schemes differ between two sets of rows (with their
-    row_hashes()): rows added, removed or changed."""
-    schemes = list(schemes)
+    row_hashes()): rows added, removed or changed. Counted on codes: per item and scheme, the
+    rows and the sums of their hashes' two 32-bit halves (exact in float64 below 2**21 rows)."""
+    items, names = pd.Index(item_ids, dtype=object), pd.Index(list(schemes), dtype=object)
+    n = len(items) * len(names)
 
-    def prints(rows: pd.DataFrame, h: np.ndarray) -> pd.DataFrame:
-        mine = rows["scheme"].isin(schemes).to_numpy()
-        h = h[mine]
-        # the sum of the hashes in two 32-bit halves: exact in 64 bits, whatever the order
-        return pd.DataFrame({"item_id": rows["item_id"].to_numpy(dtype=object)[mine],
-                             "scheme": rows["scheme"].to_numpy(dtype=object)[mine],
-                             "hi": (h >> np.uint64(32)).astype(np.int64), "lo": (h & np.uint64(0xFFFFFFFF)).astype(np.int64),
-                             "n": 1}).groupby(["item_id", "scheme"], sort=False).sum()
-    a, b = prints(df, hashes), prints(before, before_hashes)
-    both = a.join(b, how="outer", lsuffix="_now", rsuffix="_before")
-    differ = np.zeros(len(both), dtype=bool)
-    for c in ("hi", "lo", "n"):
-        differ |= ~(both[f"{c}_now"] == both[f"{c}_before"]).to_numpy()
-    return set(both.index.get_level_values(0)[differ].tolist())
+    def sums(rows: pd.DataFrame, h: np.ndarray) -> np.ndarray:
+        at, sc = positions_in(rows["item_id"], items), positions_in(rows["scheme"], names)
+        ok = (at >= 0) & (sc >= 0)
+        key, h = at[ok] * len(names) + sc[ok], h[ok]
+        return np.stack([np.bincount(key, minlength=n),
+                         np.bincount(key, weights=(h >> np.uint64(32)).astype(np.float64), minlength=n),
+                         np.bincount(key, weights=(h & np.uint64(0xFFFFFFFF)).astype(np.float64), minlength=n)])
+    if not n:
+        return set()
+    differ = (sums(df, hashes) != sums(before, before_hashes)).any(axis=0).reshape(len(items), len(names))
+    return set(items.take(np.flatnonzero(differ.any(axis=1))).tolist())
 
 
 ROWS, LOCK = ("rows",), ("lock",)  # (keys of Parts.of_filters beside the parts')
@@ -1129,7 +1128,7 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     before = kept.get(ROWS)
     items: set = set()
     if before is not None and stale and not listed:
-        items = changed_items(df, hashes, *before, {n for x in stale for n in x[1]})
+        items = changed_items(df, hashes, *before, sorted({n for x in stale for n in x[1]}), item_ids)
     by_items = before is not None and not listed and len(items) <= CHANGED_AT_MOST * max(len(item_ids), 1)
     whole = [x for x in stale if not by_items or x[4] is None]
     lab = build(df, by_name, spread={n for x in whole for n in x[1]}, kept=spreads)
