@@ -23,16 +23,21 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import blas
 from . import gold as goldmod
+from . import kept as keptmod
 from . import trace_columns
 from .agreement import all_distinct, distinct_ints, find, missing
 from .derive import Derivation, derive, no_gc, scheme_keys
@@ -366,13 +371,16 @@ def scorecards_tally(lab: Labels, scheme_obj) -> dict:
 
 def scorecards_from(t: dict, scheme_obj) -> dict:
     scores, runs = _by_first(t.get("scores"), 3), t.get("runs") or {}
+    # (a group's annotators tally counts every row of it: the groups are its keys)
     annotators = {g: len([a for a in who if a is not None]) for g, who in _by_first(t.get("annotators"), 3).items()}
-    groups_ = set(scores) | set(runs)
-    dims = lambda level: _order(scheme_obj.get(f"{level}_dimensions"), {d for lv, _, d in groups_ if lv == level})  # noqa: E731
+    groups_ = set(annotators)
+    dims = lambda level: _order(scheme_obj.get(f"{level}_dimensions"),  # noqa: E731
+                                {d for lv, _, d in groups_ if lv == level and d is not None})
     rank = {level: {d: i for i, d in enumerate(dims(level))} for level in ("agent", "team")}
 
     def rows(level: str, with_agent: bool) -> list[dict]:
-        keys = sorted((g for g in groups_ if g[0] == level), key=lambda g: (order_key(g[1]), rank[level][g[2]]))
+        keys = sorted((g for g in groups_ if g[0] == level and g[2] is not None and (g[1] is not None or not with_agent)),
+                      key=lambda g: (order_key(g[1]), rank[level][g[2]]))
         return [{**({"agent": a} if with_agent else {}), "dimension": d, **_hist_stats(scores.get((lv, a, d), {})),
                  "runs": runs.get((lv, a, d), 0), "annotators": annotators.get((lv, a, d), 0)}
                 for lv, a, d in keys]
@@ -1019,7 +1027,7 @@ def changed_items(df: pd.DataFrame, hashes: np.ndarray, before: pd.DataFrame, be
     n = len(items) * len(names)
 
     def sums(rows: pd.DataFrame, h: np.ndarray) -> np.ndarray:
-        at, sc = positions_in(rows["item_id"], items), positions_in(rows["scheme"], names)
+        at, sc = _positions(rows, "item_id", items), _positions(rows, "scheme", names)
         ok = (at >= 0) & (sc >= 0)
         key, h = at[ok] * len(names) + sc[ok], h[ok]
         return np.stack([np.bincount(key, minlength=n),
@@ -1031,7 +1039,21 @@ def changed_items(df: pd.DataFrame, hashes: np.ndarray, before: pd.DataFrame, be
     return set(items.take(np.flatnonzero(differ.any(axis=1))).tolist())
 
 
-ROWS, LOCK = ("rows",), ("lock",)  # (keys of Parts.of_filters beside the parts')
+def _positions(rows, column: str, names: pd.Index) -> np.ndarray:
+    """positions_in() of a column of rows framed (pandas) or as read from disk (Arrow)."""
+    if isinstance(rows, pa.Table):
+        return pc.index_in(rows[column], value_set=pa.array(names.tolist(), pa.string())).fill_null(-1).to_numpy()
+    return positions_in(rows[column], names)
+
+
+def _rows_of(rows, ids: list[str]) -> pd.DataFrame:
+    """The rows (framed, or as read from disk) of these items, framed."""
+    if isinstance(rows, pa.Table):
+        return frame(rows.filter(pc.is_in(rows["item_id"], value_set=pa.array(ids, pa.string()))))
+    return rows[rows["item_id"].isin(ids)]
+
+
+ROWS, LOCK, DISK = ("rows",), ("lock",), ("disk",)  # (keys of Parts.of_filters beside the parts')
 # a part is brought up to date by the items that changed while they are at most this share of
 # the items (each is counted twice: with its rows before and after); past it, from every row
 CHANGED_AT_MOST = 0.25
@@ -1042,8 +1064,11 @@ class Parts:
     rows it was computed from. One per workspace (its items and derivations never change).
     Kept per set of filters (annotators, schemes, items, k), for the newest FILTERS_KEPT sets
     (as many summaries as the summary page keeps: a summary's parts are about its size).
-    Sessions of a server share it; a lock keeps it whole (two sessions computing one part at
-    once both compute it)."""
+    Sessions of a server share it; a lock per set of filters keeps its parts whole.
+
+    With a `folder` (the workspace's own: app/kept.py), the unfiltered summary's parts are
+    also kept on disk, written in the background after a summary that changed them, and a new
+    process starts from them."""
 
     FILTERS_KEPT = 4
 
@@ -1051,27 +1076,95 @@ class Parts:
     def of(cls, ws) -> "Parts":
         found = ws.__dict__.get("_summary_parts")
         if found is None:
-            found = ws.__dict__["_summary_parts"] = cls()
+            found = ws.__dict__["_summary_parts"] = cls(keptmod.folder_of(ws.project.output_dir))
         return found
 
-    def __init__(self):
+    def __init__(self, folder: Path | None = None):
         # filters -> part key -> (prints, part); the filters used last, last
         self._kept: dict[tuple, dict[tuple, tuple[tuple, Any]]] = {}
         self._lock = threading.Lock()
         # what each stored value of a scheme spread into (labels.build's `kept`): a scheme
         # computed again after a save spreads the saved value only
         self.spreads: dict[tuple, dict] = {}
+        self.folder = folder
+        self._writes = threading.Lock()
+        self._written = 0  # the newest state written (states are numbered as they are made)
+        self._made = 0
+        self._writer: threading.Thread | None = None
 
     def of_filters(self, where: tuple) -> dict[tuple, tuple[tuple, Any]]:
         """The parts kept under these filters (made the newest), with under ROWS the rows they
         were computed from and those rows' row_hashes(), and under LOCK a lock that a summary
-        holds while it brings them up to date."""
+        holds while it brings them up to date. The unfiltered summary's start from the disk's
+        when this process has none (their tallies and rows read when first needed)."""
         with self._lock:
             found = self._kept.pop(where, None)
-            self._kept[where] = found = {LOCK: threading.Lock()} if found is None else found
+            if found is None:
+                found = {LOCK: threading.Lock()}
+                state = keptmod.load(self.folder, where) if self.folder is not None and _on_disk(where) else None
+                if state is not None:
+                    found.update((key, (mark, keptmod.LAZY)) for key, mark in state["marks"].items())
+                    found.update((("finished",) + key, got) for key, got in state["finished"].items())
+                    found[DISK] = state["id"]
+            self._kept[where] = found
             while len(self._kept) > self.FILTERS_KEPT:
                 del self._kept[next(iter(self._kept))]
             return found
+
+    def read_tallies(self, kept: dict) -> None:
+        """The tallies and rows of parts read from disk, in place of their LAZY marks; parts whose
+        files are gone are dropped (computed again from every row)."""
+        state_id = kept.pop(DISK, None)
+        if state_id is None:
+            return
+        rest = keptmod.load_rest(self.folder, state_id)
+        lazy = [key for key, v in kept.items() if isinstance(v, tuple) and len(v) == 2 and v[1] is keptmod.LAZY]
+        if rest is None:
+            for key in lazy:
+                del kept[key]
+            return
+        tallies, rows, hashes = rest
+        for key in lazy:
+            if key in tallies:
+                kept[key] = (kept[key][0], tallies[key])
+            else:
+                del kept[key]
+        kept[ROWS] = (rows, hashes)
+
+    def write(self, where: tuple, kept: dict, keys: list[tuple]) -> None:
+        """Writes the unfiltered summary's parts (these keys) to disk in the background."""
+        if self.folder is None or not _on_disk(where) or ROWS not in kept:
+            return
+        parts = {key: kept[key] for key in keys}
+        finished = {key[1:]: got for key, got in kept.items() if key[0] == "finished" and key[1:] in parts
+                    or key[:2] == ("finished", "interaction")}
+        rows, hashes = kept[ROWS]
+        with self._writes:
+            self._made += 1
+            number = self._made
+
+        def run():
+            with self._writes:
+                if number <= self._written:
+                    return  # (a newer state was written already)
+                try:
+                    keptmod.save(self.folder, where, parts, finished, rows, hashes, READ)
+                    self._written = number
+                except Exception as e:  # noqa: BLE001 (a cache: the numbers are computed from the rows without it)
+                    logging.getLogger(__name__).warning("could not keep the summary's parts in %s: %s",
+                                                        self.folder, e)
+        self._writer = threading.Thread(target=run, name="baton-summary-kept", daemon=True)
+        self._writer.start()
+
+    def flush(self) -> None:
+        """Waits for the newest write to disk to finish."""
+        if self._writer is not None:
+            self._writer.join()
+
+
+def _on_disk(where: tuple) -> bool:
+    """Whether parts under these filters are kept on disk: the unfiltered summary's only."""
+    return where[:3] == (None, None, None)
 
 
 # the rollup of each type: (its section of the summary, its tally, how it is finished)
@@ -1109,14 +1202,21 @@ def _cleaned(section: str, part):
 
 
 def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spreads: dict, item_ids: list,
-                found: dict, listed: bool) -> Labels:
+                found: dict, listed: bool, read_tallies, shown: list) -> tuple[Labels, bool]:
     """Brings the parts kept (Parts.of_filters) to the rows df, into found: a part whose rows are
     unchanged is taken as kept; one whose rows changed is brought up to date by the items whose
     rows changed (its tally with their rows before taken out, with their rows now put in) while
     they are few, else computed from every row. Returns the Labels of df (spread for the parts
-    computed from every row only)."""
+    computed from every row only) and whether any part changed. `read_tallies(kept)` reads the
+    tallies of parts kept on disk (Parts.read_tallies) when a part or what the summary shows
+    (`shown`: its key among the finished parts, the parts it is made from) is to be computed."""
     hashes = row_hashes(df) if len(df) else np.zeros(0, dtype=np.uint64)
     prints = scheme_prints(df, hashes)
+    if DISK in kept:  # parts kept on disk: their tallies are read when one is to be computed again
+        marks = {key: tuple(prints.get(n) for n in reads) for key, reads, _fn in specs}
+        if any(kept.get(key, (None,))[0] != mark for key, mark in marks.items()) or any(
+                kept.get(("finished",) + key, (None,))[0] != tuple(marks[x] for x in inputs) for key, inputs in shown):
+            read_tallies(kept)
     stale = []
     for key, reads, fn in specs:
         mark = tuple(prints.get(n) for n in reads)
@@ -1140,8 +1240,7 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     if step:
         ids = [i for i in item_ids if i in items]
         reads = {n for x in step for n in x[1]}
-        then, now = (build(rows[rows["item_id"].isin(ids)], by_name, spread=reads, kept=spreads)
-                     for rows in (before[0], df))
+        then, now = (build(_rows_of(rows, ids), by_name, spread=reads, kept=spreads) for rows in (before[0], df))
         for x in (then, now):
             trace_columns.cover(x.memo, ids)
         for key, _reads, fn, mark, part in step:
@@ -1151,9 +1250,9 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     # every part kept now follows these rows: one of another kind of summary (the records of
     # disagreements listed, or not) does not, and is dropped
     ours = {key for key, _reads, _fn in specs}
-    for key in [x for x in kept if x not in ours and x not in (ROWS, LOCK) and x[0] != "finished"]:
+    for key in [x for x in kept if x not in ours and x not in (ROWS, LOCK, DISK) and x[0] != "finished"]:
         del kept[key]
-    return lab
+    return lab, bool(stale)
 
 
 def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements, parts) -> dict:
@@ -1191,6 +1290,7 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     gold_from_ = ([att_schemes[0]] if att_schemes else []) + steps
     specs.append((("gold",), tuple(x.name for x in gold_from_),
                   lambda lab, ids: gold_tally(lab, ws, ids, att_schemes[0] if att_schemes else None, steps, k)))
+    sides = [("interaction",), ("graph_marks",)] + [("handoff_flags", s.name) for s in reviews]
     found: dict[tuple, Any] = {}
     if parts is None:
         lab = build(df, by_name)
@@ -1198,14 +1298,20 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
         found = {key: fn(lab, item_ids) for key, _reads, fn in specs}
         kept = None
     else:
-        kept = parts.of_filters((tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
-                                 None if items is None else tuple(item_ids), k))
+        where = (tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
+                 None if items is None else tuple(item_ids), k)
+        kept = parts.of_filters(where)
         # what each value spread into, updated by unfiltered summaries only (a filtered one
         # sees a subset of the values: it reads a copy)
         filtered = annotators or schemes or items is not None
         spreads = dict(parts.spreads) if filtered else parts.spreads
+        # what the summary shows: (its key among the finished parts, the parts it is made from)
+        shown = [((key[0], key[1]), [key]) for key, _r, _f in specs if key[0] == "rollup"]
+        shown += [(("interaction",), sides), (("gold",), [("gold",)])]
+        shown += [(key, [key]) for key, _r, _f in specs if key[0] == "agreement"]
         with kept[LOCK]:
-            lab = _up_to_date(kept, df, specs, by_name, spreads, item_ids, found, listed=disagreements)
+            lab, changed = _up_to_date(kept, df, specs, by_name, spreads, item_ids, found, listed=disagreements,
+                                       read_tallies=parts.read_tallies, shown=shown)
 
     wanted = set(item_ids)
     out = {
@@ -1235,7 +1341,6 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
             key = ("rollup", s.name)
             rollups[section][s.name] = finished(key, [key], lambda: _cleaned(section, finish(found[key], s)))
     out.update((section, rollups[section]) for section in SECTIONS)
-    sides = [("interaction",), ("graph_marks",)] + [("handoff_flags", s.name) for s in reviews]
     out["interaction"] = finished(("interaction",), sides, lambda: clean(interaction(
         found[("interaction",)], found[("graph_marks",)], [found[("handoff_flags", s.name)] for s in reviews])))
     out.update((section, rollups[section]) for section in SECTIONS_AFTER)
@@ -1250,4 +1355,6 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
                           "confusion": g["confusion"], "items": g["items"]}
     out["disagreements"] = ([r for s in chosen for r in found[("agreement", s.name, disagreements)][1]]
                             if disagreements else None)
+    if kept is not None and changed and not disagreements:  # (the parts and what they showed, kept on disk)
+        parts.write(where, kept, [key for key, _r, _f in specs])
     return out

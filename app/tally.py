@@ -15,6 +15,7 @@ No Streamlit, no pandas.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -155,24 +156,58 @@ def distinct_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None]
 
 # --- kept on disk: JSON with tuple keys ---------------------------------------------------------
 
+_PLAIN = (str, int, bool, type(None))
+
+
+def _plain(x) -> bool:
+    """A value JSON gives back as it was: text, an integer, a boolean, None or a number."""
+    return type(x) in _PLAIN or (type(x) is float and math.isfinite(x))
+
+
 def _enc(x):
     if isinstance(x, dict):
+        keys, values = list(x), list(x.values())
+        vals = values if all(type(v) is int for v in values) else [_enc(v) for v in values]
+        # flat keys (the usual case) as plain lists, read back at C speed; any other key in full
+        if all(_plain(k) for k in keys):
+            return {"k": keys, "v": vals}
+        if all(type(k) is tuple and all(_plain(e) for e in k) for k in keys):
+            return {"tk": keys, "v": vals}
         return {"d": [[_enc(k), _enc(v)] for k, v in x.items()]}
     if isinstance(x, tuple):
         return {"t": [_enc(v) for v in x]}
-    if isinstance(x, float) and x != x:
-        return {"nan": 1}
+    if isinstance(x, list):
+        return [_enc(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return {"f": repr(x)}  # (nan, inf, -inf: not JSON)
     return x
 
 
 def _dec(x):
     if isinstance(x, dict):
+        if "v" in x:
+            vals = x["v"]
+            if any(type(v) is not int for v in vals):
+                vals = [_dec(v) for v in vals]
+            return dict(zip(x["k"] if "k" in x else map(tuple, x["tk"]), vals))
         if "d" in x:
             return {_dec(k): _dec(v) for k, v in x["d"]}
         if "t" in x:
             return tuple(_dec(v) for v in x["t"])
-        return float("nan")
+        return float(x["f"])
+    if isinstance(x, list):
+        return [_dec(v) for v in x]
     return x
+
+
+def encoded(t: Any) -> Any:
+    """t as plain JSON values (see dumps)."""
+    return _enc(t)
+
+
+def decoded(x: Any) -> Any:
+    """encoded() undone."""
+    return _dec(x)
 
 
 def dumps(t: Any) -> bytes:

@@ -42,17 +42,40 @@ def _stats_by_pandas(df, by):
     return out[by + ["n", "mean", "sd", "ci_low", "ci_high", "runs", "annotators"]]
 
 
+class _Lab:
+    """The two tables scorecards_tally reads."""
+
+    def __init__(self, scores: pd.DataFrame):
+        self.scores = scores
+
+    def of(self, table: str, scheme: str) -> pd.DataFrame:
+        if table == "scores":
+            return self.scores
+        return pd.DataFrame({"item_id": [], "annotator": [], "milestone": [], "reached": []})
+
+
+class _Scheme(dict):
+    name, type = "scorecard", "agent_scorecard"
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["A", "B", None]), st.sampled_from(["d1", "d2"]),
                           st.one_of(st.none(), st.integers(1, 5)), st.sampled_from(["r1", "r2", "r3", None]),
                           st.sampled_from(["x", "y", "z"])), min_size=1, max_size=40), st.booleans())
 def test_stats_are_pandas_stats(rows, categorical):
-    from app.summary import _stats
+    """Per agent and dimension, from the scorecard's tally: n, mean, sd, 95 % interval, runs and
+    annotators as pandas computes them (groups named in full only)."""
+    from app.summary import scorecards_from, scorecards_tally
     df = pd.DataFrame(rows, columns=["agent", "dimension", "score", "item_id", "annotator"])
     df["score"] = df["score"].astype("float64")
     df = df.astype({c: "category" if categorical else object for c in ("agent", "dimension", "item_id", "annotator")})
-    got, want = _stats(df, ["agent", "dimension"]), _stats_by_pandas(df, ["agent", "dimension"])
-    assert list(got.columns) == list(want.columns) and len(got) == len(want)
+    df.insert(0, "level", "agent")
+    got = pd.DataFrame(scorecards_from(scorecards_tally(_Lab(df), _Scheme()), _Scheme())["agents"])
+    want = _stats_by_pandas(df, ["agent", "dimension"]).sort_values(["agent", "dimension"]).reset_index(drop=True)
+    assert len(got) == len(want)
+    if not len(want):
+        return
+    assert list(got.columns) == list(want.columns)
     for c in got.columns:
         a, b = got[c].tolist(), want[c].tolist()
         if c in ("agent", "dimension"):

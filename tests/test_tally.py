@@ -24,8 +24,13 @@ def test_merge_adds_subtracts_and_drops_what_reaches_zero():
 
 def test_kept_on_disk_comes_back_equal():
     t = {"same": {(2, None): 1, (2, True): 2, (3, 1.5): 3, (2, ("a", "b")): 4, (2, ()): 5},
-         "n": {"x": 1, 7: 2, False: 3}, "nested": {"deeper": {("k",): 9}}}
+         "n": {"x": 1, 7: 2, False: 3}, "nested": {"deeper": {("k",): 9}},
+         "records": [{"v": 1, "k": [2, {"d": 3}], "t": None}], "flat": {("a", 1, None, 2.5): 1, ("b", 2, True, 0.0): 2},
+         "odd": {(1, float("inf")): 1, (2, float("-inf")): 2}, "odd values": [float("nan")]}
     back = tally.loads(tally.dumps(t))
+    nan = back.pop("odd values")[0]
+    assert nan != nan
+    t.pop("odd values")
     assert back == t
     assert all(type(x) is type(y) for x, y in zip(back["n"], t["n"]))
 
