@@ -310,7 +310,10 @@ def progress(lab: Labels, n_items: int) -> dict:
 def _coded(col: pd.Series) -> tuple[np.ndarray, list]:
     """codes_of(col) shifted so that 0 is a missing value (None), with plain Python labels."""
     codes, names = codes_of(col)
-    return codes + 1, [None] + [_py(x) for x in names.tolist()]
+    labels = names.tolist()  # (Python values; a missing number, NaN, made None)
+    if any(type(x) is float and x != x for x in labels):
+        labels = [_py(x) for x in labels]
+    return codes + 1, [None] + labels
 
 
 def tally_of(df: pd.DataFrame, cols: list[str], weights=None) -> dict:
@@ -360,12 +363,24 @@ def _order(configured, seen) -> list:
 
 def scorecards_tally(lab: Labels, scheme_obj) -> dict:
     sc = lab.of("scores", scheme_obj.name)
-    given = sc[sc["score"].notna()]
     ms = lab.of("milestones", scheme_obj.name)
     reached = ms["reached"].map(lambda r: None if r is None or r != r else bool(r))
-    return prune({"scores": tally_of(given, ["level", "agent", "dimension", "score"]),
-                  "runs": distinct_of(sc, ["level", "agent", "dimension"], "item_id"),
-                  "annotators": tally_of(sc, ["level", "agent", "dimension", "annotator"]),
+    if not len(sc):
+        return prune({"milestones": tally_of(ms.assign(reached=reached), ["milestone", "reached"])})
+    # on codes: the group's three columns once, the scores as their own whole numbers where they are
+    group = [_coded(sc[c]) for c in ("level", "agent", "dimension")]
+    codes, labels = [c for c, _ in group], [names for _, names in group]
+    x = sc["score"].to_numpy(dtype=np.float64)
+    has = ~np.isnan(x)
+    whole = bool(np.all(x[has] == np.round(x[has]))) and (not has.any() or np.abs(x[has]).max() < 2 ** 52)
+    if whole:  # (scores are whole numbers but for odd imports: those go through their codes)
+        scores = sum_by([c[has] for c in codes] + [x[has].astype(np.int64)], labels + [None])
+        scores = {k[:3] + (float(k[3]),): n for k, n in scores.items()}
+    else:
+        scores = tally_of(sc[has], ["level", "agent", "dimension", "score"])
+    who, names = _coded(sc["annotator"])
+    return prune({"scores": scores, "runs": distinct_by(codes, labels, codes_of(sc["item_id"])[0]),
+                  "annotators": sum_by(codes + [who], labels + [names]),
                   "milestones": tally_of(ms.assign(reached=reached), ["milestone", "reached"])})
 
 

@@ -93,14 +93,16 @@ def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], wei
         return {}
     lows = [int(c.min()) for c in cols]
     spans = [int(c.max()) - lo + 1 for c, lo in zip(cols, lows)]
-    w = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
-    if float(np.prod(np.asarray(spans, dtype=np.float64))) < 2.0 ** 62:  # one integer key per row
-        key = np.zeros(n, dtype=np.int64)
-        for c, lo, span in zip(cols, lows, spans):
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
+    bound = 1
+    for span in spans:
+        bound *= span
+    if bound < 2 ** 62:  # one integer key per row
+        key = cols[0] - lows[0] if lows[0] else cols[0]
+        for c, lo, span in zip(cols[1:], lows[1:], spans[1:]):
             key = key * span + (c - lo)
-        bound = int(np.prod(np.asarray(spans, dtype=np.float64)))
         if bound <= 8 * n + (1 << 20):  # a sum per possible key: no sort
-            sums = np.bincount(key, weights=w, minlength=bound)
+            sums = np.bincount(key, weights=w, minlength=bound)  # (counts: whole numbers)
             uniq = np.flatnonzero(sums)
             sums = sums[uniq]
         else:
@@ -119,7 +121,7 @@ def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], wei
         keep = sums != 0
         parts = [row[keep].tolist() for row in uniq]
         sums = sums[keep]
-    # (float64 sums of whole numbers are exact below 2**53)
+    # (weighted sums come as float64: exact for whole numbers below 2**53)
     sums = sums.astype(np.int64).tolist()
     named = [[lab[x] for x in p] if lab is not None else p for p, lab in zip(parts, labels)]
     if len(named) == 1:
@@ -140,11 +142,18 @@ def distinct_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None]
     lows = [int(c.min()) for c in cols]
     spans = [int(c.max()) - lo + 1 for c, lo in zip(cols, lows)]
     width = int(col.max()) + 1
-    if float(np.prod(np.asarray(spans + [width], dtype=np.float64))) < 2.0 ** 62:
+    bound = float(np.prod(np.asarray(spans + [width], dtype=np.float64)))
+    if bound < 2.0 ** 62:
         key = np.zeros(len(col), dtype=np.int64)
         for c, lo, span in zip(cols, lows, spans):
             key = key * span + (c - lo)
-        pairs = np.unique(key * width + col) // width
+        key = key * width + col
+        if bound <= 8 * len(key) + (1 << 22):  # a mark per possible key: no sort
+            seen = np.zeros(int(bound), dtype=bool)
+            seen[key] = True
+            pairs = np.flatnonzero(seen) // width
+        else:
+            pairs = np.unique(key) // width
         parts = []
         for lo, span in zip(reversed(lows), reversed(spans)):
             pairs, at = np.divmod(pairs, span)

@@ -8,8 +8,8 @@ A generated project of small runs (12 steps, 6 timed calls) and a Parquet file w
 store's schema holding `--rows` rows: every item judged by `--annotators` annotators (of a
 pool of 30) on every scheme of the demo configuration, plus the per-item done marks. Values
 are valid for their type and refer to the run's real handoffs, steps, calls and regions, with
-annotators disagreeing now and then. The summary reads the rows as the store reads its row
-indexes for it (app/store_index.read_table: text columns as dictionaries, straight from
+annotators disagreeing now and then, in the store's order. The summary reads the rows as the
+store reads its row indexes for it (app/store_index.read_table: text columns as dictionaries, straight from
 Parquet's own); the reference is pyarrow's plain read of the same file. Derivations of the runs
 are computed before the timing (the app caches them); their columns, which the app keeps from
 a workspace's first summary (app/trace_columns), are built again in every timed summary. What
@@ -61,7 +61,7 @@ import pyarrow.parquet as pq  # noqa: E402
 from app import summary as summary_core  # noqa: E402
 from app import trace_columns  # noqa: E402
 from app.labels import frame  # noqa: E402
-from app.storage import SCHEMA  # noqa: E402
+from app.storage import SCHEMA, sort_rows  # noqa: E402
 from app.store_index import read_table  # noqa: E402
 from app.workspace import open_project  # noqa: E402
 
@@ -150,7 +150,8 @@ def generate(folder: Path, n_rows: int, n_annotators: int, seed: int):
                 cols["seconds_spent"].append(rng.uniform(2, 90))
                 made += 1
     cols["updated_at"] = pa.array(cols["updated_at"], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
-    t = pa.table({k: cols[k] for k in SCHEMA.names}, schema=SCHEMA)
+    # in the store's order (sorted by annotator, item and scheme): the order the app reads rows in
+    t = sort_rows(pa.table({k: cols[k] for k in SCHEMA.names}, schema=SCHEMA))
     path = folder / "annotations.parquet"
     pq.write_table(t, path)
     return ws, der, path
