@@ -7,8 +7,10 @@ type's default value ("normal" edge, "unlabelled" region, untagged step, "(none)
 panel of annotators who judged the item, not through a row per untouched object, so the cost
 grows with the judgements given, not with objects × annotators.
 
-Only items judged by two or more annotators (on this scheme) take part. Disagreement records
-name the item, the object and every annotator's value (sorted by annotator).
+Only items judged by two or more annotators (on this scheme) take part. Each type counts its
+measures as tallies (app/tally.py: counts that add up over items, see agreement_tally) and
+finishes them (agreement_from). Disagreement records name the item, the object and every
+annotator's value (sorted by annotator).
 
 No Streamlit here.
 """
@@ -28,12 +30,6 @@ from .timeline import UNLABELLED
 NO_FAILURE = "(no failure)"
 SCORE_GAP = 2  # scores this far apart are listed as a disagreement
 NONE = "(none)"
-
-
-def _seen(col: pd.Series) -> list:
-    """The distinct values of a column in order of first appearance (a value per distinct value,
-    not per row)."""
-    return list(col.unique())
 
 
 def _ints(col) -> np.ndarray:
@@ -380,9 +376,9 @@ class Sets:
 # --- per type ------------------------------------------------------------------------------------------
 # Each type writes the tallies of its measures into t (app/tally.py: counts that add up over
 # items, so a kept tally is updated by the items that changed) and counts, or lists, what
-# annotators disagree on in dis; FINISH turns the tallies into the measures. A measure per
-# label (a flag, a mode, a behaviour) covers every unit, those without the label too, so each
-# label keeps only what differs from the label-less tally (``base``), which is kept once.
+# annotators disagree on in dis; its finish (BY_TYPE) turns the tallies into the measures. A
+# measure per label (a flag, a mode, a behaviour) covers every unit, those without the label
+# too, so each label keeps only what differs from the label-less tally (``base``), kept once.
 
 
 def _labelled(t: dict, name: str, base: dict, by_label: dict) -> None:
@@ -579,7 +575,8 @@ def _contention(lab, s, panel, der, k, t, dis):
     lc, lv = _factor(given["label"])
     overall = objs.ratings(given["unit"], given["rater"], lc, lv, UNLABELLED)
     t["label"] = overall.nominal_tally(names)
-    one = lambda hit: objs.ratings(given["unit"], given["rater"], hit, [False, True], False).nominal_tally(names)  # noqa: E731
+    def one(hit):  # whether each annotator gave each region this label
+        return objs.ratings(given["unit"], given["rater"], hit, [False, True], False).nominal_tally(names)
     _labelled(t, "labels", one(np.zeros(len(given), dtype=np.int64)),
               {x: one(np.asarray([v == x for v in lv], dtype=np.int64)[lc]) for x in lv if x != UNLABELLED})
     t["labels_seen"] = _counts(every["label"])

@@ -394,8 +394,8 @@ def scorecards_from(t: dict, scheme_obj) -> dict:
     rank = {level: {d: i for i, d in enumerate(dims(level))} for level in ("agent", "team")}
 
     def rows(level: str, with_agent: bool) -> list[dict]:
-        keys = sorted((g for g in groups_ if g[0] == level and g[2] is not None and (g[1] is not None or not with_agent)),
-                      key=lambda g: (order_key(g[1]), rank[level][g[2]]))
+        named = (g for g in groups_ if g[0] == level and g[2] is not None and (g[1] is not None or not with_agent))
+        keys = sorted(named, key=lambda g: (order_key(g[1]), rank[level][g[2]]))
         return [{**({"agent": a} if with_agent else {}), "dimension": d, **_hist_stats(scores.get((lv, a, d), {})),
                  "runs": runs.get((lv, a, d), 0), "annotators": annotators.get((lv, a, d), 0)}
                 for lv, a, d in keys]
@@ -997,13 +997,13 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     objects (``disagreements``, a list) are built only when `disagreements` is true, else the
     key holds None and :func:`disagreements` lists one scheme's on demand.
 
-    `parts` (see :class:`Parts`): each scheme's agreement and rollup, the interaction graph and
-    gold accuracy kept from earlier summaries and taken again while the rows they were
-    computed from are unchanged, so a summary after one save computes the parts of the saved
-    scheme and the progress only. The result then shares those parts with the earlier ones:
-    the caller only reads it. The rows must come in the store's order (sorted by annotator, item
-    and scheme, as AnnotationStore gives them): a fingerprint does not see their order, and
-    orders of first appearance do. `derived` must then be the workspace's own (None).
+    Every part (each scheme's agreement and rollup, the interaction graph, gold accuracy) is
+    counted as a tally (app/tally.py) and finished from it. `parts` (see :class:`Parts`) keeps
+    the tallies, with the rows they were counted over: a part whose schemes' rows are unchanged
+    is taken again, and one whose rows changed is brought up to date by the items that changed
+    (their old counts out, their new ones in), so a summary after a few saves spreads and counts
+    those items' rows only, then the progress. The result then shares what is kept with the
+    earlier ones: the caller only reads it. `derived` must then be the workspace's own (None).
 
     Runs with the cyclic garbage collector paused (as derive() does): it allocates hundreds of
     thousands of small acyclic objects, and each collection they trigger walks every live
@@ -1191,7 +1191,8 @@ ROLLUPS = {
     "emergent_behavior": ("emergent", lambda lab, s, der: emergent_tally(lab, s), emergent_from),
     "tool_call_review": ("tool_verdicts", lambda lab, s, der: tool_verdicts(lab, s), tool_verdicts_from),
     "trajectory_eval": ("mast", mast_tally, mast_from),
-    **{t: ("choices", lambda lab, s, der: choices_tally(lab, s), choices_from) for t in ("radio", "multiselect", "likert")},
+    **{t: ("choices", lambda lab, s, der: choices_tally(lab, s), choices_from)
+       for t in ("radio", "multiselect", "likert")},
 }
 SECTIONS = ["scorecards", "attribution", "handoffs"]  # then interaction
 SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "choices"]
@@ -1364,7 +1365,8 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
         key = ("agreement", s.name, disagreements)
         tally = found[key][0] if disagreements else found[key]
         out["agreement"][s.name] = finished(key, [key], lambda: clean(_agreement_from(tally, s, k)))
-    g = finished(("gold",), [("gold",)], lambda: gold_from(found[("gold",)], att_schemes[0] if att_schemes else None, k))
+    g = finished(("gold",), [("gold",)],
+                 lambda: gold_from(found[("gold",)], att_schemes[0] if att_schemes else None, k))
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = {"scheme": g["scheme"], "items_with_gold": g["items_with_gold"],
                           "confusion": g["confusion"], "items": g["items"]}
