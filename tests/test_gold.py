@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,16 @@ def test_summary_json_command_has_gold_and_agreement(tmp_path):
     assert text.returncode == 0 and "alice: n=6 agent 50%, step 33%, step ±1 50%" in text.stdout
     # the text counts the disagreements the JSON lists
     assert f"\n{len(out['disagreements'])} disagreement(s): see --json" in text.stdout and out["disagreements"]
+    # the text kept its parts on disk (app/kept.py); the next run starts from them, one more save
+    # brought in
+    assert (Path(open_project(cfg).project.output_dir) / ".summary" / "state.json").exists()
+    save("hand-crafted-33", "carol", "attribution", attribution("WebSurfer", 9))
+    again = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg)], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+    fresh = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg), "--json"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "carol: n=1" in again.stdout
+    assert f"\n{len(json.loads(fresh.stdout)['disagreements'])} disagreement(s): see --json" in again.stdout
 
 
 def test_trail_and_agentrx_failures():

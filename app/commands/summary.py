@@ -28,7 +28,7 @@ def _num(x) -> str:
 
 def run(args) -> int:
     from ..report import headline_agreement
-    from ..summary import summarize
+    from ..summary import Parts, summarize
     ws = open_or_exit(args.config)
     names = {s.name for s in ws.project.schemes}
     for s in args.scheme or []:
@@ -38,9 +38,13 @@ def run(args) -> int:
     if args.k < 0:
         print("-k must be 0 or more", file=sys.stderr)
         return 2
-    # the records of every disagreement only for --json; the text gives their number
+    # the records of every disagreement only for --json; the text gives their number, and
+    # starts from the last summary's parts kept on disk (app/kept.py), keeping its own for the next
+    parts = None if args.json else Parts.of(ws)
     s = summarize(ws, annotators=args.annotator, schemes=args.scheme, items=args.item, k=args.k,
-                  disagreements=args.json)
+                  disagreements=args.json, parts=parts)
+    if parts is not None:
+        parts.flush()
     if args.json:
         json.dump(s, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
