@@ -2,7 +2,9 @@
 `python -m app summary`) starts from the last summary instead of from every row.
 
 One state per project, in the hidden folder ``<output_dir>/.summary`` (hidden: the store's
-listing and pyarrow's dataset discovery skip it), for the unfiltered summary:
+listing and pyarrow's dataset discovery skip it), for the unfiltered summary of the workspace
+read from the same files (Workspace.stamp: an edited config, data file or gold, a new item,
+is another workspace, whose summary starts from the rows):
 
 - ``state.json``: the filters and, per part, the fingerprint of the rows it was computed from
   and its finished output (what a summary shows when nothing changed);
@@ -22,6 +24,7 @@ No Streamlit here.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -36,7 +39,7 @@ from . import tally
 
 FOLDER = ".summary"
 STATE = "state.json"
-VERSION = 1
+VERSION = 1  # (raised whenever what a tally counts, or how it is finished, changes)
 
 
 class Lazy:
@@ -59,10 +62,10 @@ def _atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def save(folder: Path, where: tuple, parts: dict[tuple, tuple], finished: dict[tuple, tuple],
+def save(folder: Path, stamp: str, where: tuple, parts: dict[tuple, tuple], finished: dict[tuple, tuple],
          rows: pd.DataFrame, hashes: np.ndarray, columns: list[str]) -> None:
-    """Writes a state: `parts` {key: (mark, tally)}, `finished` {key: (mark, output)}, the rows
-    (their `columns`) and their hashes."""
+    """Writes a state of the workspace with this stamp (Workspace.stamp): `parts` {key: (mark,
+    tally)}, `finished` {key: (mark, output)}, the rows (their `columns`) and their hashes."""
     folder.mkdir(parents=True, exist_ok=True)
     state_id = uuid.uuid4().hex
     table = pa.Table.from_pandas(rows[columns].reset_index(drop=True), preserve_index=False)
@@ -76,26 +79,37 @@ def save(folder: Path, where: tuple, parts: dict[tuple, tuple], finished: dict[t
     _atomic(folder / f"{state_id}.tallies.json", tally.dumps({key: t for key, (_m, t) in parts.items()}))
     # (what the summary shows is plain JSON already: written as it is, read back at C speed)
     shown = list(finished.items())
-    head = {"version": VERSION, "where": where, "id": state_id, "marks": {key: m for key, (m, _t) in parts.items()},
+    head = {"version": VERSION, "stamp": stamp, "where": where, "id": state_id,
+            "marks": {key: m for key, (m, _t) in parts.items()},
             "finished": [(key, mark) for key, (mark, _out) in shown]}
     _atomic(folder / STATE, orjson.dumps({"head": tally.encoded(head), "shown": [out for _k, (_m, out) in shown]}))
+    stale = time.time() - 3600  # (another writer's temporary file is newer: it may be writing it)
     for p in folder.iterdir():
-        if p.name.endswith((".rows.feather", ".tallies.json")) and not p.name.startswith((state_id, ".")):
-            p.unlink(missing_ok=True)
+        try:
+            if p.name.endswith((".rows.feather", ".tallies.json")) and not p.name.startswith((state_id, ".")):
+                p.unlink(missing_ok=True)
+            elif p.name.startswith(".tmp-") and p.stat().st_mtime < stale:  # a writer killed midway
+                p.unlink(missing_ok=True)
+        except OSError:
+            continue
 
 
-def load(folder: Path, where: tuple) -> dict[str, Any] | None:
-    """The state kept for these filters: {"id", "marks": {key: mark}, "finished": {key: (mark,
-    output)}}, or None (none kept, another set of filters, or unreadable)."""
+def load(folder: Path, stamp: str, where: tuple) -> dict[str, Any] | None:
+    """The state kept for the workspace with this stamp and these filters: {"id", "marks": {key:
+    mark}, "finished": {key: (mark, output)}}, or None (none kept, another workspace or set of
+    filters, or anything unreadable)."""
     try:
         raw = orjson.loads((folder / STATE).read_bytes())
         state = tally.decoded(raw["head"])
-        if state.get("version") != VERSION or state.get("where") != where:
+        if state.get("version") != VERSION or state.get("stamp") != stamp or state.get("where") != where:
             return None
-        state["finished"] = {key: (mark, out) for (key, mark), out in zip(state["finished"], raw["shown"], strict=True)}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        finished = {key: (mark, out) for (key, mark), out in zip(state["finished"], raw["shown"], strict=True)}
+        marks = state["marks"]
+        if not isinstance(state["id"], str) or not isinstance(marks, dict):
+            return None
+        return {"id": state["id"], "marks": marks, "finished": finished}
+    except Exception:  # noqa: BLE001 (whatever is wrong with a kept state, the rows are read instead)
         return None
-    return state
 
 
 def load_rest(folder: Path, state_id: str) -> tuple[dict, pa.Table, np.ndarray] | None:
@@ -104,7 +118,9 @@ def load_rest(folder: Path, state_id: str) -> tuple[dict, pa.Table, np.ndarray] 
     try:
         tallies = tally.loads((folder / f"{state_id}.tallies.json").read_bytes())
         table = feather.read_table(folder / f"{state_id}.rows.feather")
-    except (OSError, ValueError, pa.ArrowException):
+        hashes = table["_hash"].to_numpy()
+        if not isinstance(tallies, dict):
+            return None
+        return tallies, table.drop_columns(["_hash"]), hashes
+    except Exception:  # noqa: BLE001 (as in load)
         return None
-    hashes = table["_hash"].to_numpy()
-    return tallies, table.drop_columns(["_hash"]), hashes

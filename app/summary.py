@@ -23,6 +23,7 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
@@ -1009,7 +1010,8 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     thousands of small acyclic objects, and each collection they trigger walks every live
     object, the cached items and derivations included (a second of a ten-second summary); and
     with BLAS on one thread (app/blas.py)."""
-    with no_gc(), blas.one_thread():
+    # (with parts: one summary at a time, Parts.lock)
+    with no_gc(), blas.one_thread(), parts.lock if parts is not None else contextlib.nullcontext():
         return _summarize(ws, df, annotators=annotators, schemes=schemes, items=items, k=k, derived=derived,
                           disagreements=disagreements, parts=parts)
 
@@ -1068,7 +1070,7 @@ def _rows_of(rows, ids: list[str]) -> pd.DataFrame:
     return rows[rows["item_id"].isin(ids)]
 
 
-ROWS, LOCK, DISK = ("rows",), ("lock",), ("disk",)  # (keys of Parts.of_filters beside the parts')
+ROWS, DISK = ("rows",), ("disk",)  # (keys of Parts.of_filters beside the parts')
 # a part is brought up to date by the items that changed while they are at most this share of
 # the items (each is counted twice: with its rows before and after); past it, from every row
 CHANGED_AT_MOST = 0.25
@@ -1079,7 +1081,8 @@ class Parts:
     rows it was computed from. One per workspace (its items and derivations never change).
     Kept per set of filters (annotators, schemes, items, k), for the newest FILTERS_KEPT sets
     (as many summaries as the summary page keeps: a summary's parts are about its size).
-    Sessions of a server share it; a lock per set of filters keeps its parts whole.
+    Sessions of a server share it; one summary at a time uses it (`lock`), from bringing its
+    parts up to date to taking what is written to disk.
 
     With a `folder` (the workspace's own: app/kept.py), the unfiltered summary's parts are
     also kept on disk, written in the background after a summary that changed them, and a new
@@ -1091,32 +1094,39 @@ class Parts:
     def of(cls, ws) -> "Parts":
         found = ws.__dict__.get("_summary_parts")
         if found is None:
-            found = ws.__dict__["_summary_parts"] = cls(keptmod.folder_of(ws.project.output_dir))
+            stamp = getattr(ws, "stamp", "")  # (a workspace read from its files has one)
+            found = ws.__dict__["_summary_parts"] = cls(keptmod.folder_of(ws.project.output_dir) if stamp else None,
+                                                        stamp)
         return found
 
-    def __init__(self, folder: Path | None = None):
+    def __init__(self, folder: Path | None = None, stamp: str = ""):
         # filters -> part key -> (prints, part); the filters used last, last
         self._kept: dict[tuple, dict[tuple, tuple[tuple, Any]]] = {}
         self._lock = threading.Lock()
         # what each stored value of a scheme spread into (labels.build's `kept`): a scheme
         # computed again after a save spreads the saved value only
         self.spreads: dict[tuple, dict] = {}
-        self.folder = folder
-        self._writes = threading.Lock()
+        self.folder, self.stamp = folder, stamp
+        # one summary at a time brings the parts up to date, finishes what it shows from them and
+        # takes what is written to disk (the spread values are shared by every set of filters)
+        self.lock = threading.RLock()
+        self._writes = threading.Lock()  # one write to disk at a time
+        self._numbers = threading.Lock()
         self._written = 0  # the newest state written (states are numbered as they are made)
         self._made = 0
         self._writer: threading.Thread | None = None
 
     def of_filters(self, where: tuple) -> dict[tuple, tuple[tuple, Any]]:
         """The parts kept under these filters (made the newest), with under ROWS the rows they
-        were computed from and those rows' row_hashes(), and under LOCK a lock that a summary
-        holds while it brings them up to date. The unfiltered summary's start from the disk's
-        when this process has none (their tallies and rows read when first needed)."""
+        were computed from and those rows' row_hashes(). The unfiltered summary's start from the
+        disk's when this process has none (their tallies and rows read when first needed).
+        Callers hold `lock` while they use them."""
         with self._lock:
             found = self._kept.pop(where, None)
             if found is None:
-                found = {LOCK: threading.Lock()}
-                state = keptmod.load(self.folder, where) if self.folder is not None and _on_disk(where) else None
+                found = {}
+                state = (keptmod.load(self.folder, self.stamp, where) if self.folder is not None and _on_disk(where)
+                         else None)
                 if state is not None:
                     found.update((key, (mark, keptmod.LAZY)) for key, mark in state["marks"].items())
                     found.update((("finished",) + key, got) for key, got in state["finished"].items())
@@ -1154,7 +1164,7 @@ class Parts:
         finished = {key[1:]: got for key, got in kept.items() if key[0] == "finished" and key[1:] in parts
                     or key[:2] == ("finished", "interaction")}
         rows, hashes = kept[ROWS]
-        with self._writes:
+        with self._numbers:
             self._made += 1
             number = self._made
 
@@ -1163,7 +1173,7 @@ class Parts:
                 if number <= self._written:
                     return  # (a newer state was written already)
                 try:
-                    keptmod.save(self.folder, where, parts, finished, rows, hashes, READ)
+                    keptmod.save(self.folder, self.stamp, where, parts, finished, rows, hashes, READ)
                     self._written = number
                 except Exception as e:  # noqa: BLE001 (a cache: the numbers are computed from the rows without it)
                     logging.getLogger(__name__).warning("could not keep the summary's parts in %s: %s",
@@ -1249,24 +1259,29 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     whole = [x for x in stale if not by_items or x[4] is None]
     lab = build(df, by_name, spread={n for x in whole for n in x[1]}, kept=spreads)
     trace_columns.cover(lab.memo, item_ids)
+    # (kept only once every part is counted, with the rows: a part that raises leaves the parts
+    # and their rows as they were)
+    counted = {}
     for key, _reads, fn, mark, _part in whole:
-        found[key] = fn(lab, item_ids)
-        kept[key] = (mark, found[key])
+        counted[key] = (mark, fn(lab, item_ids))
     step = [x for x in stale if by_items and x[4] is not None]
     if step:
         ids = [i for i in item_ids if i in items]
         reads = {n for x in step for n in x[1]}
-        then, now = (build(_rows_of(rows, ids), by_name, spread=reads, kept=spreads) for rows in (before[0], df))
+        # (the few rows of the changed items spread without the values kept: a build keeps
+        # what its own rows spread into, and these are a handful)
+        then, now = (build(_rows_of(rows, ids), by_name, spread=reads) for rows in (before[0], df))
         for x in (then, now):
             trace_columns.cover(x.memo, ids)
         for key, _reads, fn, mark, part in step:
-            found[key] = merge(merge(part[1], fn(then, ids), -1), fn(now, ids))
-            kept[key] = (mark, found[key])
+            counted[key] = (mark, merge(merge(part[1], fn(then, ids), -1), fn(now, ids)))
+    kept.update(counted)
+    found.update((key, got[1]) for key, got in counted.items())
     kept[ROWS] = (df, hashes)
     # every part kept now follows these rows: one of another kind of summary (the records of
     # disagreements listed, or not) does not, and is dropped
     ours = {key for key, _reads, _fn in specs}
-    for key in [x for x in kept if x not in ours and x not in (ROWS, LOCK, DISK) and x[0] != "finished"]:
+    for key in [x for x in kept if x not in ours and x not in (ROWS, DISK) and x[0] != "finished"]:
         del kept[key]
     return lab, bool(stale)
 
@@ -1325,9 +1340,8 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
         shown = [((key[0], key[1]), [key]) for key, _r, _f in specs if key[0] == "rollup"]
         shown += [(("interaction",), sides), (("gold",), [("gold",)])]
         shown += [(key, [key]) for key, _r, _f in specs if key[0] == "agreement"]
-        with kept[LOCK]:
-            lab, changed = _up_to_date(kept, df, specs, by_name, spreads, item_ids, found, listed=disagreements,
-                                       read_tallies=parts.read_tallies, shown=shown)
+        lab, changed = _up_to_date(kept, df, specs, by_name, spreads, item_ids, found, listed=disagreements,
+                                   read_tallies=parts.read_tallies, shown=shown)
 
     wanted = set(item_ids)
     out = {

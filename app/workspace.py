@@ -1,12 +1,13 @@
 """A project opened for work: its validated config and its items."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Project, load_config
 from .problems import Problem, errors
-from .readers import load_items
+from .readers import data_paths, load_items
 from .trace import Item
 
 
@@ -21,6 +22,10 @@ class Workspace:
     project: Project
     items: list[Item]
     problems: list[Problem] = field(default_factory=list)
+    # the config's and data files' sizes and modification times when read (files_stamp): what
+    # is kept on disk from this workspace (app/kept.py) is taken again by a workspace with the
+    # same stamp only ("": none known, nothing kept)
+    stamp: str = ""
 
     def __post_init__(self):
         self.by_id = {it.id: it for it in self.items}
@@ -35,7 +40,20 @@ def open_project(path: str | Path) -> Workspace:
     project, problems = load_config(path)
     if project is None:
         raise ProjectError(problems)
+    stamp = files_stamp(project)  # (before the items are read: an edit while reading changes it)
     items, data_problems = load_items(project)
     if not items and not errors(data_problems):
         data_problems.append(Problem(str(project.path), "data_files", "no items found in the data files"))
-    return Workspace(project, items, problems + data_problems)
+    return Workspace(project, items, problems + data_problems, stamp)
+
+
+def files_stamp(project: Project) -> str:
+    """A digest of the config's and every data file's path, size and modification time."""
+    h = hashlib.sha256()
+    for p in [Path(project.path)] + [f for df in project.data_files for f in data_paths(df.path)]:
+        try:
+            st = p.stat()
+            h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))
+        except OSError:
+            h.update(f"{p}\0-\n".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:24]

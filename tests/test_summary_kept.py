@@ -110,5 +110,104 @@ def test_only_the_unfiltered_summary_is_kept_on_disk(study, tmp_path):
     assert not folder.exists()
     core.summarize(ws, df, derived=der, disagreements=False, parts=parts, k=2)
     parts.flush()
-    assert keptmod.load(folder, (None, None, None, 2)) is not None
-    assert keptmod.load(folder, (None, None, None, 1)) is None  # (a summary with another k starts afresh)
+    assert keptmod.load(folder, "", (None, None, None, 2)) is not None
+    assert keptmod.load(folder, "", (None, None, None, 1)) is None  # (a summary with another k starts afresh)
+
+
+def test_a_state_of_another_workspace_is_not_taken(study, tmp_path, spy):
+    """Kept parts belong to the workspace read from the same files (Workspace.stamp): an edited
+    config or data file is another workspace, whose summary starts from the rows."""
+    ws, der, df = study
+    folder = tmp_path / ".summary"
+    parts = core.Parts(folder, "stamp-1")
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
+    parts.flush()
+    assert keptmod.load(folder, "stamp-1", (None, None, None, 1)) is not None
+    assert keptmod.load(folder, "stamp-2", (None, None, None, 1)) is None
+    spy["spread"].clear()
+    core.summarize(ws, df, derived=der, disagreements=False, parts=core.Parts(folder, "stamp-2"))
+    assert spy["read"] == 0 and len(spy["spread"][0][0]) == len(ws.project.schemes)  # (from the rows)
+
+
+def test_a_workspaces_stamp_follows_its_files(tmp_path):
+    import shutil
+    from tests.conftest import ROOT, write_project
+    from app.workspace import open_project
+    data = tmp_path / "runs.jsonl"
+    shutil.copy(ROOT / "data" / "demo_runs.jsonl", data)
+    cfg = write_project(tmp_path, data_files=[str(data)])
+    first = open_project(cfg).stamp
+    assert first and open_project(cfg).stamp == first
+    data.write_text(data.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # a data file edited
+    second = open_project(cfg).stamp
+    assert second != first
+    cfg.write_text(cfg.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # the config edited
+    assert open_project(cfg).stamp not in (first, second)
+
+
+def test_summaries_sharing_parts_wait_for_each_other(study, monkeypatch):
+    """Two sessions with different rows: the second waits while the first brings the shared parts
+    up to date and finishes from them, so neither shows the other's numbers."""
+    import threading
+    ws, der, df = study
+    parts = core.Parts()
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
+    a_rows, b_rows = _saved(df, 4, seed=7), _saved(df, 4, seed=8)
+    inside, go = threading.Event(), threading.Event()
+    real = core.progress
+
+    def slow(lab, n):  # the first session pauses between counting its parts and finishing them
+        if threading.current_thread().name == "a":
+            inside.set()
+            go.wait(10)
+        return real(lab, n)
+    monkeypatch.setattr(core, "progress", slow)
+    got = {}
+    a = threading.Thread(target=lambda: got.update(a=core.summarize(ws, a_rows, derived=der, disagreements=False,
+                                                                     parts=parts)), name="a")
+    b = threading.Thread(target=lambda: got.update(b=core.summarize(ws, b_rows, derived=der, disagreements=False,
+                                                                     parts=parts)), name="b")
+    a.start()
+    assert inside.wait(10)
+    b.start()
+    b.join(0.5)
+    assert b.is_alive()  # (waiting for the first)
+    go.set()
+    a.join(30)
+    b.join(30)
+    monkeypatch.setattr(core, "progress", real)
+    assert same(got["a"], core.summarize(ws, a_rows, derived=der, disagreements=False))
+    assert same(got["b"], core.summarize(ws, b_rows, derived=der, disagreements=False))
+
+
+def test_a_part_that_fails_leaves_the_kept_parts_as_they_were(study, monkeypatch):
+    ws, der, df = study
+    parts = core.Parts()
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
+    real = core.ROLLUPS["radio"]
+
+    def broken(lab, s, der_):
+        raise RuntimeError("a part failed")
+    monkeypatch.setitem(core.ROLLUPS, "radio", (real[0], broken, real[2]))
+    df2 = _saved(df, 6, seed=9)
+    values = df2["value"].astype(object).to_numpy().copy()
+    radio = np.flatnonzero((df2["scheme"] == "outcome").to_numpy())
+    values[radio[0]] = next(v for v in values[radio] if v != values[radio[0]])  # an outcome saved too
+    df2 = df2.assign(value=pd.Categorical(values))
+    with pytest.raises(RuntimeError):
+        core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
+    monkeypatch.setitem(core.ROLLUPS, "radio", real)
+    df3 = _saved(df2, 6, seed=10)
+    for rows in (df, df2, df3):  # (the rows before the failed summary first)
+        assert same(core.summarize(ws, rows, derived=der, disagreements=False, parts=parts),
+                    core.summarize(ws, rows, derived=der, disagreements=False))
+
+
+def test_the_values_kept_spread_survive_a_summary_after_a_save(study):
+    ws, der, df = study
+    parts = core.Parts()
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
+    before = {k: len(v) for k, v in parts.spreads.items()}
+    core.summarize(ws, _saved(df, 3, seed=11), derived=der, disagreements=False, parts=parts)
+    after = {k: len(v) for k, v in parts.spreads.items()}
+    assert all(after.get(k, 0) >= n - 3 for k, n in before.items()), (before, after)
