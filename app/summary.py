@@ -365,9 +365,15 @@ def _order(configured, seen) -> list:
 def scorecards_tally(lab: Labels, scheme_obj) -> dict:
     sc = lab.of("scores", scheme_obj.name)
     ms = lab.of("milestones", scheme_obj.name)
-    reached = ms["reached"].map(lambda r: None if r is None or r != r else bool(r))
+    # each milestone's answers: not given (None), not reached, reached
+    given = ms["reached"].notna().to_numpy()
+    hit = np.zeros(len(ms), dtype=bool)
+    hit[given] = np.asarray(ms["reached"].to_numpy()[given], dtype=bool)
+    answer = np.where(given, 1 + hit, 0)
+    mile, miles = _coded(ms["milestone"])
+    milestones = sum_by([mile, answer], [miles, [None, False, True]])
     if not len(sc):
-        return prune({"milestones": tally_of(ms.assign(reached=reached), ["milestone", "reached"])})
+        return prune({"milestones": milestones})
     # on codes: the group's three columns once, the scores as their own whole numbers where they are
     group = [_coded(sc[c]) for c in ("level", "agent", "dimension")]
     codes, labels = [c for c, _ in group], [names for _, names in group]
@@ -381,8 +387,7 @@ def scorecards_tally(lab: Labels, scheme_obj) -> dict:
         scores = tally_of(sc[has], ["level", "agent", "dimension", "score"])
     who, names = _coded(sc["annotator"])
     return prune({"scores": scores, "runs": distinct_by(codes, labels, codes_of(sc["item_id"])[0]),
-                  "annotators": sum_by(codes + [who], labels + [names]),
-                  "milestones": tally_of(ms.assign(reached=reached), ["milestone", "reached"])})
+                  "annotators": sum_by(codes + [who], labels + [names]), "milestones": milestones})
 
 
 def scorecards_from(t: dict, scheme_obj) -> dict:
@@ -882,15 +887,18 @@ def mast_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
     _, found = _trace_steps(lab, der, scheme_obj, codes, names, _values(m["step"]))
     acting = [a if a is not None else (st or "(unknown)") for a, st in zip(found, stored)]
     m = m.assign(acting=pd.Series(acting, index=m.index, dtype=object))
-    return prune({"tags": tally_of(m, ["category"]), "steps": tally_of(m, ["category", "item_id", "step"]),
-                  "runs": distinct_of(m, ["category"], "item_id"), "modes": tally_of(m, ["category", "mode"]),
+    cat, cats = _coded(m["category"])
+    # distinct (item, step) per category, a missing item or step a value of its own (as
+    # drop_duplicates counts it): the pairs of different items differ, so the counts add up
+    step, _ = codes_of(m["step"])
+    pair = (codes + 1) * (int(step.max(initial=-1)) + 2) + (step + 1)
+    return prune({"tags": sum_by([cat], [cats]), "steps": distinct_by([cat], [cats], pair),
+                  "runs": distinct_by([cat], [cats], codes), "modes": tally_of(m, ["category", "mode"]),
                   "agents": tally_of(m, ["acting", "category"])})
 
 
 def mast_from(t: dict, scheme_obj) -> dict:
-    steps: dict = {}
-    for key in (t.get("steps") or {}):  # distinct (item, step) per category, a missing one a value of its own
-        steps[key[0]] = steps.get(key[0], 0) + 1
+    steps = t.get("steps") or {}
     by_cat = [{"category": c, "tags": n, "steps": steps.get(c, 0), "runs": (t.get("runs") or {}).get(c, 0)}
               for c, n in ordered(t.get("tags")) if c is not None]
     by_mode = [{"category": c, "mode": x, "tags": n} for (c, x), n in ordered(t.get("modes"))

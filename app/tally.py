@@ -43,6 +43,12 @@ def merge(a: dict, b: dict, sign: int = 1) -> dict:
 
 def prune(t: dict) -> dict:
     """t without zero counts and empty dicts (nested), as merge() leaves them."""
+    try:  # a flat tally (counts only): summed in C, kept as it is unless it holds a zero
+        sum(t.values())
+    except TypeError:  # (nested: some values are dicts)
+        pass
+    else:
+        return t if 0 not in t.values() else {k: v for k, v in t.items() if v}
     out = {}
     for k, v in t.items():
         if isinstance(v, dict):
