@@ -149,17 +149,7 @@ def alpha_from_counts(n: np.ndarray, cats: list, level: str = "nominal") -> floa
 def _alpha(n: np.ndarray, m: np.ndarray, cats: list, level: str) -> float | None:
     """alpha_from_counts of rows each holding two or more judgements (m: the row sums)."""
     w = 1.0 / (m - 1)
-    o = (n * w[:, None]).T @ n - np.diag((n * w[:, None]).sum(axis=0))
-    n_c = o.sum(axis=1)
-    total = n_c.sum()
-    if total <= 1:
-        return None
-    d2 = _delta2(cats, n_c, level)
-    d_o = float((o * d2).sum() / total)
-    d_e = float((np.outer(n_c, n_c) * d2).sum() / (total * (total - 1)))
-    if np.isclose(d_e, 0.0):
-        return None
-    return 1.0 - d_o / d_e
+    return _alpha_of((n * w[:, None]).T @ n - np.diag((n * w[:, None]).sum(axis=0)), cats, level)
 
 
 def krippendorff_alpha(units_values: Iterable[Iterable[Any]], level: str = "nominal") -> float | None:
@@ -624,6 +614,7 @@ def _coincidences(t: dict) -> tuple[list[float], np.ndarray, list, list, int]:
 
 
 def _alpha_of(o: np.ndarray, cats: list, level: str) -> float | None:
+    """Krippendorff's alpha from the coincidence matrix o over the values `cats`."""
     n_c = o.sum(axis=1)
     judged = n_c.sum()
     if judged <= 1:

@@ -1,6 +1,7 @@
 """Small literal annotation sets for the summary, agreement, gold and export tests."""
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -41,3 +42,18 @@ def whowhen(tmp_path: Path) -> tuple[Path, Saver]:
 
 def attribution(agent, step, reason="") -> dict:
     return {"responsible_agent": agent, "decisive_step": step, "reason": reason}
+
+
+def same(a: dict, b: dict) -> bool:
+    """Two summaries equal as JSON (keys sorted)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def generated_study(folder: Path, seed: int):
+    """A generated study (every scheme of the demo, 4 annotators an item, 2,400 rows:
+    benchmarks/summary.py's generator): (workspace, derivations, its rows framed)."""
+    import pyarrow.parquet as pq
+    from app.labels import frame
+    from benchmarks.summary import generate
+    ws, der, path = generate(folder, 2_400, 4, seed=seed)
+    return ws, der, frame(pq.read_table(path))

@@ -3,27 +3,18 @@ parts; with the rows unchanged it spreads no value and reads no tally, with a fe
 it brings the parts up to date by those items; a state gone or broken is never trusted."""
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 
 from app import kept as keptmod
 from app import labels, summary as core
-from app.labels import frame
-from benchmarks.summary import generate
-
-
-def same(a: dict, b: dict) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+from tests.summary_data import generated_study, same
 
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    ws, der, path = generate(tmp_path_factory.mktemp("study"), 2_400, 4, seed=5)
-    return ws, der, frame(pq.read_table(path))
+    return generated_study(tmp_path_factory.mktemp("study"), seed=5)
 
 
 def _saved(df: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:

@@ -1,28 +1,21 @@
-"""Summaries that keep their parts (summary.Parts): after a save, only the saved scheme's parts
-and the progress are computed again, and the result is the summary computed afresh."""
+"""Summaries that keep their parts (summary.Parts): after a save, only the changed items' rows
+are spread and counted again, and the result is the summary computed afresh."""
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 
 from app import labels, summary as core
 from app.labels import frame
-from benchmarks.summary import generate
-
-
-def same(a: dict, b: dict) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+from tests.summary_data import generated_study, same
 
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    """A generated study (every scheme of the demo, 4 annotators an item) and its rows."""
-    ws, der, path = generate(tmp_path_factory.mktemp("study"), 2_400, 4, seed=3)
-    return ws, der, frame(pq.read_table(path))
+    return generated_study(tmp_path_factory.mktemp("study"), seed=3)
 
 
 def edited(df: pd.DataFrame, scheme: str, value: str) -> pd.DataFrame:
