@@ -33,7 +33,6 @@ No Streamlit, no pandas: sequences or numpy arrays in, plain dicts out.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Hashable, Iterable, Sequence
 
 import numpy as np
@@ -277,21 +276,6 @@ class UnitPanel:
 
     def __len__(self) -> int:
         return len(self.unit_group)
-
-    def raters(self, units_mask: np.ndarray) -> np.ndarray:
-        """Distinct raters of the units selected by the mask (sorted)."""
-        # a mask over groups, then a count per rater: no sort, no array per group
-        wanted = np.zeros(self.n_groups, dtype=bool)
-        wanted[self.unit_group[units_mask]] = True
-        picked = self.flat_rater[wanted[self.flat_group]]
-        return np.flatnonzero(np.bincount(picked)) if len(picked) else np.zeros(0, dtype=np.int64)
-
-    @functools.cached_property
-    def _base(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """(units with two or more raters, their rater counts as floats, each unit's position
-        among them, how many distinct raters they have), computed once per panel."""
-        ok = self.m >= 2
-        return ok, self.m[ok].astype(np.float64), np.cumsum(ok) - 1, len(self.raters(ok))
 
     def entries(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(unit, rater) for every panel rater of the given units."""
@@ -680,7 +664,7 @@ def marked_tally(unit, rater, panel: UnitPanel, names: Sequence | None = None) -
                               default=False, panel=panel).nominal_tally(names)
     if len(unit) and (unit.min() < 0 or unit.max() >= n_units):
         return general()
-    ok, m_ok, at_ok, _ = panel._base
+    ok = panel.m >= 2
     span = int(rater.max(initial=0)) + 1
     pairs = distinct_ints(unit * span + rater, n_units * span)  # each (unit, rater) once, sorted by unit
     units, raters = pairs // span, pairs % span

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .tally import merge, ordered, prune, sum_by
+from .tally import in_order, merge, prune, sum_by
 from . import trace_columns
 from .labels import NO_ROWS, Labels, codes_of, groups, positions_in, rows_by
 from .timeline import UNLABELLED
@@ -393,12 +393,6 @@ def _labels_from(t: dict, name: str, order: list, finish) -> dict:
     return {x: finish(merge(base, by.get(x) or {})) for x in order}
 
 
-def _order(configured, seen: dict | None) -> list:
-    """The labels to report: those configured, in their order, then those seen, sorted."""
-    known = list(dict.fromkeys(x["name"] if isinstance(x, dict) else x for x in (configured or [])))
-    return known + [x for x, _ in ordered(seen) if x not in set(known)]
-
-
 def _attribution(lab, s, panel, der, k, t, dis):
     at = panel.keyed(lab.of("attribution", s.name))
     names = panel.raters
@@ -491,7 +485,7 @@ def _handoffs(lab, s, panel, der, k, t, dis, judgements):
 
 
 def _handoffs_from(t, s, k):
-    flags = _labels_from(t, "flags", _order(s.get("flags"), t.get("flags_seen")),
+    flags = _labels_from(t, "flags", in_order(s.get("flags"), t.get("flags_seen")),
                          lambda x: ag.nominal_from(x))
     return {"flags": flags, "quality": ag.ordinal_from(t.get("quality") or {})}
 
@@ -560,7 +554,7 @@ def _scorecard(lab, s, panel, der, k, t, dis):
 def _scorecard_from(t, s, k):
     def each(name, configured, finish):
         found = t.get(name) or {}
-        return {x: finish(found[x]) for x in _order(configured, found) if x in found}
+        return {x: finish(found[x]) for x in in_order(configured, found) if x in found}
     return {"agent_dimensions": each("agent_dimensions", s.get("agent_dimensions"), ag.ordinal_from),
             "team_dimensions": each("team_dimensions", s.get("team_dimensions"), ag.ordinal_from),
             "milestones": each("milestones", s.get("milestones"), ag.nominal_from)}
@@ -584,7 +578,7 @@ def _contention(lab, s, panel, der, k, t, dis):
 
 
 def _contention_from(t, s, k):
-    order = [x for x in _order(s.get("contention_labels"), t.get("labels_seen")) if x != UNLABELLED]
+    order = [x for x in in_order(s.get("contention_labels"), t.get("labels_seen")) if x != UNLABELLED]
     return {"label": ag.nominal_from(t.get("label") or {}, UNLABELLED),
             "labels": _labels_from(t, "labels", order, lambda x: ag.nominal_from(x, False))}
 
@@ -625,7 +619,7 @@ def _emergent(lab, s, panel, der, k, t, dis):
     names = panel.raters
     every = lab.of("behaviours", s.name)
     t["behaviors_seen"] = _counts(every["behavior"])
-    behaviours = list(dict.fromkeys(list(s.get("behaviors") or []) + [x for x, _ in ordered(t["behaviors_seen"])]))
+    behaviours = in_order(s.get("behaviors"), t["behaviors_seen"])
     b = panel.keyed(every)
     b = b.assign(turn=_ints(b["turn"]))
     objs = _step_objects(panel, der, s, with_agent=False)
@@ -651,7 +645,7 @@ def _emergent(lab, s, panel, der, k, t, dis):
 
 
 def _emergent_from(t, s, k):
-    order = _order(s.get("behaviors"), t.get("behaviors_seen"))
+    order = in_order(s.get("behaviors"), t.get("behaviors_seen"))
     marks = _labels_from(t, "marks", order, lambda x: ag.nominal_from(x, False))
     turns = _labels_from(t, "turns", order, ag.set_from)
     return {"behaviors": {n: {**marks[n], "turns_jaccard": turns[n]["jaccard"]} for n in order}}
@@ -710,8 +704,8 @@ def _steps_from(t, s, k):
     marked = lambda x: ag.nominal_from(x, False)  # noqa: E731
     return {"any_mode": marked(t.get("any_mode") or {}),
             "modes_jaccard_on_tagged_steps": ag.set_from(t.get("modes_jaccard_on_tagged_steps") or {}),
-            "categories": _labels_from(t, "categories", _order([], t.get("categories_seen")), marked),
-            "modes": _labels_from(t, "modes", _order([], t.get("modes_seen")), marked),
+            "categories": _labels_from(t, "categories", in_order([], t.get("categories_seen")), marked),
+            "modes": _labels_from(t, "modes", in_order([], t.get("modes_seen")), marked),
             "correctness": ag.nominal_from(t.get("correctness") or {})}
 
 
@@ -742,7 +736,7 @@ def _multiselect(lab, s, panel, der, k, t, dis):
 
 
 def _multiselect_from(t, s, k):
-    labels = _labels_from(t, "labels", _order(s.get("labels"), t.get("labels_seen")),
+    labels = _labels_from(t, "labels", in_order(s.get("labels"), t.get("labels_seen")),
                           lambda x: ag.nominal_from(x, False))
     return {"labels": labels, "jaccard": ag.set_from(t.get("jaccard") or {})}
 

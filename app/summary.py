@@ -27,6 +27,7 @@ import contextlib
 import logging
 import math
 import threading
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable
@@ -46,7 +47,7 @@ from .labels import DONE, Labels, build, categorical, codes_of, frame, groups, p
 from .scheme_agreement import agreement_for as _agreement_for, agreement_from as _agreement_from, \
     agreement_tally as _agreement_tally, flag_sets
 from .storage import AnnotationStore
-from .tally import distinct_by, merge, order_key, ordered, prune, sum_by
+from .tally import distinct_by, in_order, merge, order_key, ordered, prune, sum_by
 
 
 _T975 = [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
@@ -98,29 +99,6 @@ def _values(col: pd.Series) -> list:
         vals[codes < 0] = None
         return vals.tolist()
     return col.to_numpy(dtype=object).tolist()
-
-
-def _records(df: pd.DataFrame) -> list[dict]:
-    """JSON-ready records: numpy scalars to Python, NaN to None. Built a column at a time (a
-    numeric column in one tolist(), not a check per value: the per-run lists have tens of
-    thousands of rows)."""
-    cols = []
-    for c in df.columns:
-        col = df[c]
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            vals = _values(col)
-        elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
-            vals = col.to_numpy().tolist()
-        elif isinstance(col.dtype, np.dtype) and col.dtype.kind == "f":
-            arr = col.to_numpy()
-            vals = arr.tolist()
-            if np.isnan(arr).any():
-                vals = [None if v != v else v for v in vals]
-        else:
-            vals = [_py(v) for v in col.to_numpy(dtype=object)]
-        cols.append(vals)
-    names = list(df.columns)
-    return [dict(zip(names, row)) for row in zip(*cols)] if names else [{} for _ in range(len(df))]
 
 
 def _py(v: Any) -> Any:
@@ -355,13 +333,6 @@ def _hist_stats(hist: dict) -> dict:
     return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
 
 
-def _order(configured, seen) -> list:
-    """Names in their configured order, then the others seen, sorted."""
-    known = list(dict.fromkeys(x["name"] if isinstance(x, dict) else x for x in (configured or [])))
-    taken = set(known)
-    return known + [x for x in sorted(set(seen) - taken, key=order_key)]
-
-
 def scorecards_tally(lab: Labels, scheme_obj) -> dict:
     sc = lab.of("scores", scheme_obj.name)
     ms = lab.of("milestones", scheme_obj.name)
@@ -395,7 +366,7 @@ def scorecards_from(t: dict, scheme_obj) -> dict:
     # (a group's annotators tally counts every row of it: the groups are its keys)
     annotators = {g: len([a for a in who if a is not None]) for g, who in _by_first(t.get("annotators"), 3).items()}
     groups_ = set(annotators)
-    dims = lambda level: _order(scheme_obj.get(f"{level}_dimensions"),  # noqa: E731
+    dims = lambda level: in_order(scheme_obj.get(f"{level}_dimensions"),  # noqa: E731
                                 {d for lv, _, d in groups_ if lv == level and d is not None})
     rank = {level: {d: i for i, d in enumerate(dims(level))} for level in ("agent", "team")}
 
@@ -406,7 +377,7 @@ def scorecards_from(t: dict, scheme_obj) -> dict:
                  "runs": runs.get((lv, a, d), 0), "annotators": annotators.get((lv, a, d), 0)}
                 for lv, a, d in keys]
     miles = _by_first(t.get("milestones"), 1)
-    order = _order(scheme_obj.get("milestones"), miles)
+    order = in_order(scheme_obj.get("milestones"), miles)
     out = []
     for m in order:
         if m in miles:
@@ -414,10 +385,6 @@ def scorecards_from(t: dict, scheme_obj) -> dict:
             hit = miles[m].get(True, 0)
             out.append({"milestone": m, "n": n, "reached": hit, "rate": hit / n if n else None})
     return {"agents": rows("agent", True), "team": rows("team", False), "milestones": out}
-
-
-def scorecards(lab: Labels, scheme_obj) -> dict:
-    return scorecards_from(scorecards_tally(lab, scheme_obj), scheme_obj)
 
 
 def _trace_steps(lab: Labels, der: Derived, scheme_obj, item_codes: np.ndarray, item_names: pd.Index,
@@ -491,10 +458,6 @@ def attribution_from(t: dict, scheme_obj) -> dict:
     hist = [{"part_of_run": f"{i * 20}–{(i + 1) * 20}%", "count": c} for i, c in enumerate(bins)]
     return {"blame": blame, "positions": positions, "position_histogram": hist,
             "no_failure": t.get("no_failure", 0), "attributions": t.get("attributions", 0)}
-
-
-def attribution(lab: Labels, scheme_obj, der: Derived) -> dict:
-    return attribution_from(attribution_tally(lab, scheme_obj, der), scheme_obj)
 
 
 def _derived_handoffs(lab: Labels, der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -655,16 +618,10 @@ def handoffs_from(t: dict, scheme_obj) -> dict:
                       "rated": rated, "mean_quality": sum(x * c for x, c in q) / rated if rated else None,
                       "flag_rate": flagged.get((a, b), 0) / size[(a, b)]})
     flags = t.get("flags") or {}
-    seen = _order(scheme_obj.get("flags"), {f for _, _, f in flags})
+    seen = in_order(scheme_obj.get("flags"), {f for _, _, f in flags})
     flag_rows = [{"src": a, "dst": b, "flag": f, "count": flags.get((a, b, f), 0),
                   "rate": flags.get((a, b, f), 0) / size[(a, b)]} for a, b in names for f in seen]
     return {"pairs": pairs, "flags": flag_rows, "stale": t.get("stale", 0)}
-
-
-def handoffs(lab: Labels, scheme_obj, der: Derived) -> dict:
-    """Per ordered pair of agents: handoffs reviewed, flagged, rated and their mean quality; and
-    how often each flag was set."""
-    return handoffs_from(handoffs_tally(lab, scheme_obj, der), scheme_obj)
 
 
 def graph_marks(lab: Labels, graph_schemes) -> dict:
@@ -861,15 +818,11 @@ def emergent_from(t: dict, scheme_obj) -> dict:
         n_marks[r["behavior"]] = n_marks.get(r["behavior"], 0) + r["marks"]
     who = _by_first(t.get("annotators"), 1)
     totals = [{"behavior": x, "runs": n_runs[x], "annotators": len([a for a in who.get(x, {}) if a is not None]),
-               "marks": n_marks[x]} for x in _order(scheme_obj.get("behaviors"), n_runs) if x in n_runs]
+               "marks": n_marks[x]} for x in in_order(scheme_obj.get("behaviors"), n_runs) if x in n_runs]
     return {"per_run": per_run, "totals": totals}
 
 
-def emergent(lab: Labels, scheme_obj) -> dict:
-    return emergent_from(emergent_tally(lab, scheme_obj), scheme_obj)
-
-
-def tool_verdicts(lab: Labels, scheme_obj) -> dict:
+def tool_verdicts_tally(lab: Labels, scheme_obj) -> dict:
     return tally_of(lab.of("tool_verdicts", scheme_obj.name), ["tool", "verdict"])
 
 
@@ -908,10 +861,6 @@ def mast_from(t: dict, scheme_obj) -> dict:
     return {"by_category": by_cat, "by_mode": by_mode, "by_agent": by_agent}
 
 
-def mast(lab: Labels, scheme_obj, der: Derived) -> dict:
-    return mast_from(mast_tally(lab, scheme_obj, der), scheme_obj)
-
-
 def _choice_column(scheme_obj) -> tuple[str, str]:
     return ("likert", "score") if scheme_obj.type == "likert" else ("choices", "label")
 
@@ -926,14 +875,10 @@ def choices_tally(lab: Labels, scheme_obj) -> dict:
 def choices_from(t: dict, scheme_obj) -> dict:
     count = {k: v for k, v in (t.get("count") or {}).items() if k is not None}
     n = max(t.get("rows", 0), 1)
-    order = _order(scheme_obj.get("labels") if scheme_obj.type != "likert" else None, count)
+    order = in_order(scheme_obj.get("labels") if scheme_obj.type != "likert" else None, count)
     return {"type": scheme_obj.type,
             "labels": [{"label": x, "count": count[x], "runs": (t.get("runs") or {}).get(x, 0), "share": count[x] / n}
                        for x in order if x in count]}
-
-
-def choices(lab: Labels, scheme_obj) -> list[dict]:
-    return choices_from(choices_tally(lab, scheme_obj), scheme_obj)["labels"]
 
 
 def agreement_for(lab: Labels, s, der: Derived, k: int, listed: bool = True) -> tuple[dict, list[dict]]:
@@ -989,10 +934,6 @@ def gold_from(t: dict, attribution_scheme, k: int) -> dict:
     res["items_with_gold"] = t.get("items_with_gold", 0)
     res["scheme"] = attribution_scheme.name if attribution_scheme is not None else None
     return res
-
-
-def gold_accuracy(lab: Labels, ws, item_ids: Iterable[str], attribution_scheme, step_schemes, k: int) -> dict:
-    return gold_from(gold_tally(lab, ws, item_ids, attribution_scheme, step_schemes, k), attribution_scheme, k)
 
 
 # --- the whole summary ---------------------------------------------------------------------------------------
@@ -1123,6 +1064,7 @@ class Parts:
         self._written = 0  # the newest state written (states are numbered as they are made)
         self._made = 0
         self._writer: threading.Thread | None = None
+        self._last_write: float | None = None
 
     def of_filters(self, where: tuple) -> dict[tuple, tuple[tuple, Any]]:
         """The parts kept under these filters (made the newest), with under ROWS the rows they
@@ -1164,13 +1106,23 @@ class Parts:
                 del kept[key]
         kept[ROWS] = (rows, hashes)
 
+    # seconds between two writes of one project's parts: a large store's state is tens of MB,
+    # and a summary page computing again after every re-read that found a save would otherwise
+    # rewrite it every few seconds (a state left older only costs the next process the items
+    # changed since)
+    WRITE_EVERY = 60.0
+
     def write(self, where: tuple, kept: dict, keys: list[tuple]) -> None:
-        """Writes the unfiltered summary's parts (these keys) to disk in the background."""
+        """Writes the unfiltered summary's parts (these keys) to disk in the background, at most
+        once every WRITE_EVERY seconds."""
         if self.folder is None or not _on_disk(where) or ROWS not in kept:
             return
+        now = time.monotonic()
+        if self._last_write is not None and now - self._last_write < self.WRITE_EVERY:
+            return
+        self._last_write = now
         parts = {key: kept[key] for key in keys}
-        finished = {key[1:]: got for key, got in kept.items() if key[0] == "finished" and key[1:] in parts
-                    or key[:2] == ("finished", "interaction")}
+        finished = {key[1:]: got for key, got in kept.items() if key[0] == "finished" and key[1:] in parts}
         rows, hashes = kept[ROWS]
         with self._numbers:
             self._made += 1
@@ -1207,7 +1159,7 @@ ROLLUPS = {
     "handoff_review": ("handoffs", handoffs_tally, handoffs_from),
     "tool_contention": ("contention", contention_tally, contention_from),
     "emergent_behavior": ("emergent", lambda lab, s, der: emergent_tally(lab, s), emergent_from),
-    "tool_call_review": ("tool_verdicts", lambda lab, s, der: tool_verdicts(lab, s), tool_verdicts_from),
+    "tool_call_review": ("tool_verdicts", lambda lab, s, der: tool_verdicts_tally(lab, s), tool_verdicts_from),
     "trajectory_eval": ("mast", mast_tally, mast_from),
     **{t: ("choices", lambda lab, s, der: choices_tally(lab, s), choices_from)
        for t in ("radio", "multiselect", "likert")},
@@ -1218,8 +1170,8 @@ SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "choices"]
 
 def _cleaned(section: str, part):
     """A rollup made JSON-safe (clean()) once, when computed. Its long lists (one entry per
-    attribution, per run and behaviour) are built from plain Python values already (_records,
-    or by hand) and are not walked again; the key order stays as it always was (the positions
+    attribution, per run and behaviour) are built from plain Python values already and are not
+    walked again; the key order stays as it always was (the positions
     last, the runs in their place)."""
     if section == "attribution":
         part = dict(part)

@@ -79,14 +79,47 @@ def order_key(x: Any):
 
 def ordered(counts: dict | None) -> list[tuple[Any, int]]:
     """A flat tally's (key, count) in the fixed order finish functions read them in: keys
-    sorted as they are where they compare (the same order order_key gives them), else by
-    order_key."""
+    sorted as they are where they compare, else by order_key (the same keys always take the
+    same way, so the same tally is always read in the same order)."""
     if not counts:
         return []
     try:
         return sorted(counts.items())  # (keys are distinct: counts are never compared)
     except TypeError:
         return sorted(counts.items(), key=lambda kv: order_key(kv[0]))
+
+
+def in_order(configured, seen) -> list:
+    """Labels to report: those configured (names, or dicts with a name), in their order, then
+    the others seen (any iterable of keys), sorted by order_key."""
+    known = list(dict.fromkeys(x["name"] if isinstance(x, dict) else x for x in (configured or [])))
+    taken = set(known)
+    return known + sorted((x for x in set(seen or ()) if x not in taken), key=order_key)
+
+
+def _combined(cols: list[np.ndarray]) -> tuple[np.ndarray, list[int], list[int], int] | None:
+    """Code columns as one integer key per row, with each column's lowest code and span and the
+    number of possible keys; None when that number passes 2**62."""
+    lows = [int(c.min()) for c in cols]
+    spans = [int(c.max()) - lo + 1 for c, lo in zip(cols, lows)]
+    bound = 1
+    for span in spans:
+        bound *= span
+    if bound >= 2 ** 62:
+        return None
+    key = cols[0] - lows[0] if lows[0] else cols[0]
+    for c, lo, span in zip(cols[1:], lows[1:], spans[1:]):
+        key = key * span + (c - lo)
+    return key, lows, spans, bound
+
+
+def _split(keys: np.ndarray, lows: list[int], spans: list[int]) -> list[np.ndarray]:
+    """_combined keys back into their columns' codes."""
+    parts = []
+    for lo, span in zip(reversed(lows), reversed(spans)):
+        keys, at = np.divmod(keys, span)
+        parts.append(at + lo)
+    return parts[::-1]
 
 
 def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], weights=None) -> dict:
@@ -97,16 +130,10 @@ def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], wei
     n = len(cols[0]) if cols else 0
     if not n:
         return {}
-    lows = [int(c.min()) for c in cols]
-    spans = [int(c.max()) - lo + 1 for c, lo in zip(cols, lows)]
     w = None if weights is None else np.asarray(weights, dtype=np.int64)
-    bound = 1
-    for span in spans:
-        bound *= span
-    if bound < 2 ** 62:  # one integer key per row
-        key = cols[0] - lows[0] if lows[0] else cols[0]
-        for c, lo, span in zip(cols[1:], lows[1:], spans[1:]):
-            key = key * span + (c - lo)
+    combined = _combined(cols)
+    if combined is not None:  # one integer key per row
+        key, lows, spans, bound = combined
         if bound <= 8 * n + (1 << 20):  # a sum per possible key: no sort
             sums = np.bincount(key, weights=w, minlength=bound)  # (counts: whole numbers)
             uniq = np.flatnonzero(sums)
@@ -116,11 +143,7 @@ def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], wei
             sums = np.bincount(inverse, weights=w, minlength=len(uniq))
             keep = sums != 0
             uniq, sums = uniq[keep], sums[keep]
-        parts = []
-        for lo, span in zip(reversed(lows), reversed(spans)):
-            uniq, at = np.divmod(uniq, span)
-            parts.append((at + lo).tolist())
-        parts.reverse()
+        parts = [p.tolist() for p in _split(uniq, lows, spans)]
     else:  # (codes too wide to combine: rows of codes)
         uniq, inverse = np.unique(np.stack(cols), axis=1, return_inverse=True)
         sums = np.bincount(inverse.ravel(), weights=w, minlength=uniq.shape[1])
@@ -144,29 +167,19 @@ def distinct_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None]
     col = col[keep]
     if not len(col):
         return {}
-    # each distinct (columns, col) once: a sort of one integer key per row where they fit
-    lows = [int(c.min()) for c in cols]
-    spans = [int(c.max()) - lo + 1 for c, lo in zip(cols, lows)]
-    width = int(col.max()) + 1
-    bound = float(np.prod(np.asarray(spans + [width], dtype=np.float64)))
-    if bound < 2.0 ** 62:
-        key = np.zeros(len(col), dtype=np.int64)
-        for c, lo, span in zip(cols, lows, spans):
-            key = key * span + (c - lo)
-        key = key * width + col
-        if bound <= 8 * len(key) + (1 << 22):  # a mark per possible key: no sort
-            seen = np.zeros(int(bound), dtype=bool)
-            seen[key] = True
-            pairs = np.flatnonzero(seen) // width
-        else:
-            pairs = np.unique(key) // width
-        parts = []
-        for lo, span in zip(reversed(lows), reversed(spans)):
-            pairs, at = np.divmod(pairs, span)
-            parts.append(at + lo)
-        return sum_by(parts[::-1], labels)
-    rows = np.unique(np.stack(cols + [col]), axis=1)
-    return sum_by(list(rows[:-1]), labels)
+    # each distinct (columns, col) once, by marks or a sort of one integer key per row
+    combined = _combined(cols + [col])
+    if combined is None:
+        rows = np.unique(np.stack(cols + [col]), axis=1)
+        return sum_by(list(rows[:-1]), labels)
+    key, lows, spans, bound = combined
+    if bound <= 8 * len(key) + (1 << 22):  # a mark per possible key: no sort
+        seen = np.zeros(bound, dtype=bool)
+        seen[key] = True
+        distinct = np.flatnonzero(seen)
+    else:
+        distinct = np.unique(key)
+    return sum_by(_split(distinct, lows, spans)[:-1], labels)
 
 
 # --- kept on disk: JSON with tuple keys ---------------------------------------------------------

@@ -202,3 +202,25 @@ def test_the_values_kept_spread_survive_a_summary_after_a_save(study):
     core.summarize(ws, _saved(df, 3, seed=11), derived=der, disagreements=False, parts=parts)
     after = {k: len(v) for k, v in parts.spreads.items()}
     assert all(after.get(k, 0) >= n - 3 for k, n in before.items()), (before, after)
+
+
+def test_one_project_writes_its_parts_at_most_once_a_minute(study, tmp_path, monkeypatch):
+    """A summary page computing again after each re-read that found saves does not rewrite the
+    state (tens of MB at a million rows) each time: the next write waits WRITE_EVERY seconds."""
+    ws, der, df = study
+    folder = tmp_path / ".summary"
+    parts = core.Parts(folder)
+    core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
+    parts.flush()
+    first = keptmod.load(folder, "", (None, None, None, 1))["id"]
+    df2 = _saved(df, 3, seed=12)
+    core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
+    parts.flush()
+    assert keptmod.load(folder, "", (None, None, None, 1))["id"] == first  # (within the minute: not written)
+    monkeypatch.setattr(core.Parts, "WRITE_EVERY", 0.0)
+    df3 = _saved(df2, 3, seed=13)
+    core.summarize(ws, df3, derived=der, disagreements=False, parts=parts)
+    parts.flush()
+    assert keptmod.load(folder, "", (None, None, None, 1))["id"] != first
+    assert same(core.summarize(ws, df3, derived=der, disagreements=False, parts=core.Parts(folder)),
+                core.summarize(ws, df3, derived=der, disagreements=False))
