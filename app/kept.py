@@ -39,7 +39,7 @@ from . import tally
 
 FOLDER = ".summary"
 STATE = "state.json"
-VERSION = 1  # (raised whenever what a tally counts, or how it is finished, changes)
+VERSION = 2  # (raised whenever what a tally counts, or how it is finished, changes)
 
 
 class Lazy:

@@ -181,6 +181,10 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
         parts.append(_fig(charts.blame(att)) + table(att["blame"], "Blame per agent"))
         parts.append(_fig(charts.position_histogram(att)) + table(att["position_histogram"],
                                                                    "Decisive-step position"))
+        acting = att.get("acting_is_blamed") or {}
+        if acting.get("of"):
+            parts.append(f"<p>The blamed agent acts at the decisive step in {acting['share']:.0%} of attributions "
+                         f"({acting['count']} of {acting['of']}).</p>")
     # gold
     if s["gold"]:
         parts.append("<h2>Accuracy against gold</h2>")

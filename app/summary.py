@@ -417,9 +417,11 @@ def _trace_steps(lab: Labels, der: Derived, scheme_obj, item_codes: np.ndarray, 
 BIG = 1 << 62
 
 
-def attribution_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
+def _placed(lab: Labels, scheme_obj, der: Derived) -> tuple[list, ...]:
+    """Each attribution that names a step, placed on its run: (annotators, items, agents, steps,
+    the run's steps (None: no such item), where in the run (step / (steps - 1); None: no such
+    item or an empty run), the agent acting at that step (None: no such step))."""
     at = lab.of("attribution", scheme_obj.name)
-    named = at[at["agent"].notna()]
     item_ids, who, agent, step = (_values(at[c]) for c in ("item_id", "annotator", "agent", "step"))
     rows = [i for i, x in enumerate(step) if not missing(x)]
     every = len(rows) == len(step)  # (usually: each attribution names a step)
@@ -428,12 +430,26 @@ def attribution_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
     n_steps, acting = _trace_steps(lab, der, scheme_obj, codes if every else codes[rows], names, steps)
     if not every:
         item_ids, who, agent = ([col[i] for i in rows] for col in (item_ids, who, agent))
-    # each attribution placed on its run: a key of its own (annotator first: the store's order)
-    n_of = [n if n >= 0 else None for n in n_steps.tolist()]  # (None: no such item)
+    n_of = [n if n >= 0 else None for n in n_steps.tolist()]
     placed_at = [(x / (n - 1) if n > 1 else 0.0) if n else None for x, n in zip(steps, n_of)]
-    positions = Counter(zip(who, item_ids, agent, steps, n_of, placed_at, acting))
+    return who, item_ids, agent, steps, n_of, placed_at, acting
+
+
+def attribution_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
+    """Blame per agent (attributions, runs, annotators), where in their runs the decisive steps
+    fall (a fifth of the run each; a step out of the run counts in the end it is past), and how
+    often the blamed agent is the one acting at the decisive step. Every attribution's own
+    record is listed apart (decisive_steps): kept here, it would make the tally, and what the
+    summary keeps, grow with the judgements."""
+    at = lab.of("attribution", scheme_obj.name)
+    named = at[at["agent"].notna()]
+    _who, _items, agent, _steps, _n, placed_at, acting = _placed(lab, scheme_obj, der)
+    placed = np.asarray([p for p in placed_at if p is not None], dtype=np.float64)
+    bins = np.bincount(np.clip(np.trunc(placed * 5), 0, 4).astype(np.int64), minlength=5).tolist()
+    known = [act == a for a, act in zip(agent, acting) if act is not None and a]
     return prune({"blame": tally_of(named, ["agent"]), "runs": distinct_of(named, ["agent"], "item_id"),
-                  "annotators": tally_of(named, ["agent", "annotator"]), "positions": dict(positions),
+                  "annotators": tally_of(named, ["agent", "annotator"]), "bins": dict(enumerate(bins)),
+                  "acting": {True: sum(known), False: len(known) - sum(known)},
                   "no_failure": int(at["agent"].isna().sum()), "attributions": int(len(at))})
 
 
@@ -443,21 +459,49 @@ def attribution_from(t: dict, scheme_obj) -> dict:
     annotators = _by_first(t.get("annotators"), 1)
     blame = [{"agent": a, "count": n, "runs": (t.get("runs") or {}).get(a, 0), "annotators": len(annotators.get(a, {})),
               "share": n / whole} for a, n in sorted(count.items(), key=lambda x: (-x[1], order_key(x[0])))]
-    # one attribution per annotator and run: sorted by those, as the store's rows are
-    found = list((t.get("positions") or {}).items())
+    bins = t.get("bins") or {}
+    hist = [{"part_of_run": f"{i * 20}–{(i + 1) * 20}%", "count": bins.get(i, 0)} for i in range(5)]
+    acting = t.get("acting") or {}
+    same, known = acting.get(True, 0), acting.get(True, 0) + acting.get(False, 0)
+    return {"blame": blame, "position_histogram": hist,
+            "acting_is_blamed": {"count": same, "of": known, "share": same / known if known else None},
+            "no_failure": t.get("no_failure", 0), "attributions": t.get("attributions", 0)}
+
+
+def positions(lab: Labels, scheme_obj, der: Derived) -> list[dict]:
+    """Every attribution naming a step, placed on its run, sorted by annotator and run (as the
+    store's rows are)."""
+    found = list(zip(*_placed(lab, scheme_obj, der)))
     try:
         found.sort()  # (the annotator and run tell every two apart: nothing else is compared)
     except TypeError:
-        found.sort(key=lambda kv: (str(kv[0][0]), str(kv[0][1])))
-    positions = [{"item_id": i, "annotator": w, "agent": a, "step": x, "steps": n, "position": p,
-                  "acting_agent": act, "acting_is_blamed": (act == a) if act is not None and a else None}
-                 for (w, i, a, x, n, p, act), c in found for _ in range(c)]
-    placed = np.asarray([r["position"] for r in positions if r["position"] is not None], dtype=np.float64)
-    # a fifth of the run each; a step out of the run counts in the end it is past
-    bins = np.bincount(np.clip(np.trunc(placed * 5), 0, 4).astype(np.int64), minlength=5).tolist()
-    hist = [{"part_of_run": f"{i * 20}–{(i + 1) * 20}%", "count": c} for i, c in enumerate(bins)]
-    return {"blame": blame, "positions": positions, "position_histogram": hist,
-            "no_failure": t.get("no_failure", 0), "attributions": t.get("attributions", 0)}
+        found.sort(key=lambda r: (str(r[0]), str(r[1])))
+    return [{"item_id": i, "annotator": w, "agent": a, "step": x, "steps": n, "position": p,
+             "acting_agent": act, "acting_is_blamed": (act == a) if act is not None and a else None}
+            for w, i, a, x, n, p, act in found]
+
+
+def _positions_of(lab: Labels | None, df: pd.DataFrame, s, der: Derived, item_ids: list) -> list[dict]:
+    """positions() from these Labels, or (None) from the scheme's rows of df spread again (the
+    Labels of a summary from kept parts spread only the parts it computed)."""
+    if lab is None:
+        lab = build(df[(df["scheme"] == s.name).to_numpy(dtype=bool)], {s.name: s})
+        trace_columns.cover(lab.memo, item_ids)
+    return positions(lab, s, der)
+
+
+def decisive_steps(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Iterable[str] | None = None,
+                   items: Iterable[str] | None = None, derived: Derived | None = None) -> list[dict]:
+    """Every decisive step of one failure-attribution scheme, placed on its run (positions()),
+    under the summary's filters: listed for the scheme someone opens, as disagreements() are."""
+    if df is None:
+        df = load(ws)
+    s = ws.project.scheme(scheme)
+    item_ids = [it.id for it in ws.items] if items is None else list(items)
+    with no_gc():
+        lab = build(apply_filters(df, annotators, [scheme], item_ids), {scheme: s})
+        trace_columns.cover(lab.memo, item_ids)
+        return positions(lab, s, derived or Derived.of(ws))
 
 
 def _derived_handoffs(lab: Labels, der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -1169,16 +1213,9 @@ SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "choices"]
 
 
 def _cleaned(section: str, part):
-    """A rollup made JSON-safe (clean()) once, when computed. Its long lists (one entry per
-    attribution, per run and behaviour) are built from plain Python values already and are not
-    walked again; the key order stays as it always was (the positions
-    last, the runs in their place)."""
-    if section == "attribution":
-        part = dict(part)
-        positions = part.pop("positions")
-        part = clean(part)
-        part["positions"] = positions
-        return part
+    """A rollup made JSON-safe (clean()) once, when computed. Its long list (one entry per run
+    and behaviour) is built from plain Python values already and is not walked again; the key
+    order stays as it always was (the runs in their place)."""
     if section == "emergent":
         runs = part["per_run"]
         part = clean({**part, "per_run": None})
@@ -1330,6 +1367,10 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
             section, _, finish = ROLLUPS[s.type]
             key = ("rollup", s.name)
             rollups[section][s.name] = finished(key, [key], lambda: _cleaned(section, finish(found[key], s)))
+    if disagreements:  # (listed: every decisive step too, built from plain Python values)
+        for s in att_schemes:
+            rollups["attribution"][s.name] = {**rollups["attribution"][s.name],
+                                              "positions": _positions_of(lab if kept is None else None, df, s, der, item_ids)}
     out.update((section, rollups[section]) for section in SECTIONS)
     out["interaction"] = finished(("interaction",), sides, lambda: clean(interaction(
         found[("interaction",)], found[("graph_marks",)], [found[("handoff_flags", s.name)] for s in reviews])))

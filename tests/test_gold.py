@@ -70,6 +70,11 @@ def test_summary_json_command_has_gold_and_agreement(tmp_path):
     text = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg)], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert text.returncode == 0 and "alice: n=6 agent 50%, step 33%, step ±1 50%" in text.stdout
+    acting = out["attribution"]["attribution"]["acting_is_blamed"]
+    judged = [p["acting_is_blamed"] for p in out["attribution"]["attribution"]["positions"]]
+    assert (acting["count"], acting["of"]) == (judged.count(True), len(judged) - judged.count(None)) and acting["of"]
+    assert (f"the blamed agent acts at the decisive step: {acting['share']:.0%} ({acting['count']} of "
+            f"{acting['of']})") in text.stdout
     # the text counts the disagreements the JSON lists
     assert f"\n{len(out['disagreements'])} disagreement(s): see --json" in text.stdout and out["disagreements"]
     # the text kept its parts on disk (app/kept.py); the next run starts from them, one more save

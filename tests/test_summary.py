@@ -40,6 +40,14 @@ def test_attribution_blame_positions_and_agreement_of_three(tmp_path):
     pos = {(p["item_id"], p["annotator"]): p["position"] for p in att["positions"]}
     assert pos[(CODE, "alice")] == pytest.approx(4 / 9) and pos[(TRIP, "alice")] == pytest.approx(4 / 13)
     assert [h["count"] for h in att["position_histogram"]] == [0, 2, 2, 0, 0]
+    # bob blames the Coder at step 5, where the Tester acts; the three others blame who acts
+    assert att["acting_is_blamed"] == {"count": 3, "of": 4, "share": 0.75}
+    assert [p["acting_is_blamed"] for p in att["positions"]] == [True, True, False, True]
+    # the summary's numbers leave the records out; they are listed per scheme, under the filters
+    ws = open_project(cfg)
+    assert "positions" not in core.summarize(ws, disagreements=False)["attribution"]["attribution"]
+    assert core.decisive_steps(ws, None, "attribution") == att["positions"]
+    assert core.decisive_steps(ws, None, "attribution", annotators=["bob"], items=[CODE]) == [att["positions"][2]]
     # Fleiss (three raters overall), CODE: Coder 2, Tester 1 -> P = 1/3; TRIP: FlightAgent 1,
     # no failure 1 -> P = 0; P̄ = 1/6; p = 2/5, 1/5, 1/5, 1/5 -> Pe = 7/25; kappa = -17/108
     a = s["agreement"]["attribution"]
@@ -187,8 +195,12 @@ def test_contention_per_resource_tools_and_choices(tmp_path):
     ws = open_project(cfg)
     numbers = core.summarize(ws, disagreements=False)
     assert numbers["disagreements"] is None
+    # listed: the disagreements, and every decisive step (listed on demand too, per scheme)
+    listed_steps = {n: a.pop("positions") for n, a in s["attribution"].items()}
+    assert "positions" not in numbers["attribution"]["attribution"]
     assert json.dumps({**numbers, "disagreements": None}, sort_keys=True) == \
         json.dumps({**s, "disagreements": None}, sort_keys=True)
+    assert core.decisive_steps(ws, None, "attribution") == listed_steps["attribution"]
     for name in counts:
         assert core.disagreements(ws, None, name) == [d for d in s["disagreements"] if d["scheme"] == name]
     assert core.disagreements(ws, None, "contention", annotators=["alice"]) == []  # one annotator: nothing to differ
@@ -239,6 +251,7 @@ def test_report_lists_the_first_disagreements_and_counts_them_all(tmp_path, monk
     html = report.build_html(ws)
     assert "Where annotators differ (2; the first 1 listed" in html
     assert "<td>responsible agent</td>" in html and "<td>decisive step</td>" not in html
+    assert "The blamed agent acts at the decisive step in 50% of attributions (1 of 2)." in html
 
 
 def test_fingerprint_changes_with_a_value_rewritten_under_the_same_save_time(tmp_path):

@@ -83,6 +83,29 @@ def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, 
     assert [t.value for t in at.title] == ["Failure attribution"]
 
 
+def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, monkeypatch):
+    from app import summary as core
+    from app.ui import summary_page
+    monkeypatch.setattr(summary_page, "DIS_PAGE", 1)
+    listed = []
+    real = core.decisive_steps
+    monkeypatch.setattr(core, "decisive_steps", lambda *a, **kw: listed.append(a[2]) or real(*a, **kw))
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Coder", 5))
+    at = open_page(make_app(cfg, annotator="carol"), "summary")
+    assert any("the blamed agent acts at the decisive step in 50% (1 of 2)" in c.value for c in at.caption)
+    assert listed == [] and not any("acting_agent" in df.columns for df in frames(at))  # not asked yet
+    at.toggle(key=k("decisive", "attribution")).set_value(True).run()
+    steps = next(df for df in frames(at) if "acting_agent" in df.columns)
+    assert list(steps["annotator"]) == ["alice"] and list(steps["acting_is_blamed"]) == [True]
+    assert at.number_input(key=k("decisive_page", "attribution")).label.startswith("Page (of 2")
+    at.number_input(key=k("decisive_page", "attribution")).set_value(2).run()
+    steps = next(df for df in frames(at) if "acting_agent" in df.columns)
+    assert list(steps["annotator"]) == ["bob"] and list(steps["acting_agent"]) == ["Tester"]
+    assert listed == ["attribution"] and not at.exception  # listed once, the pages turned on it
+
+
 def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypatch):
     from app import summary as core
     calls = []

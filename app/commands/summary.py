@@ -58,6 +58,10 @@ def run(args) -> int:
     for name, att in s["attribution"].items():
         out.append(f"\nBlame ({name}):")
         out += [f"  {b['agent']}: {b['count']} ({_pct(b['share'])})" for b in att["blame"]] or ["  none yet"]
+        acting = att["acting_is_blamed"]
+        if acting["of"]:
+            out.append(f"  the blamed agent acts at the decisive step: {_pct(acting['share'])} "
+                       f"({acting['count']} of {acting['of']})")
     if s["gold"]:
         out.append(f"\nAccuracy against gold ({s['gold_detail']['items_with_gold']} items with gold, k={args.k}):")
         for who, g in s["gold"].items():

@@ -77,6 +77,12 @@ def _summary(project: str, rows: str, filters: str, _ws: Workspace, _df: pd.Data
     return core.summarize(_ws, _df, **_f, disagreements=False, parts=core.Parts.of(_ws))
 
 
+@st.cache_resource(show_spinner="Listing the decisive steps…", max_entries=4)
+def _decisive_steps(project: str, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
+                    _f: dict) -> list[dict]:
+    return core.decisive_steps(_ws, _df, scheme, annotators=_f["annotators"], items=_f["items"])
+
+
 @st.cache_resource(show_spinner="Listing the disagreements…", max_entries=8)
 def _disagreements(project: str, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
                    _f: dict) -> list[dict]:
@@ -158,7 +164,7 @@ def render() -> None:
     with tabs[0]:
         _progress(s)
     with tabs[1]:
-        _failures(s)
+        _failures(s, lambda scheme: _decisive_steps(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
     with tabs[2]:
         _scorecards(ws, s)
     with tabs[3]:
@@ -192,12 +198,17 @@ def _progress(s: dict) -> None:
                      width="stretch")
 
 
-def _failures(s: dict) -> None:
+def _failures(s: dict, listing) -> None:
+    """Blame and where the decisive steps fall, per scheme; `listing(scheme)` gives every
+    decisive step (computed when someone asks for them)."""
     if not s["attribution"]:
         st.caption("The project has no failure-attribution scheme.")
     for name, att in s["attribution"].items():
         st.subheader(md(name))
-        st.caption(f"{att['attributions']} attributions · {att['no_failure']} without a responsible agent")
+        acting = att["acting_is_blamed"]
+        st.caption(f"{att['attributions']} attributions · {att['no_failure']} without a responsible agent"
+                   + (f" · the blamed agent acts at the decisive step in {acting['share']:.0%} "
+                      f"({acting['count']} of {acting['of']})" if acting["of"] else ""))
         c1, c2 = st.columns(2)
         with c1:
             # only what each chart draws: its cache key is hashed on every rerun, and the
@@ -207,8 +218,34 @@ def _failures(s: dict) -> None:
         with c2:
             _chart(f"pos-{name}", "position_histogram", {"position_histogram": att["position_histogram"]})
             _table(att["position_histogram"])
-        with st.expander("Every decisive step"):
-            _table(att["positions"])
+        _decisive(name, listing)
+
+
+@st.fragment
+def _decisive(scheme: str, listing) -> None:
+    """Every decisive step of a scheme, placed on its run, a page at a time: listed only when
+    asked (one record per attribution: hundreds of thousands in a large study), and turning a
+    page re-runs this alone."""
+    if not st.toggle("List every decisive step", key=_k("decisive", scheme)):
+        return
+    _paged(listing(scheme), ("decisive_page", scheme))
+
+
+def _paged(records: list[dict], key: tuple) -> tuple[list[dict], int]:
+    """A table of records, DIS_PAGE at a time (a page chooser when there are more): the records
+    shown, and where they start."""
+    pages = max(1, -(-len(records) // DIS_PAGE))
+    at = 0
+    if pages > 1:
+        page_no = st.number_input(f"Page (of {pages:,}, {DIS_PAGE} a page)", min_value=1, max_value=pages, value=1,
+                                  step=1, key=_k(*key))
+        at = (int(page_no) - 1) * DIS_PAGE
+    shown = records[at:at + DIS_PAGE]
+    if not shown:
+        st.caption("Nothing to list.")
+    else:
+        _table(shown)
+    return shown, at
 
 
 def _scorecards(ws: Workspace, s: dict) -> None:
@@ -286,7 +323,7 @@ def _choices(s: dict) -> None:
         _table(ch["labels"])
 
 
-DIS_PAGE = 100  # disagreement records a page (a large study has hundreds of thousands)
+DIS_PAGE = 100  # records a page: disagreements, decisive steps (a large study has hundreds of thousands)
 
 
 def _agreement(ws: Workspace, s: dict, listing) -> None:
@@ -312,18 +349,9 @@ def _differences(ws: Workspace, counts: dict, listing) -> None:
     this alone, not the whole summary (whose tables are large in a large study)."""
     scheme = st.selectbox("Scheme", list(counts), key=_k("dis_scheme"),
                           format_func=lambda n: f"{n} ({counts[n]:,})")
-    dis = listing(scheme)
-    pages = max(1, -(-len(dis) // DIS_PAGE))
-    at = 0
-    if pages > 1:
-        page_no = st.number_input(f"Page (of {pages:,}, {DIS_PAGE} a page)", min_value=1, max_value=pages, value=1,
-                                  step=1, key=_k("dis_page", scheme))
-        at = (int(page_no) - 1) * DIS_PAGE
-    shown = dis[at:at + DIS_PAGE]
+    shown, at = _paged(listing(scheme), ("dis_page", scheme))
     if not shown:
-        st.caption("Nothing to list.")
         return
-    _table(shown)
     labels = [f"{d['item_id']} · {d['object']}" for d in shown]
     i = st.selectbox("Disagreement", range(len(shown)), format_func=lambda j: excerpt(labels[j], 120),
                      key=_k("disagreement", scheme, at))
