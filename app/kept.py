@@ -10,10 +10,13 @@ is another workspace, whose summary starts from the rows):
   and its finished output (what a summary shows when nothing changed);
 - ``<id>.tallies.json``: each part's tally (app/tally.py), read only when some part must be
   brought up to date;
-- ``<id>.rows.feather``: the rows the parts were computed from (the columns a summary reads,
-  with each row's hash), read only then too: the items that changed are taken out of the tallies
-  with these rows and put back in with the new ones. (Arrow's Feather format, not Parquet: a
-  glob of the store's ``**/*.parquet`` must find the saved annotations only.)
+- ``<id>.rows.arrow``: the rows the parts were computed from (the columns a summary reads),
+  sorted by item in record batches of BATCH rows: the items that changed are taken out of the
+  tallies with these rows and put back in with the new ones, and only the batches holding
+  those items are read. (Arrow's IPC file format, LZ4, not Parquet: a glob of the store's
+  ``**/*.parquet`` must find the saved annotations only.)
+- ``<id>.index.npz``: per item and scheme, the rows' count and hash sums (app/counted.py: which
+  items changed), and where each item's rows start in the rows file.
 
 A state is written as a whole: its two data files under a new id first, then ``state.json``
 replaced atomically, then other ids' files removed. A reader that finds its id's files gone,
@@ -23,6 +26,7 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+import io
 import os
 import time
 import uuid
@@ -33,13 +37,18 @@ import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
-import pyarrow.feather as feather
 
 from . import tally
+from .counted import Counted
+from .labels import frame, positions_in
 
 FOLDER = ".summary"
 STATE = "state.json"
-VERSION = 2  # (raised whenever what a tally counts, or how it is finished, changes)
+VERSION = 3  # (raised whenever what a tally counts, or how it is finished, or the files' layout, changes)
+# rows a record batch of the rows file: a few items' rows (the store's items have tens of rows
+# each), so a summary after a few saves decompresses a few batches, not every row
+BATCH = 2048
+DATA = (".rows.arrow", ".index.npz", ".tallies.json")  # a state's data files, after its id
 
 
 class Lazy:
@@ -63,19 +72,33 @@ def _atomic(path: Path, data: bytes) -> None:
 
 
 def save(folder: Path, stamp: str, where: tuple, parts: dict[tuple, tuple], finished: dict[tuple, tuple],
-         rows: pd.DataFrame, hashes: np.ndarray, columns: list[str]) -> None:
+         counted: Counted, columns: list[str]) -> None:
     """Writes a state of the workspace with this stamp (Workspace.stamp): `parts` {key: (mark,
-    tally)}, `finished` {key: (mark, output)}, the rows (their `columns`) and their hashes."""
+    tally)}, `finished` {key: (mark, output)}, and the rows they were counted over (`counted`,
+    framed rows in memory: these `columns`, with their sums)."""
     folder.mkdir(parents=True, exist_ok=True)
     state_id = uuid.uuid4().hex
-    table = pa.Table.from_pandas(rows[columns].reset_index(drop=True), preserve_index=False)
+    rows, sums = counted.rows, counted.sums()
+    # sorted by item (the workspace's order; rows of other items last), each item's start kept
+    at = positions_in(rows["item_id"], counted.items)
+    at = np.where(at >= 0, at, len(counted.items))
+    order = np.argsort(at, kind="stable")
+    starts = np.searchsorted(at[order], np.arange(len(counted.items) + 1), side="left")
+    table = pa.Table.from_pandas(rows[columns].iloc[order].reset_index(drop=True), preserve_index=False)
     for i, field in enumerate(table.schema):  # (categories as plain text: what the store's files hold)
         if pa.types.is_dictionary(field.type):
             table = table.set_column(i, field.name, table.column(i).cast(field.type.value_type))
-    table = table.append_column("_hash", pa.array(hashes, pa.uint64()))
-    tmp = folder / f".tmp-{state_id}.rows.feather"
-    feather.write_feather(table, tmp)
-    os.replace(tmp, folder / f"{state_id}.rows.feather")
+    table = table.combine_chunks()  # (so that every batch but the last holds BATCH rows)
+    tmp = folder / f".tmp-{state_id}.rows.arrow"
+    with pa.OSFile(str(tmp), "wb") as sink, \
+            pa.ipc.new_file(sink, table.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+        for batch in table.to_batches(max_chunksize=BATCH):
+            writer.write_batch(batch)
+    os.replace(tmp, folder / f"{state_id}.rows.arrow")
+    buf = io.BytesIO()
+    np.savez(buf, sums=sums, starts=starts.astype(np.int64), rows=np.int64(len(rows)),
+             names=np.asarray(counted.names.tolist(), dtype=str), items=np.int64(len(counted.items)))
+    _atomic(folder / f"{state_id}.index.npz", buf.getvalue())
     _atomic(folder / f"{state_id}.tallies.json", tally.dumps({key: t for key, (_m, t) in parts.items()}))
     # (what the summary shows is plain JSON already: written as it is, read back at C speed)
     shown = list(finished.items())
@@ -86,7 +109,7 @@ def save(folder: Path, stamp: str, where: tuple, parts: dict[tuple, tuple], fini
     stale = time.time() - 3600  # (another writer's temporary file is newer: it may be writing it)
     for p in folder.iterdir():
         try:
-            if p.name.endswith((".rows.feather", ".tallies.json")) and not p.name.startswith((state_id, ".")):
+            if p.name.endswith(DATA + (".rows.feather",)) and not p.name.startswith((state_id, ".")):
                 p.unlink(missing_ok=True)
             elif p.name.startswith(".tmp-") and p.stat().st_mtime < stale:  # a writer killed midway
                 p.unlink(missing_ok=True)
@@ -112,15 +135,50 @@ def load(folder: Path, stamp: str, where: tuple) -> dict[str, Any] | None:
         return None
 
 
-def load_rest(folder: Path, state_id: str) -> tuple[dict, pa.Table, np.ndarray] | None:
-    """(the tallies {key: tally}, the rows (Arrow), their hashes) of a state, or None when its
-    files are gone or unreadable."""
+def load_rest(folder: Path, state_id: str, items: pd.Index, names: pd.Index) -> tuple[dict, Counted] | None:
+    """(the tallies {key: tally}, the rows counted (their sums read, the rows file opened: its
+    batches read when asked)) of a state, or None when its files are gone or unreadable, or
+    were counted over other items or schemes."""
     try:
         tallies = tally.loads((folder / f"{state_id}.tallies.json").read_bytes())
-        table = feather.read_table(folder / f"{state_id}.rows.feather")
-        hashes = table["_hash"].to_numpy()
-        if not isinstance(tallies, dict):
+        with np.load(folder / f"{state_id}.index.npz", allow_pickle=False) as index:
+            sums, starts, n_rows = index["sums"], index["starts"], int(index["rows"])
+            if int(index["items"]) != len(items) or index["names"].tolist() != names.tolist():
+                return None
+        rows = RowsOnDisk(folder / f"{state_id}.rows.arrow", starts)
+        if (not isinstance(tallies, dict) or sums.shape != (3, len(items) * len(names))
+                or len(starts) != len(items) + 1 or rows.n_rows != n_rows):
             return None
-        return tallies, table.drop_columns(["_hash"]), hashes
+        return tallies, Counted(rows, items, names, sums=sums)
     except Exception:  # noqa: BLE001 (as in load)
         return None
+
+
+class RowsOnDisk:
+    """The rows file of a state, opened (kept readable while open, should another process
+    replace the state): the rows of chosen items, decompressing their record batches only.
+    Batch i holds the file's rows [i * BATCH, (i + 1) * BATCH)."""
+
+    def __init__(self, path: Path, starts: np.ndarray):
+        self._reader = pa.ipc.open_file(pa.memory_map(str(path)))
+        self._starts = starts
+        n = self._reader.num_record_batches
+        self.n_rows = (n - 1) * BATCH + self._reader.get_batch(n - 1).num_rows if n else 0
+
+    def of(self, positions: np.ndarray) -> pd.DataFrame:
+        """The rows of the items at these positions (among the items the state was counted
+        over), framed, in the file's order."""
+        lo, hi = self._starts[positions], self._starts[np.asarray(positions, dtype=np.int64) + 1]
+        take = np.sort(np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist())]
+                                      + [np.zeros(0, dtype=np.int64)]))
+        wanted = np.unique(take // BATCH)
+        batches = [self._reader.get_batch(int(i)) for i in wanted]
+        if not batches:
+            return frame(self._reader.schema.empty_table())
+        sizes = np.asarray([b.num_rows for b in batches], dtype=np.int64)
+        if (sizes[:-1] != BATCH).any():
+            raise ValueError("a rows file whose batches are not BATCH rows each")
+        # each row's batch among those read, and its place in their concatenation
+        k = np.searchsorted(wanted, take // BATCH)
+        within = take - wanted[k] * BATCH + k * BATCH
+        return frame(pa.Table.from_batches(batches).take(pa.array(within, pa.int64())))

@@ -34,12 +34,11 @@ from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from . import blas
 from . import gold as goldmod
 from . import kept as keptmod
+from .counted import Counted, changed_items
 from . import trace_columns
 from .agreement import all_distinct, distinct_ints, find, missing
 from .derive import Derivation, derive, no_gc, scheme_keys
@@ -1028,41 +1027,6 @@ def scheme_prints(df: pd.DataFrame, hashes: np.ndarray | None = None) -> dict[st
     return {key[0]: _print(rows[at]) for key, at in groups(df, ["scheme"])}
 
 
-def changed_items(df: pd.DataFrame, hashes: np.ndarray, before: pd.DataFrame, before_hashes: np.ndarray,
-                  schemes: Iterable[str], item_ids: list[str]) -> set[str]:
-    """The items whose rows of these schemes differ between two sets of rows (with their
-    row_hashes()): rows added, removed or changed. Counted on codes: per item and scheme, the
-    rows and the sums of their hashes' two 32-bit halves (exact in float64 below 2**21 rows)."""
-    items, names = pd.Index(item_ids, dtype=object), pd.Index(list(schemes), dtype=object)
-    n = len(items) * len(names)
-
-    def sums(rows: pd.DataFrame, h: np.ndarray) -> np.ndarray:
-        at, sc = _positions(rows, "item_id", items), _positions(rows, "scheme", names)
-        ok = (at >= 0) & (sc >= 0)
-        key, h = at[ok] * len(names) + sc[ok], h[ok]
-        return np.stack([np.bincount(key, minlength=n),
-                         np.bincount(key, weights=(h >> np.uint64(32)).astype(np.float64), minlength=n),
-                         np.bincount(key, weights=(h & np.uint64(0xFFFFFFFF)).astype(np.float64), minlength=n)])
-    if not n:
-        return set()
-    differ = (sums(df, hashes) != sums(before, before_hashes)).any(axis=0).reshape(len(items), len(names))
-    return set(items.take(np.flatnonzero(differ.any(axis=1))).tolist())
-
-
-def _positions(rows, column: str, names: pd.Index) -> np.ndarray:
-    """positions_in() of a column of rows framed (pandas) or as read from disk (Arrow)."""
-    if isinstance(rows, pa.Table):
-        return pc.index_in(rows[column], value_set=pa.array(names.tolist(), pa.string())).fill_null(-1).to_numpy()
-    return positions_in(rows[column], names)
-
-
-def _rows_of(rows, ids: list[str]) -> pd.DataFrame:
-    """The rows (framed, or as read from disk) of these items, framed."""
-    if isinstance(rows, pa.Table):
-        return frame(rows.filter(pc.is_in(rows["item_id"], value_set=pa.array(ids, pa.string()))))
-    return rows[rows["item_id"].isin(ids)]
-
-
 ROWS, DISK = ("rows",), ("disk",)  # (keys of Parts.of_filters beside the parts')
 # a part is brought up to date by the items that changed while they are at most this share of
 # the items (each is counted twice: with its rows before and after); past it, from every row
@@ -1112,7 +1076,7 @@ class Parts:
 
     def of_filters(self, where: tuple) -> dict[tuple, tuple[tuple, Any]]:
         """The parts kept under these filters (made the newest), with under ROWS the rows they
-        were computed from and those rows' row_hashes(). The unfiltered summary's start from the
+        were computed from (app/counted.py Counted). The unfiltered summary's start from the
         disk's when this process has none (their tallies and rows read when first needed).
         Callers hold `lock` while they use them."""
         with self._lock:
@@ -1130,25 +1094,26 @@ class Parts:
                 del self._kept[next(iter(self._kept))]
             return found
 
-    def read_tallies(self, kept: dict) -> None:
-        """The tallies and rows of parts read from disk, in place of their LAZY marks; parts whose
-        files are gone are dropped (computed again from every row)."""
+    def read_tallies(self, kept: dict, items: pd.Index, names: pd.Index) -> None:
+        """The tallies and rows of parts read from disk (counted over these items and schemes), in
+        place of their LAZY marks; parts whose files are gone are dropped (computed again from
+        every row)."""
         state_id = kept.pop(DISK, None)
         if state_id is None:
             return
-        rest = keptmod.load_rest(self.folder, state_id)
+        rest = keptmod.load_rest(self.folder, state_id, items, names)
         lazy = [key for key, v in kept.items() if isinstance(v, tuple) and len(v) == 2 and v[1] is keptmod.LAZY]
         if rest is None:
             for key in lazy:
                 del kept[key]
             return
-        tallies, rows, hashes = rest
+        tallies, counted = rest
         for key in lazy:
             if key in tallies:
                 kept[key] = (kept[key][0], tallies[key])
             else:
                 del kept[key]
-        kept[ROWS] = (rows, hashes)
+        kept[ROWS] = counted
 
     # seconds between two writes of one project's parts: a large store's state is tens of MB,
     # and a summary page computing again after every re-read that found a save would otherwise
@@ -1167,7 +1132,7 @@ class Parts:
         self._last_write = now
         parts = {key: kept[key] for key in keys}
         finished = {key[1:]: got for key, got in kept.items() if key[0] == "finished" and key[1:] in parts}
-        rows, hashes = kept[ROWS]
+        counted = kept[ROWS]
         with self._numbers:
             self._made += 1
             number = self._made
@@ -1177,7 +1142,7 @@ class Parts:
                 if number <= self._written:
                     return  # (a newer state was written already)
                 try:
-                    keptmod.save(self.folder, self.stamp, where, parts, finished, rows, hashes, READ)
+                    keptmod.save(self.folder, self.stamp, where, parts, finished, counted, READ)
                     self._written = number
                 except Exception as e:  # noqa: BLE001 (a cache: the numbers are computed from the rows without it)
                     logging.getLogger(__name__).warning("could not keep the summary's parts in %s: %s",
@@ -1235,11 +1200,13 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     (`shown`: its key among the finished parts, the parts it is made from) is to be computed."""
     hashes = row_hashes(df) if len(df) else np.zeros(0, dtype=np.uint64)
     prints = scheme_prints(df, hashes)
+    items_ix = pd.Index(item_ids, dtype=object)
+    names = pd.Index(sorted({n for _key, reads, _fn in specs for n in reads}), dtype=object)
     if DISK in kept:  # parts kept on disk: their tallies are read when one is to be computed again
         marks = {key: tuple(prints.get(n) for n in reads) for key, reads, _fn in specs}
         if any(kept.get(key, (None,))[0] != mark for key, mark in marks.items()) or any(
                 kept.get(("finished",) + key, (None,))[0] != tuple(marks[x] for x in inputs) for key, inputs in shown):
-            read_tallies(kept)
+            read_tallies(kept, items_ix, names)
     stale = []
     for key, reads, fn in specs:
         mark = tuple(prints.get(n) for n in reads)
@@ -1249,10 +1216,22 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
         else:
             stale.append((key, reads, fn, mark, part))
     before = kept.get(ROWS)
+    if before is not None and not before.fits(items_ix, names):
+        before = None
+    rows_now = Counted(df, items_ix, names, hashes=hashes)
     items: set = set()
     if before is not None and stale and not listed:
-        items = changed_items(df, hashes, *before, sorted({n for x in stale for n in x[1]}), item_ids)
+        items = changed_items(rows_now.sums(), before.sums(), items_ix, names, sorted({n for x in stale for n in x[1]}))
     by_items = before is not None and not listed and len(items) <= CHANGED_AT_MOST * max(len(item_ids), 1)
+    step = [x for x in stale if by_items and x[4] is not None]
+    then = None
+    if step:
+        ids = [i for i in item_ids if i in items]
+        try:  # (the rows before, kept on disk: a file that cannot be read counts every row again)
+            then = before.of(ids)
+        except Exception as e:  # noqa: BLE001
+            logging.getLogger(__name__).warning("could not read the rows of the last summary: %s", e)
+            by_items, step = False, []
     whole = [x for x in stale if not by_items or x[4] is None]
     lab = build(df, by_name, spread={n for x in whole for n in x[1]}, kept=spreads)
     trace_columns.cover(lab.memo, item_ids)
@@ -1261,20 +1240,18 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     counted = {}
     for key, _reads, fn, mark, _part in whole:
         counted[key] = (mark, fn(lab, item_ids))
-    step = [x for x in stale if by_items and x[4] is not None]
     if step:
-        ids = [i for i in item_ids if i in items]
         reads = {n for x in step for n in x[1]}
         # (the few rows of the changed items spread without the values kept: a build keeps
         # what its own rows spread into, and these are a handful)
-        then, now = (build(_rows_of(rows, ids), by_name, spread=reads) for rows in (before[0], df))
+        then, now = (build(rows, by_name, spread=reads) for rows in (then, df[df["item_id"].isin(ids)]))
         for x in (then, now):
             trace_columns.cover(x.memo, ids)
         for key, _reads, fn, mark, part in step:
             counted[key] = (mark, merge(merge(part[1], fn(then, ids), -1), fn(now, ids)))
     kept.update(counted)
     found.update((key, got[1]) for key, got in counted.items())
-    kept[ROWS] = (df, hashes)
+    kept[ROWS] = rows_now
     # every part kept now follows these rows: one of another kind of summary (the records of
     # disagreements listed, or not) does not, and is dropped
     ours = {key for key, _reads, _fn in specs}

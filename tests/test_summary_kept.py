@@ -81,8 +81,9 @@ def test_a_state_whose_files_are_gone_or_broken_is_not_trusted(study, tmp_path):
     ws, der, df = study
     folder = tmp_path / ".summary"
     _summary(ws, der, df, folder)
-    for p in folder.glob("*.feather"):
-        p.unlink()  # the rows gone: changed items cannot be taken out, every row is read
+    files = list(folder.glob("*.rows.arrow"))
+    assert len(files) == 1
+    files[0].unlink()  # the rows gone: changed items cannot be taken out, every row is read
     df2 = _saved(df, 5, seed=2)
     assert same(_summary(ws, der, df2, folder), core.summarize(ws, df2, derived=der, disagreements=False))
     (folder / keptmod.STATE).write_text("{not json")
@@ -224,3 +225,44 @@ def test_one_project_writes_its_parts_at_most_once_a_minute(study, tmp_path, mon
     assert keptmod.load(folder, "", (None, None, None, 1))["id"] != first
     assert same(core.summarize(ws, df3, derived=der, disagreements=False, parts=core.Parts(folder)),
                 core.summarize(ws, df3, derived=der, disagreements=False))
+
+
+def test_the_rows_kept_are_read_for_the_changed_items_only(study, tmp_path, monkeypatch):
+    """The rows file is sorted by item in batches: the rows of chosen items are exactly theirs,
+    across batch boundaries, read from their batches alone; the index of another project's items
+    is not taken."""
+    ws, der, df = study
+    monkeypatch.setattr(keptmod, "BATCH", 7)  # (items' rows straddle batches)
+    folder = tmp_path / ".summary"
+    _summary(ws, der, df, folder)
+    state = keptmod.load(folder, "", (None, None, None, 1))
+    items = pd.Index([it.id for it in ws.items], dtype=object)
+    names = pd.Index(sorted(s.name for s in ws.project.schemes), dtype=object)  # (what the parts read)
+    tallies, counted = keptmod.load_rest(folder, state["id"], items, names)
+    assert set(tallies) == set(state["marks"])
+    read = []
+    real = counted.rows._reader.get_batch
+    monkeypatch.setattr(counted.rows._reader, "get_batch", lambda i: read.append(i) or real(i), raising=False)
+    ids = [items[0], items[len(items) // 2], items[-1]]
+    got = counted.of(ids)
+    want = df[df["item_id"].isin(ids)]
+    key = ["item_id", "annotator", "scheme"]
+    as_text = lambda f: sorted(map(tuple, f[core.READ].astype(str).to_numpy().tolist()))  # noqa: E731
+    assert len(got) == len(want) > 0 and as_text(got) == as_text(want)
+    assert got[key].duplicated().sum() == 0
+    assert 0 < len(set(read)) <= len(want) // 7 + 2 * len(ids)  # (the items' batches, not the file's)
+    # sums over other items or schemes: not this state
+    assert keptmod.load_rest(folder, state["id"], items[:-1], names) is None
+    assert keptmod.load_rest(folder, state["id"], items, names[:-1]) is None
+
+
+def test_a_rows_file_broken_after_it_was_opened_counts_every_row(study, tmp_path, monkeypatch):
+    ws, der, df = study
+    folder = tmp_path / ".summary"
+    _summary(ws, der, df, folder)
+
+    def broken(self, positions):
+        raise OSError("a batch cannot be read")
+    monkeypatch.setattr(keptmod.RowsOnDisk, "of", broken)
+    df2 = _saved(df, 5, seed=14)
+    assert same(_summary(ws, der, df2, folder), core.summarize(ws, df2, derived=der, disagreements=False))

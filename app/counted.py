@@ -1,0 +1,70 @@
+"""The rows a summary's parts were counted over, as the next summary needs them (app/summary.py
+Parts): which items' rows changed since, and those items' rows as they were.
+
+Which items changed is told by per item and scheme sums: how many rows, and the sums of their
+row hashes' two 32-bit halves (exact in float64 below 2**21 rows an item and scheme). The sums
+of the rows counted are kept, so a summary sums its own rows only; the rows themselves are read
+for the changed items only (from memory, or from the state kept on disk: app/kept.py).
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .labels import positions_in
+
+
+def item_sums(df: pd.DataFrame, hashes: np.ndarray, items: pd.Index, names: pd.Index) -> np.ndarray:
+    """Per item and scheme (item-major: item * len(names) + scheme), the rows, and the sums of
+    their hashes' high and low 32 bits, as a (3, items x schemes) array. Rows of other items
+    or schemes are left out."""
+    n = len(items) * len(names)
+    at, sc = positions_in(df["item_id"], items), positions_in(df["scheme"], names)
+    ok = (at >= 0) & (sc >= 0)
+    key, h = at[ok] * len(names) + sc[ok], hashes[ok]
+    return np.stack([np.bincount(key, minlength=n).astype(np.float64),
+                     np.bincount(key, weights=(h >> np.uint64(32)).astype(np.float64), minlength=n),
+                     np.bincount(key, weights=(h & np.uint64(0xFFFFFFFF)).astype(np.float64), minlength=n)])
+
+
+def changed_items(now: np.ndarray, before: np.ndarray, items: pd.Index, names: pd.Index,
+                  schemes: list[str]) -> set[str]:
+    """The items whose rows of these schemes differ between two item_sums() over the same items
+    and names: rows added, removed or changed."""
+    if not len(items) or not len(names):
+        return set()
+    cols = names.get_indexer(schemes)
+    cols = cols[cols >= 0]
+    differ = (now != before).any(axis=0).reshape(len(items), len(names))[:, cols]
+    return set(items.take(np.flatnonzero(differ.any(axis=1))).tolist())
+
+
+class Counted:
+    """The rows parts were counted over: their item_sums() (computed when first asked, from the
+    rows and their hashes) and the rows of any items. `rows` is the frame itself, or the rows
+    kept on disk (app/kept.py RowsOnDisk: anything with `.of(positions)` giving those items'
+    rows framed)."""
+
+    def __init__(self, rows, items: pd.Index, names: pd.Index, hashes: np.ndarray | None = None,
+                 sums: np.ndarray | None = None):
+        self.rows, self.items, self.names = rows, items, names
+        self._hashes, self._sums = hashes, sums
+
+    def sums(self) -> np.ndarray:
+        if self._sums is None:
+            self._sums = item_sums(self.rows, self._hashes, self.items, self.names)
+            self._hashes = None
+        return self._sums
+
+    def fits(self, items: pd.Index, names: pd.Index) -> bool:
+        """Whether these are sums over the same items and scheme names."""
+        return self.items.equals(items) and self.names.equals(names)
+
+    def of(self, ids: list[str]) -> pd.DataFrame:
+        """The rows of these items (framed)."""
+        if isinstance(self.rows, pd.DataFrame):
+            return self.rows[self.rows["item_id"].isin(ids)]
+        at = self.items.get_indexer(ids)
+        return self.rows.of(at[at >= 0])
