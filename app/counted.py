@@ -16,29 +16,37 @@ import pandas as pd
 from .labels import positions_in
 
 
+# a part that reads every row (whatever its scheme): the progress
+EVERY = "*"
+
+
 def item_sums(df: pd.DataFrame, hashes: np.ndarray, items: pd.Index, names: pd.Index) -> np.ndarray:
     """Per item and scheme (item-major: item * len(names) + scheme), the rows, and the sums of
-    their hashes' high and low 32 bits, as a (3, items x schemes) array. Rows of other items
-    or schemes are left out."""
+    their hashes' high and low 32 bits, as a (3, items x schemes + 1) array; the last column
+    sums the rows outside (of other items or schemes, or missing either)."""
     n = len(items) * len(names)
     at, sc = positions_in(df["item_id"], items), positions_in(df["scheme"], names)
-    ok = (at >= 0) & (sc >= 0)
-    key, h = at[ok] * len(names) + sc[ok], hashes[ok]
-    return np.stack([np.bincount(key, minlength=n).astype(np.float64),
-                     np.bincount(key, weights=(h >> np.uint64(32)).astype(np.float64), minlength=n),
-                     np.bincount(key, weights=(h & np.uint64(0xFFFFFFFF)).astype(np.float64), minlength=n)])
+    key = np.where((at >= 0) & (sc >= 0), at * len(names) + sc, n)
+    return np.stack([np.bincount(key, minlength=n + 1).astype(np.float64),
+                     np.bincount(key, weights=(hashes >> np.uint64(32)).astype(np.float64), minlength=n + 1),
+                     np.bincount(key, weights=(hashes & np.uint64(0xFFFFFFFF)).astype(np.float64),
+                                 minlength=n + 1)])
 
 
 def changed_items(now: np.ndarray, before: np.ndarray, items: pd.Index, names: pd.Index,
-                  schemes: list[str]) -> set[str]:
-    """The items whose rows of these schemes differ between two item_sums() over the same items
-    and names: rows added, removed or changed."""
+                  schemes: list[str]) -> tuple[set[str], bool]:
+    """The items whose rows of these schemes (EVERY: of any) differ between two item_sums() over
+    the same items and names (rows added, removed or changed), and whether the rows outside
+    differ (rows no item stands for: counting by items cannot bring them in)."""
+    differ = now != before
+    outside = bool(differ[:, -1].any())
     if not len(items) or not len(names):
-        return set()
-    cols = names.get_indexer(schemes)
-    cols = cols[cols >= 0]
-    differ = (now != before).any(axis=0).reshape(len(items), len(names))[:, cols]
-    return set(items.take(np.flatnonzero(differ.any(axis=1))).tolist())
+        return set(), outside
+    per_item = differ[:, :-1].any(axis=0).reshape(len(items), len(names))
+    if EVERY not in schemes:
+        cols = names.get_indexer(schemes)
+        per_item = per_item[:, cols[cols >= 0]]
+    return set(items.take(np.flatnonzero(per_item.any(axis=1))).tolist()), outside
 
 
 class Counted:

@@ -146,7 +146,7 @@ def load_rest(folder: Path, state_id: str, items: pd.Index, names: pd.Index) -> 
             if int(index["items"]) != len(items) or index["names"].tolist() != names.tolist():
                 return None
         rows = RowsOnDisk(folder / f"{state_id}.rows.arrow", starts)
-        if (not isinstance(tallies, dict) or sums.shape != (3, len(items) * len(names))
+        if (not isinstance(tallies, dict) or sums.shape != (3, len(items) * len(names) + 1)
                 or len(starts) != len(items) + 1 or rows.n_rows != n_rows):
             return None
         return tallies, Counted(rows, items, names, sums=sums)

@@ -38,7 +38,7 @@ import pandas as pd
 from . import blas
 from . import gold as goldmod
 from . import kept as keptmod
-from .counted import Counted, changed_items
+from .counted import EVERY, Counted, changed_items
 from . import trace_columns
 from .agreement import all_distinct, distinct_ints, find, missing
 from .derive import Derivation, derive, no_gc, scheme_keys
@@ -223,58 +223,62 @@ def _count(codes: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(codes[codes >= 0], minlength=n)
 
 
-def _present(col: pd.Series) -> list:
-    """The distinct values a column holds, missing ones left out (a categorical's by its codes)."""
-    codes, names = codes_of(col)
-    return names.take(np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(names)))).tolist()
-
-
-def progress(lab: Labels, n_items: int) -> dict:
-    """Per annotator, per scheme and per annotator × scheme: items, judgements, time. Counted on
-    integer codes (a distinct count per group by pandas took a third of a second at a million
-    rows); a row missing one of its keys counts where that key is not needed, as before."""
+def progress_tally(lab: Labels) -> dict:
+    """What progress_from() reports, as a tally that adds up over items: rows and time (whole
+    microseconds: sums of floats would depend on their order) per annotator and scheme, every
+    row's; done marks per annotator; judgements per annotator, scheme, stored type and status;
+    distinct items per annotator, per scheme and per annotator and scheme (an item's rows add
+    its own). A row missing a key counts where that key is not needed."""
     rows, time, done = lab.rows, lab.time, lab.done
-    who = sorted(set(_present(time["annotator"])) | set(_present(rows["annotator"])))
-    secs = time.groupby("annotator")["seconds_spent"].sum()
-    n_done = done.groupby("annotator").size()
-    ann, ann_names = codes_of(rows["annotator"])
-    item, item_names = codes_of(rows["item_id"])
-    sch, sch_names = codes_of(rows["scheme"])
-    ann_names, sch_names = ann_names.tolist(), sch_names.tolist()  # looked up by code below
-    n_ann, n_item, n_sch = len(ann_names), len(item_names), len(sch_names)
-    judged = _count(ann, n_ann)
-    touched = _count(_distinct_pairs(ann, item, n_item)[0], n_ann)
-    at = {a: i for i, a in enumerate(ann_names)}
-    by_annotator = [{"annotator": a, "items_done": int(n_done.get(a, 0)), "items_total": n_items,
-                     "items_touched": int(touched[at[a]]) if a in at else 0,
-                     "judgements": int(judged[at[a]]) if a in at else 0,
-                     "seconds": float(secs.get(a, 0.0))} for a in who]
-    # (the done marks' own sum is never read: no copy of the rows without them)
-    tsecs = time.groupby("scheme")["seconds_spent"].sum()
-    per_scheme = _count(sch, n_sch)
-    clean = _count(sch[(rows["status"] == "reviewed_clean").to_numpy(dtype=bool)], n_sch)
-    items_of = _count(_distinct_pairs(sch, item, n_item)[0], n_sch)
-    raters_of = _count(_distinct_pairs(sch, ann, n_ann)[0], n_sch)
-    first = pd.Series(sch).drop_duplicates()  # each scheme's first row, in order (hashed, not sorted)
-    first = first[first >= 0]
+    seconds = time["seconds_spent"].to_numpy(dtype=np.float64, na_value=np.nan)
+    # (a missing time adds nothing, as pandas' sums left it out; the store holds finite times)
+    micros = np.rint(np.where(np.isfinite(seconds), seconds, 0.0) * 1e6).astype(np.int64)
+    return prune({"rows": tally_of(time, ["annotator", "scheme"]),
+                  "micros": tally_of(time, ["annotator", "scheme"], micros),
+                  "done": tally_of(done, ["annotator"]),
+                  "judged": tally_of(rows, ["annotator", "scheme", "type", "status"]),
+                  "touched": distinct_of(rows, ["annotator"], "item_id"),
+                  "items": distinct_of(rows, ["scheme"], "item_id"),
+                  "grid": distinct_of(rows, ["annotator", "scheme"], "item_id")})
+
+
+def progress_from(t: dict, n_items: int, configured: list[str]) -> dict:
+    """Per annotator, per scheme (the configured ones first, in their order, then any other
+    stored, sorted) and per annotator × scheme: items, judgements, time; with how many
+    annotators and judgements there are."""
+    rows, micros, judged = t.get("rows") or {}, t.get("micros") or {}, t.get("judged") or {}
+    grid = t.get("grid") or {}
+    who = sorted({a for a, _s in rows if a is not None} | {a for a, *_ in judged if a is not None})
+    secs_of, by_scheme_secs = Counter(), Counter()
+    for (a, s), us in micros.items():
+        secs_of[a] += us
+        by_scheme_secs[s] += us
+    n_of, n_scheme, clean, types = Counter(), Counter(), Counter(), {}
+    for (a, s, typ, status), n in judged.items():
+        n_of[a] += n
+        n_scheme[s] += n
+        clean[s] += n if status == "reviewed_clean" else 0
+        types.setdefault(s, Counter())[typ] += n
+    by_annotator = [{"annotator": a, "items_done": (t.get("done") or {}).get(a, 0), "items_total": n_items,
+                     "items_touched": (t.get("touched") or {}).get(a, 0), "judgements": n_of[a],
+                     "seconds": secs_of[a] / 1e6} for a in who]
+    schemes = [s for s in in_order(configured, [s for s in n_scheme if s is not None]) if n_scheme[s]]
+    raters = Counter(s for (_a, s), n in grid.items() if n and _a is not None)
     by_scheme = []
-    for f, c in zip(first.index.tolist(), first.tolist()):
-        name = sch_names[c]
-        sec = float(tsecs.get(name, 0.0))
-        by_scheme.append({"scheme": name, "type": rows["type"].iloc[f], "items": int(items_of[c]),
-                          "annotators": int(raters_of[c]), "judgements": int(per_scheme[c]),
-                          "reviewed_clean": int(clean[c]), "seconds": sec,
-                          "seconds_per_judgement": sec / int(per_scheme[c])})
-    # annotator × scheme: items judged, by annotator name, then schemes in the order above (the
-    # order the store's sorted rows give; not the codes', which follow how the rows were read)
-    pair_ann, pair_sch = _distinct_pairs(ann, sch, n_sch)
-    both = (ann >= 0) & (sch >= 0)
-    per_pair = _count(_distinct_pairs(np.where(both, ann * n_sch + sch, -1), item, n_item)[0], n_ann * n_sch)
-    scheme_rank = {c: i for i, c in enumerate(first.tolist())}
-    pairs = sorted(zip(pair_ann.tolist(), pair_sch.tolist()), key=lambda x: (ann_names[x[0]], scheme_rank[x[1]]))
-    grid = [{"annotator": ann_names[a], "scheme": sch_names[sc], "items": int(per_pair[a * n_sch + sc])}
-            for a, sc in pairs]
-    return {"by_annotator": by_annotator, "by_scheme": by_scheme, "by_annotator_scheme": grid}
+    for s in schemes:
+        sec = by_scheme_secs[s] / 1e6
+        # (the type most of its judgements were stored under)
+        typ = min(types[s].items(), key=lambda x: (-x[1], order_key(x[0])))[0]
+        by_scheme.append({"scheme": s, "type": typ, "items": (t.get("items") or {}).get(s, 0),
+                          "annotators": raters[s], "judgements": n_scheme[s], "reviewed_clean": clean[s],
+                          "seconds": sec, "seconds_per_judgement": sec / n_scheme[s]})
+    rank = {s: i for i, s in enumerate(schemes)}
+    cells = sorted(((a, s, n) for (a, s), n in grid.items() if a is not None and s in rank),
+                   key=lambda x: (x[0], rank[x[1]]))
+    return {"by_annotator": by_annotator, "by_scheme": by_scheme,
+            "by_annotator_scheme": [{"annotator": a, "scheme": s, "items": n} for a, s, n in cells],
+            "annotators": len({a for (a, _s), n in rows.items() if a is not None and n}),
+            "judgements": sum(judged.values())}
 
 
 # --- rollups per type ----------------------------------------------------------------------------------
@@ -1024,7 +1028,7 @@ def scheme_prints(df: pd.DataFrame, hashes: np.ndarray | None = None) -> dict[st
     if not len(df):
         return {}
     rows = row_hashes(df) if hashes is None else hashes
-    return {key[0]: _print(rows[at]) for key, at in groups(df, ["scheme"])}
+    return {EVERY: _print(rows), **{key[0]: _print(rows[at]) for key, at in groups(df, ["scheme"])}}
 
 
 ROWS, DISK = ("rows",), ("disk",)  # (keys of Parts.of_filters beside the parts')
@@ -1195,13 +1199,14 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     unchanged is taken as kept; one whose rows changed is brought up to date by the items whose
     rows changed (its tally with their rows before taken out, with their rows now put in) while
     they are few, else computed from every row. Returns the Labels of df (spread for the parts
-    computed from every row only) and whether any part changed. `read_tallies(kept)` reads the
+    computed from every row only; None when none was) and whether any part changed. `read_tallies(kept)` reads the
     tallies of parts kept on disk (Parts.read_tallies) when a part or what the summary shows
     (`shown`: its key among the finished parts, the parts it is made from) is to be computed."""
     hashes = row_hashes(df) if len(df) else np.zeros(0, dtype=np.uint64)
     prints = scheme_prints(df, hashes)
     items_ix = pd.Index(item_ids, dtype=object)
-    names = pd.Index(sorted({n for _key, reads, _fn in specs for n in reads}), dtype=object)
+    # (the done marks apart: the progress reads them, and a change to one counts by its item)
+    names = pd.Index(sorted({n for _key, reads, _fn in specs for n in reads if n != EVERY} | {DONE}), dtype=object)
     if DISK in kept:  # parts kept on disk: their tallies are read when one is to be computed again
         marks = {key: tuple(prints.get(n) for n in reads) for key, reads, _fn in specs}
         if any(kept.get(key, (None,))[0] != mark for key, mark in marks.items()) or any(
@@ -1220,9 +1225,12 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
         before = None
     rows_now = Counted(df, items_ix, names, hashes=hashes)
     items: set = set()
+    outside = False
     if before is not None and stale and not listed:
-        items = changed_items(rows_now.sums(), before.sums(), items_ix, names, sorted({n for x in stale for n in x[1]}))
-    by_items = before is not None and not listed and len(items) <= CHANGED_AT_MOST * max(len(item_ids), 1)
+        items, outside = changed_items(rows_now.sums(), before.sums(), items_ix, names,
+                                       sorted({n for x in stale for n in x[1]}))
+    by_items = (before is not None and not listed and not outside
+                and len(items) <= CHANGED_AT_MOST * max(len(item_ids), 1))
     step = [x for x in stale if by_items and x[4] is not None]
     then = None
     if step:
@@ -1233,15 +1241,17 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
             logging.getLogger(__name__).warning("could not read the rows of the last summary: %s", e)
             by_items, step = False, []
     whole = [x for x in stale if not by_items or x[4] is None]
-    lab = build(df, by_name, spread={n for x in whole for n in x[1]}, kept=spreads)
-    trace_columns.cover(lab.memo, item_ids)
+    lab = None  # (no part counted from every row: no row spread)
+    if whole:
+        lab = build(df, by_name, spread={n for x in whole for n in x[1]} - {EVERY}, kept=spreads)
+        trace_columns.cover(lab.memo, item_ids)
     # (kept only once every part is counted, with the rows: a part that raises leaves the parts
     # and their rows as they were)
     counted = {}
     for key, _reads, fn, mark, _part in whole:
         counted[key] = (mark, fn(lab, item_ids))
     if step:
-        reads = {n for x in step for n in x[1]}
+        reads = {n for x in step for n in x[1]} - {EVERY}
         # (the few rows of the changed items spread without the values kept: a build keeps
         # what its own rows spread into, and these are a handful)
         then, now = (build(rows, by_name, spread=reads) for rows in (then, df[df["item_id"].isin(ids)]))
@@ -1295,6 +1305,8 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
     gold_from_ = ([att_schemes[0]] if att_schemes else []) + steps
     specs.append((("gold",), tuple(x.name for x in gold_from_),
                   lambda lab, ids: gold_tally(lab, ws, ids, att_schemes[0] if att_schemes else None, steps, k)))
+    # the progress reads every row (its mark: every row's print), and spreads no value
+    specs.append((("progress",), (EVERY,), lambda lab, ids: progress_tally(lab)))
     sides = [("interaction",), ("graph_marks",)] + [("handoff_flags", s.name) for s in reviews]
     found: dict[tuple, Any] = {}
     if parts is None:
@@ -1312,22 +1324,11 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
         spreads = dict(parts.spreads) if filtered else parts.spreads
         # what the summary shows: (its key among the finished parts, the parts it is made from)
         shown = [((key[0], key[1]), [key]) for key, _r, _f in specs if key[0] == "rollup"]
-        shown += [(("interaction",), sides), (("gold",), [("gold",)])]
+        shown += [(("interaction",), sides), (("gold",), [("gold",)]), (("progress",), [("progress",)])]
         shown += [(key, [key]) for key, _r, _f in specs if key[0] == "agreement"]
         lab, changed = _up_to_date(kept, df, specs, by_name, spreads, item_ids, found, listed=disagreements,
                                    read_tallies=parts.read_tallies, shown=shown)
 
-    wanted = set(item_ids)
-    out = {
-        "project": project.name,
-        "filters": clean({"annotators": list(annotators) if annotators else None,
-                          "schemes": list(schemes) if schemes else None,
-                          "items": None if items is None else len(item_ids), "k": k}),
-        "counts": {"items": len(item_ids), "annotators": int(lab.time["annotator"].nunique()),
-                   "judgements": int(len(lab.rows)),
-                   "items_with_gold": sum(1 for it in ws.items if it.id in wanted and goldmod.normalize(it.gold))},
-        "progress": clean(progress(lab, len(item_ids))),
-    }
     def finished(key: tuple, inputs: list[tuple], fn):
         """fn() of the tallies of `inputs`, kept with the parts while they are unchanged."""
         if kept is None:
@@ -1338,6 +1339,20 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
             got = kept[("finished",) + key] = (mark, fn())
         return got[1]
 
+    wanted = set(item_ids)
+    configured = [s.name for s in project.schemes]
+    prog = dict(finished(("progress",), [("progress",)],
+                         lambda: clean(progress_from(found[("progress",)], len(item_ids), configured))))
+    counts = {"items": len(item_ids), "annotators": prog.pop("annotators"), "judgements": prog.pop("judgements"),
+              "items_with_gold": sum(1 for it in ws.items if it.id in wanted and goldmod.normalize(it.gold))}
+    out = {
+        "project": project.name,
+        "filters": clean({"annotators": list(annotators) if annotators else None,
+                          "schemes": list(schemes) if schemes else None,
+                          "items": None if items is None else len(item_ids), "k": k}),
+        "counts": counts,
+        "progress": prog,
+    }
     rollups = {section: {} for section in SECTIONS + SECTIONS_AFTER}
     for s in chosen:
         if s.type in ROLLUPS:

@@ -60,7 +60,7 @@ def test_a_new_process_starts_from_the_parts_kept_on_disk(study, tmp_path, spy):
     spy["spread"].clear()
     again = _summary(ws, der, df, folder)
     assert same(again, first)
-    assert [x for x, _ in spy["spread"]] == [set()] and spy["read"] == 0
+    assert spy["spread"] == [] and spy["read"] == 0
 
     # a few saves since: the tallies and rows read once, the changed items' rows spread
     df2 = _saved(df, 5, seed=1)
@@ -69,8 +69,8 @@ def test_a_new_process_starts_from_the_parts_kept_on_disk(study, tmp_path, spy):
     after = _summary(ws, der, df2, folder)
     assert same(after, want)
     assert spy["read"] == 1
-    whole, *changed = spy["spread"]
-    assert whole == (set(), len(df2)) and len(changed) == 2 and all(n < len(df2) / 4 for _, n in changed)
+    changed = spy["spread"]  # (no row framed but the changed items', before and now)
+    assert len(changed) == 2 and all(n < len(df2) / 4 for _, n in changed)
 
     # and that state is the one kept now
     spy["spread"].clear()
@@ -146,14 +146,14 @@ def test_summaries_sharing_parts_wait_for_each_other(study, monkeypatch):
     core.summarize(ws, df, derived=der, disagreements=False, parts=parts)
     a_rows, b_rows = _saved(df, 4, seed=7), _saved(df, 4, seed=8)
     inside, go = threading.Event(), threading.Event()
-    real = core.progress
+    real = core.progress_from
 
-    def slow(lab, n):  # the first session pauses between counting its parts and finishing them
+    def slow(t, n, configured):  # the first session pauses between counting its parts and finishing them
         if threading.current_thread().name == "a":
             inside.set()
             go.wait(10)
-        return real(lab, n)
-    monkeypatch.setattr(core, "progress", slow)
+        return real(t, n, configured)
+    monkeypatch.setattr(core, "progress_from", slow)
     got = {}
     a = threading.Thread(target=lambda: got.update(a=core.summarize(ws, a_rows, derived=der, disagreements=False,
                                                                      parts=parts)), name="a")
@@ -167,7 +167,7 @@ def test_summaries_sharing_parts_wait_for_each_other(study, monkeypatch):
     go.set()
     a.join(30)
     b.join(30)
-    monkeypatch.setattr(core, "progress", real)
+    monkeypatch.setattr(core, "progress_from", real)
     assert same(got["a"], core.summarize(ws, a_rows, derived=der, disagreements=False))
     assert same(got["b"], core.summarize(ws, b_rows, derived=der, disagreements=False))
 
@@ -237,7 +237,7 @@ def test_the_rows_kept_are_read_for_the_changed_items_only(study, tmp_path, monk
     _summary(ws, der, df, folder)
     state = keptmod.load(folder, "", (None, None, None, 1))
     items = pd.Index([it.id for it in ws.items], dtype=object)
-    names = pd.Index(sorted(s.name for s in ws.project.schemes), dtype=object)  # (what the parts read)
+    names = pd.Index(sorted([s.name for s in ws.project.schemes] + [labels.DONE]), dtype=object)  # (what parts read)
     tallies, counted = keptmod.load_rest(folder, state["id"], items, names)
     assert set(tallies) == set(state["marks"])
     read = []

@@ -37,7 +37,7 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     assert first["counts"]["judgements"] > 2_000 and first["agreement"]["scorecard"]
 
     # one scorecard changed: its parts are brought up to date by the changed item (its rows
-    # before and now spread), nobody else's; no other row is spread
+    # before and now spread), nobody else's; no other row is spread, nor even framed
     spread = []
     real = labels.build
     monkeypatch.setattr(core, "build", lambda df, *a, **kw: spread.append((kw.get("spread"), len(df)))
@@ -45,27 +45,27 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     value = json.dumps({"agents": {}, "team": {"overall": 1}, "milestones": {}})
     df2 = edited(df, "scorecard", value)
     again = core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
-    assert [x for x, _ in spread] == [set(), {"scorecard"}, {"scorecard"}]
+    assert [x for x, _ in spread] == [{"scorecard"}, {"scorecard"}]
     one_item = int((df["item_id"] == df["item_id"][(df["scheme"] == "scorecard").to_numpy()].iloc[0]).sum())
-    assert [n for _, n in spread[1:]] == [one_item, one_item]
+    assert [n for _, n in spread] == [one_item, one_item]
     spread[:] = [x for x, _ in spread]
     assert same(again, core.summarize(ws, df2, derived=der, disagreements=False))
     assert again["scorecards"]["scorecard"] is not first["scorecards"]["scorecard"]
     assert again["attribution"]["attribution"] is first["attribution"]["attribution"]
     assert again["interaction"] is first["interaction"]
 
-    # nothing changed: nothing spread, the same parts
+    # nothing changed: no row spread (nor framed), the same parts
     spread.clear()
     monkeypatch.setattr(core, "build", lambda df, *a, **kw: spread.append(kw.get("spread")) or real(df, *a, **kw))
     third = core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
-    assert spread == [set()] and same(third, again)
+    assert spread == [] and same(third, again)
 
     # a handoff review changed: its parts and the interaction graph, which reads it; the graph's
     # rows are not spread again (the interaction graph takes the graph's marks as kept)
     spread.clear()
     df3 = edited(df2, "handoffs", "[]")
     fourth = core.summarize(ws, df3, derived=der, disagreements=False, parts=parts)
-    assert spread == [set(), {"handoffs"}, {"handoffs"}]
+    assert spread == [{"handoffs"}, {"handoffs"}]
     assert same(fourth, core.summarize(ws, df3, derived=der, disagreements=False))
     assert fourth["interaction"] is not first["interaction"]
 
@@ -73,7 +73,7 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     spread.clear()
     df4 = edited(df3, "graph", json.dumps({"critical_nodes": [], "edges": {}}))
     fifth = core.summarize(ws, df4, derived=der, disagreements=False, parts=parts)
-    assert spread == [set(), {"graph"}, {"graph"}]
+    assert spread == [{"graph"}, {"graph"}]
     assert same(fifth, core.summarize(ws, df4, derived=der, disagreements=False))
     assert fifth["interaction"] is not fourth["interaction"]
 
@@ -109,16 +109,16 @@ def test_parts_are_kept_for_the_newest_filters(study, monkeypatch):
 def test_scheme_prints_change_with_a_rows_scheme_only(study):
     _ws, _der, df = study
     before = core.scheme_prints(df)
-    assert set(before) == set(df["scheme"].astype(str))
+    assert set(before) == set(df["scheme"].astype(str)) | {core.EVERY}  # (and every row's: the progress's)
     after = core.scheme_prints(edited(df, "outcome", json.dumps({"not a label": "true"})))
-    assert {n for n in before if before[n] != after[n]} == {"outcome"}
+    assert {n for n in before if before[n] != after[n]} == {"outcome", core.EVERY}
     assert core.scheme_prints(df.iloc[:0]) == {}
     status = df.copy()  # a status changed alone (the value kept) is a change
     col = status["status"].astype(object)
     col.iloc[int(np.flatnonzero((df["scheme"] == "outcome").to_numpy())[0])] = "reviewed_clean"
     status["status"] = col
     after = core.scheme_prints(status)
-    assert {n for n in before if before[n] != after[n]} == {"outcome"}
+    assert {n for n in before if before[n] != after[n]} == {"outcome", core.EVERY}
 
 
 def test_build_takes_each_values_rows_from_the_build_before(study, monkeypatch):
@@ -236,3 +236,23 @@ def test_parts_brought_up_to_date_item_by_item_equal_a_summary_afresh(study):
             rows = rows.assign(status=pd.Categorical(status))
         kept = core.summarize(ws, rows, derived=der, disagreements=False, parts=parts)
         assert same(kept, core.summarize(ws, rows, derived=der, disagreements=False)), round_
+
+
+def test_rows_of_a_scheme_no_longer_configured_are_brought_in_too(study):
+    """Rows of a scheme the project no longer configures count in the progress: a change to
+    them lies outside every scheme's sums per item, and every row is counted again."""
+    ws, der, df = study
+    extra = df.iloc[:1].astype(object).copy()
+    extra["scheme"] = ["old_scheme"]
+    as_read = lambda f: f.astype({c: "category" for c in core.READ[:-2]}).astype({"seconds_spent": float})  # noqa: E731
+    rows = as_read(pd.concat([df.astype(object), extra], ignore_index=True))
+    parts = core.Parts()
+    assert same(core.summarize(ws, rows, derived=der, disagreements=False, parts=parts),
+                core.summarize(ws, rows, derived=der, disagreements=False))
+    changed = rows.astype(object).copy()
+    changed.loc[len(rows) - 1, "annotator"] = "somebody"  # the old scheme's row now somebody's
+    changed = as_read(changed)
+    got = core.summarize(ws, changed, derived=der, disagreements=False, parts=parts)
+    assert same(got, core.summarize(ws, changed, derived=der, disagreements=False))
+    assert "somebody" in {p["annotator"] for p in got["progress"]["by_annotator"]}
+    assert "old_scheme" in {p["scheme"] for p in got["progress"]["by_scheme"]}

@@ -93,6 +93,7 @@ def test_every_rollup_and_the_graph_and_gold_add_up_over_items(study, seed):
         **{f"flags {s.name}": lambda lab, ids, s=s: S.handoff_flags(lab, s, der) for s in reviews},
         "interaction": lambda lab, ids: S.interaction_tally(lab, der, ids, graphs, reviews),
         "gold": lambda lab, ids: S.gold_tally(lab, ws, ids, att, steps, 1),
+        "progress": lambda lab, ids: S.progress_tally(lab),
     }
     first = [i for i in ids if i in some]
     second = [i for i in ids if i not in some]
