@@ -44,7 +44,7 @@ from .labels import frame, positions_in
 
 FOLDER = ".summary"
 STATE = "state.json"
-VERSION = 3  # (raised whenever what a tally counts, or how it is finished, or the files' layout, changes)
+VERSION = 4  # (raised whenever what a tally counts, or how it is finished, or the files' layout, changes)
 # rows a record batch of the rows file: a few items' rows (the store's items have tens of rows
 # each), so a summary after a few saves decompresses a few batches, not every row
 BATCH = 2048

@@ -442,7 +442,7 @@ def attribution_tally(lab: Labels, scheme_obj, der: Derived) -> dict:
     """Blame per agent (attributions, runs, annotators), where in their runs the decisive steps
     fall (a fifth of the run each; a step out of the run counts in the end it is past), and how
     often the blamed agent is the one acting at the decisive step. Every attribution's own
-    record is listed apart (decisive_steps): kept here, it would make the tally, and what the
+    record is listed apart (listing(), "positions"): kept here, it would make the tally, and what the
     summary keeps, grow with the judgements."""
     at = lab.of("attribution", scheme_obj.name)
     named = at[at["agent"].notna()]
@@ -484,27 +484,39 @@ def positions(lab: Labels, scheme_obj, der: Derived) -> list[dict]:
             for w, i, a, x, n, p, act in found]
 
 
-def _positions_of(lab: Labels | None, df: pd.DataFrame, s, der: Derived, item_ids: list) -> list[dict]:
-    """positions() from these Labels, or (None) from the scheme's rows of df spread again (the
-    Labels of a summary from kept parts spread only the parts it computed)."""
+def _listing_of(lab: Labels | None, df: pd.DataFrame, s, item_ids: list, fn) -> list[dict]:
+    """fn(Labels, scheme) from these Labels, or (None) from the scheme's rows of df spread again
+    (the Labels of a summary from kept parts spread only the parts it computed)."""
     if lab is None:
         lab = build(df[(df["scheme"] == s.name).to_numpy(dtype=bool)], {s.name: s})
         trace_columns.cover(lab.memo, item_ids)
-    return positions(lab, s, der)
+    return fn(lab, s)
 
 
-def decisive_steps(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Iterable[str] | None = None,
-                   items: Iterable[str] | None = None, derived: Derived | None = None) -> list[dict]:
-    """Every decisive step of one failure-attribution scheme, placed on its run (positions()),
-    under the summary's filters: listed for the scheme someone opens, as disagreements() are."""
+def listing(ws, df: pd.DataFrame | None, scheme: str, what: str, *, annotators: Iterable[str] | None = None,
+            items: Iterable[str] | None = None, derived: Derived | None = None) -> list[dict]:
+    """Records of one scheme that the summary counts but does not list (LISTINGS: `what` -> the
+    type of scheme it lists, and how), under the summary's filters: listed for the scheme
+    someone opens, as disagreements() lists its disagreements."""
     if df is None:
         df = load(ws)
     s = ws.project.scheme(scheme)
+    t, fn = LISTINGS[what]
+    if s.type != t:
+        raise ValueError(f"{scheme} is a {s.type} scheme; {what} lists {t} schemes")
     item_ids = [it.id for it in ws.items] if items is None else list(items)
+    der = derived or Derived.of(ws)
     with no_gc():
-        lab = build(apply_filters(df, annotators, [scheme], item_ids), {scheme: s})
-        trace_columns.cover(lab.memo, item_ids)
-        return positions(lab, s, derived or Derived.of(ws))
+        return _listing_of(None, apply_filters(df, annotators, [scheme], item_ids), s, item_ids,
+                           lambda lab, s: fn(lab, s, der))
+
+
+# the records a summary counts but lists only when asked (one per judgement, or per run and
+# behaviour: hundreds of thousands in a large study), under the key summarize() lists them
+LISTINGS = {
+    "positions": ("failure_attribution", positions),
+    "per_run": ("emergent_behavior", lambda lab, s, der: behaviour_runs(lab, s)),
+}
 
 
 def _derived_handoffs(lab: Labels, der: Derived, item_ids: list, scheme_obj) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -834,13 +846,35 @@ def _per_group(group: np.ndarray, n: int, codes: np.ndarray, n_codes: int) -> np
     return _count(_distinct_pairs(group, codes, n_codes)[0], n)
 
 
-def emergent_tally(lab: Labels, scheme_obj) -> dict:
-    """Per run and behaviour (a key of its own: it is made of one item's rows): annotators,
-    turns and marks; and who marked each behaviour."""
+def _behaviours(lab: Labels, scheme_obj) -> pd.DataFrame:
     b = lab.of("behaviours", scheme_obj.name)
-    b = b[b["item_id"].notna() & b["behavior"].notna()]
+    return b[b["item_id"].notna() & b["behavior"].notna()]
+
+
+def emergent_tally(lab: Labels, scheme_obj) -> dict:
+    """Per behaviour: the runs showing it, its marks (a turn marked by an annotator), and who
+    marked it. Each run's own record is listed apart (listing(), "per_run")."""
+    b = _behaviours(lab, scheme_obj)
     if b.empty:
         return {}
+    return prune({"runs": distinct_of(b, ["behavior"], "item_id"), "marks": tally_of(b, ["behavior"]),
+                  "annotators": tally_of(b, ["behavior", "annotator"])})
+
+
+def emergent_from(t: dict, scheme_obj) -> dict:
+    n_runs, n_marks = t.get("runs") or {}, t.get("marks") or {}
+    who = _by_first(t.get("annotators"), 1)
+    totals = [{"behavior": x, "runs": n_runs[x], "annotators": len([a for a in who.get(x, {}) if a is not None]),
+               "marks": n_marks.get(x, 0)} for x in in_order(scheme_obj.get("behaviors"), n_runs) if x in n_runs]
+    return {"totals": totals}
+
+
+def behaviour_runs(lab: Labels, scheme_obj) -> list[dict]:
+    """Per run and behaviour shown in it: how many annotators marked it, on how many turns, and
+    the marks; by run, then behaviour."""
+    b = _behaviours(lab, scheme_obj)
+    if b.empty:
+        return []
     (item, items), (beh, behs), (ann, anns), (turn, turns) = (
         codes_of(b[c]) for c in ("item_id", "behavior", "annotator", "turn"))
     items, behs = items.tolist(), behs.tolist()
@@ -849,24 +883,9 @@ def emergent_tally(lab: Labels, scheme_obj) -> dict:
     n_ann = _per_group(g, n, ann[rows], len(anns))
     n_turns = _per_group(g, n, turn[rows], len(turns))
     marks = np.bincount(g, minlength=n)
-    per_run = {(items[i], behs[x], a, tn, m): 1
-               for i, x, a, tn, m in zip(gi.tolist(), gb.tolist(), n_ann.tolist(), n_turns.tolist(), marks.tolist())}
-    return prune({"per_run": per_run, "annotators": tally_of(b, ["behavior", "annotator"])})
-
-
-def emergent_from(t: dict, scheme_obj) -> dict:
-    runs = ordered(t.get("per_run"))
-    per_run = [{"item_id": i, "behavior": x, "annotators": a, "turns": tn, "marks": m}
-               for (i, x, a, tn, m), c in runs for _ in range(c)]
-    n_runs: dict = {}
-    n_marks: dict = {}
-    for r in per_run:
-        n_runs[r["behavior"]] = n_runs.get(r["behavior"], 0) + 1
-        n_marks[r["behavior"]] = n_marks.get(r["behavior"], 0) + r["marks"]
-    who = _by_first(t.get("annotators"), 1)
-    totals = [{"behavior": x, "runs": n_runs[x], "annotators": len([a for a in who.get(x, {}) if a is not None]),
-               "marks": n_marks[x]} for x in in_order(scheme_obj.get("behaviors"), n_runs) if x in n_runs]
-    return {"per_run": per_run, "totals": totals}
+    runs = ordered({(items[i], behs[x], a, tn, m): 1 for i, x, a, tn, m in
+                    zip(gi.tolist(), gb.tolist(), n_ann.tolist(), n_turns.tolist(), marks.tolist())})
+    return [{"item_id": i, "behavior": x, "annotators": a, "turns": tn, "marks": m} for (i, x, a, tn, m), _c in runs]
 
 
 def tool_verdicts_tally(lab: Labels, scheme_obj) -> dict:
@@ -1181,18 +1200,6 @@ SECTIONS = ["scorecards", "attribution", "handoffs"]  # then interaction
 SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "choices"]
 
 
-def _cleaned(section: str, part):
-    """A rollup made JSON-safe (clean()) once, when computed. Its long list (one entry per run
-    and behaviour) is built from plain Python values already and is not walked again; the key
-    order stays as it always was (the runs in their place)."""
-    if section == "emergent":
-        runs = part["per_run"]
-        part = clean({**part, "per_run": None})
-        part["per_run"] = runs
-        return part
-    return clean(part)
-
-
 def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spreads: dict, item_ids: list,
                 found: dict, listed: bool, read_tallies, shown: list) -> tuple[Labels, bool]:
     """Brings the parts kept (Parts.of_filters) to the rows df, into found: a part whose rows are
@@ -1358,11 +1365,17 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
         if s.type in ROLLUPS:
             section, _, finish = ROLLUPS[s.type]
             key = ("rollup", s.name)
-            rollups[section][s.name] = finished(key, [key], lambda: _cleaned(section, finish(found[key], s)))
-    if disagreements:  # (listed: every decisive step too, built from plain Python values)
-        for s in att_schemes:
-            rollups["attribution"][s.name] = {**rollups["attribution"][s.name],
-                                              "positions": _positions_of(lab if kept is None else None, df, s, der, item_ids)}
+            rollups[section][s.name] = finished(key, [key], lambda: clean(finish(found[key], s)))
+    if disagreements:  # (listed: the records counted too, each run's behaviours and every decisive step)
+        for s in chosen:
+            for what, (t, fn) in LISTINGS.items():
+                if s.type == t:
+                    section = ROLLUPS[t][0]
+                    records = _listing_of(lab if kept is None else None, df, s, item_ids,
+                                          lambda lab, s, fn=fn: fn(lab, s, der))
+                    # (the keys in the order they always had: the runs first, the positions last)
+                    part = rollups[section][s.name]
+                    rollups[section][s.name] = {what: records, **part} if what == "per_run" else {**part, what: records}
     out.update((section, rollups[section]) for section in SECTIONS)
     out["interaction"] = finished(("interaction",), sides, lambda: clean(interaction(
         found[("interaction",)], found[("graph_marks",)], [found[("handoff_flags", s.name)] for s in reviews])))

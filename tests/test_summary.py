@@ -46,8 +46,8 @@ def test_attribution_blame_positions_and_agreement_of_three(tmp_path):
     # the summary's numbers leave the records out; they are listed per scheme, under the filters
     ws = open_project(cfg)
     assert "positions" not in core.summarize(ws, disagreements=False)["attribution"]["attribution"]
-    assert core.decisive_steps(ws, None, "attribution") == att["positions"]
-    assert core.decisive_steps(ws, None, "attribution", annotators=["bob"], items=[CODE]) == [att["positions"][2]]
+    assert core.listing(ws, None, "attribution", "positions") == att["positions"]
+    assert core.listing(ws, None, "attribution", "positions", annotators=["bob"], items=[CODE]) == [att["positions"][2]]
     # Fleiss (three raters overall), CODE: Coder 2, Tester 1 -> P = 1/3; TRIP: FlightAgent 1,
     # no failure 1 -> P = 0; P̄ = 1/6; p = 2/5, 1/5, 1/5, 1/5 -> Pe = 7/25; kappa = -17/108
     a = s["agreement"]["attribution"]
@@ -197,10 +197,14 @@ def test_contention_per_resource_tools_and_choices(tmp_path):
     assert numbers["disagreements"] is None
     # listed: the disagreements, and every decisive step (listed on demand too, per scheme)
     listed_steps = {n: a.pop("positions") for n, a in s["attribution"].items()}
-    assert "positions" not in numbers["attribution"]["attribution"]
+    listed_runs = {n: e.pop("per_run") for n, e in s["emergent"].items()}
+    assert "positions" not in numbers["attribution"]["attribution"] and "per_run" not in numbers["emergent"]["emergent"]
     assert json.dumps({**numbers, "disagreements": None}, sort_keys=True) == \
         json.dumps({**s, "disagreements": None}, sort_keys=True)
-    assert core.decisive_steps(ws, None, "attribution") == listed_steps["attribution"]
+    assert core.listing(ws, None, "attribution", "positions") == listed_steps["attribution"]
+    assert core.listing(ws, None, "emergent", "per_run") == listed_runs["emergent"]
+    with pytest.raises(ValueError, match="outcome is a radio scheme; per_run lists emergent_behavior schemes"):
+        core.listing(ws, None, "outcome", "per_run")
     for name in counts:
         assert core.disagreements(ws, None, name) == [d for d in s["disagreements"] if d["scheme"] == name]
     assert core.disagreements(ws, None, "contention", annotators=["alice"]) == []  # one annotator: nothing to differ
@@ -252,6 +256,12 @@ def test_report_lists_the_first_disagreements_and_counts_them_all(tmp_path, monk
     assert "Where annotators differ (2; the first 1 listed" in html
     assert "<td>responsible agent</td>" in html and "<td>decisive step</td>" not in html
     assert "The blamed agent acts at the decisive step in 50% of attributions (1 of 2)." in html
+    # a report of the numbers only (the summary page's) lists each run's behaviours too
+    save(CODE, "alice", "emergent", {"echoing": {"turns": [2], "note": ""}})
+    numbers = core.summarize(ws, disagreements=False)
+    assert "per_run" not in numbers["emergent"]["emergent"]
+    html = report.build_html(ws, summary=numbers)
+    assert html.count("<td>echoing</td>") == 2  # (the totals and the run)
 
 
 def test_fingerprint_changes_with_a_value_rewritten_under_the_same_save_time(tmp_path):
@@ -276,6 +286,14 @@ def test_json_keys_keep_their_order(tmp_path):
     assert list(s["emergent"]["emergent"]) == ["per_run", "totals"]
     assert list(s["attribution"]["attribution"])[-1] == "positions"
     assert s["emergent"]["emergent"]["per_run"][0]["marks"] == 1
+    save(CODE, "bob", "emergent", {"sycophantic_agreement": {"turns": [3, 4], "note": ""}, "echoing": {"turns": [1]}})
+    s = summarize(cfg)
+    runs = [(r["behavior"], r["annotators"], r["turns"], r["marks"]) for r in s["emergent"]["emergent"]["per_run"]]
+    assert runs == [("echoing", 1, 1, 1), ("sycophantic_agreement", 2, 2, 3)]
+    assert s["emergent"]["emergent"]["totals"] == [
+        {"behavior": "echoing", "runs": 1, "annotators": 1, "marks": 1},
+        {"behavior": "sycophantic_agreement", "runs": 1, "annotators": 2, "marks": 3}]
+    assert core.listing(open_project(cfg), None, "emergent", "per_run") == s["emergent"]["emergent"]["per_run"]
 
 
 def test_decisive_steps_out_of_the_run_fall_in_the_end_bins(tmp_path):

@@ -88,22 +88,28 @@ def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, mon
     from app.ui import summary_page
     monkeypatch.setattr(summary_page, "DIS_PAGE", 1)
     listed = []
-    real = core.decisive_steps
-    monkeypatch.setattr(core, "decisive_steps", lambda *a, **kw: listed.append(a[2]) or real(*a, **kw))
+    real = core.listing
+    monkeypatch.setattr(core, "listing", lambda *a, **kw: listed.append(a[2:4]) or real(*a, **kw))
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "attribution", attribution("Coder", 4))
     save(CODE, "bob", "attribution", attribution("Coder", 5))
     at = open_page(make_app(cfg, annotator="carol"), "summary")
     assert any("the blamed agent acts at the decisive step in 50% (1 of 2)" in c.value for c in at.caption)
     assert listed == [] and not any("acting_agent" in df.columns for df in frames(at))  # not asked yet
-    at.toggle(key=k("decisive", "attribution")).set_value(True).run()
+    at.toggle(key=k("list", "positions", "attribution")).set_value(True).run()
     steps = next(df for df in frames(at) if "acting_agent" in df.columns)
     assert list(steps["annotator"]) == ["alice"] and list(steps["acting_is_blamed"]) == [True]
-    assert at.number_input(key=k("decisive_page", "attribution")).label.startswith("Page (of 2")
-    at.number_input(key=k("decisive_page", "attribution")).set_value(2).run()
+    assert at.number_input(key=k("list_page", "positions", "attribution")).label.startswith("Page (of 2")
+    at.number_input(key=k("list_page", "positions", "attribution")).set_value(2).run()
     steps = next(df for df in frames(at) if "acting_agent" in df.columns)
     assert list(steps["annotator"]) == ["bob"] and list(steps["acting_agent"]) == ["Tester"]
-    assert listed == ["attribution"] and not at.exception  # listed once, the pages turned on it
+    assert listed == [("attribution", "positions")] and not at.exception  # listed once, the pages turned on it
+    # each run's behaviours likewise
+    save(TRIP, "alice", "emergent", {"echoing": {"turns": [2, 5], "note": ""}})
+    at.button(key=k("refresh")).click().run()
+    at.toggle(key=k("list", "per_run", "emergent")).set_value(True).run()
+    runs = next(df for df in frames(at) if "turns" in df.columns and "behavior" in df.columns)
+    assert list(runs["item_id"]) == [TRIP] and list(runs["marks"]) == [2] and not at.exception
 
 
 def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypatch):

@@ -77,10 +77,10 @@ def _summary(project: str, rows: str, filters: str, _ws: Workspace, _df: pd.Data
     return core.summarize(_ws, _df, **_f, disagreements=False, parts=core.Parts.of(_ws))
 
 
-@st.cache_resource(show_spinner="Listing the decisive steps…", max_entries=4)
-def _decisive_steps(project: str, rows: str, filters: str, scheme: str, _ws: Workspace, _df: pd.DataFrame,
-                    _f: dict) -> list[dict]:
-    return core.decisive_steps(_ws, _df, scheme, annotators=_f["annotators"], items=_f["items"])
+@st.cache_resource(show_spinner="Listing…", max_entries=4)
+def _listing(project: str, rows: str, filters: str, scheme: str, what: str, _ws: Workspace, _df: pd.DataFrame,
+             _f: dict) -> list[dict]:
+    return core.listing(_ws, _df, scheme, what, annotators=_f["annotators"], items=_f["items"])
 
 
 @st.cache_resource(show_spinner="Listing the disagreements…", max_entries=8)
@@ -163,8 +163,9 @@ def render() -> None:
                     "Orchestration & choices", "Agreement", "Gold", "Export & report"])
     with tabs[0]:
         _progress(s)
+    listing = lambda scheme, what: _listing(project, rows, repr(sorted(f.items())), scheme, what, ws, df, f)  # noqa: E731
     with tabs[1]:
-        _failures(s, lambda scheme: _decisive_steps(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
+        _failures(s, listing)
     with tabs[2]:
         _scorecards(ws, s)
     with tabs[3]:
@@ -172,7 +173,7 @@ def render() -> None:
     with tabs[4]:
         _contention_tools(s)
     with tabs[5]:
-        _behaviours_mast(s)
+        _behaviours_mast(s, listing)
     with tabs[6]:
         _choices(s)
     with tabs[7]:
@@ -199,8 +200,8 @@ def _progress(s: dict) -> None:
 
 
 def _failures(s: dict, listing) -> None:
-    """Blame and where the decisive steps fall, per scheme; `listing(scheme)` gives every
-    decisive step (computed when someone asks for them)."""
+    """Blame and where the decisive steps fall, per scheme; `listing(scheme, "positions")` gives
+    every decisive step (computed when someone asks for them)."""
     if not s["attribution"]:
         st.caption("The project has no failure-attribution scheme.")
     for name, att in s["attribution"].items():
@@ -218,17 +219,17 @@ def _failures(s: dict, listing) -> None:
         with c2:
             _chart(f"pos-{name}", "position_histogram", {"position_histogram": att["position_histogram"]})
             _table(att["position_histogram"])
-        _decisive(name, listing)
+        _listed(name, "positions", "List every decisive step", listing)
 
 
 @st.fragment
-def _decisive(scheme: str, listing) -> None:
-    """Every decisive step of a scheme, placed on its run, a page at a time: listed only when
-    asked (one record per attribution: hundreds of thousands in a large study), and turning a
-    page re-runs this alone."""
-    if not st.toggle("List every decisive step", key=_k("decisive", scheme)):
+def _listed(scheme: str, what: str, label: str, listing) -> None:
+    """Records the summary counts (every decisive step, each run's behaviours), a page at a
+    time: listed only when asked (hundreds of thousands in a large study), and turning a page
+    re-runs this alone."""
+    if not st.toggle(label, key=_k("list", what, scheme)):
         return
-    _paged(listing(scheme), ("decisive_page", scheme))
+    _paged(listing(scheme, what), ("list_page", what, scheme))
 
 
 def _paged(records: list[dict], key: tuple) -> tuple[list[dict], int]:
@@ -296,13 +297,12 @@ def _contention_tools(s: dict) -> None:
         st.caption("The project has no contention or tool-call scheme.")
 
 
-def _behaviours_mast(s: dict) -> None:
+def _behaviours_mast(s: dict, listing) -> None:
     for name, em in s["emergent"].items():
         st.subheader(f"Emergent behaviours: {md(name)}")
         _chart(f"em-{name}", "bar", em["totals"], "behavior", "runs", "Runs showing each behaviour")
         _table(em["totals"])
-        with st.expander("Per run"):
-            _table(em["per_run"])
+        _listed(name, "per_run", "List the runs showing each behaviour", listing)
     for name, m in s["mast"].items():
         st.subheader(f"MAST failure modes: {md(name)}")
         c1, c2 = st.columns(2)
