@@ -10,11 +10,11 @@ is another workspace, whose summary starts from the rows):
   and its finished output (what a summary shows when nothing changed);
 - ``<id>.tallies.json``: each part's tally (app/tally.py), read only when some part must be
   brought up to date;
-- ``<id>.rows.arrow``: the rows the parts were computed from (the columns a summary reads),
-  sorted by item in record batches of BATCH rows: the items that changed are taken out of the
-  tallies with these rows and put back in with the new ones, and only the batches holding
-  those items are read. (Arrow's IPC file format, LZ4, not Parquet: a glob of the store's
-  ``**/*.parquet`` must find the saved annotations only.)
+- ``<id>.rows.arrow``: the rows the parts were computed from (the columns a summary reads,
+  text as dictionaries), sorted by item in record batches of BATCH rows: the items that changed
+  are taken out of the tallies with these rows and put back in with the new ones, and only
+  their rows are read (the file is memory-mapped, uncompressed). (Arrow's IPC file format, not
+  Parquet: a glob of the store's ``**/*.parquet`` must find the saved annotations only.)
 - ``<id>.index.npz``: per item and scheme, the rows' count and hash sums (app/counted.py: which
   items changed), and where each item's rows start in the rows file.
 
@@ -45,9 +45,9 @@ from .labels import frame, positions_in
 FOLDER = ".summary"
 STATE = "state.json"
 VERSION = 4  # (raised whenever what a tally counts, or how it is finished, or the files' layout, changes)
-# rows a record batch of the rows file: a few items' rows (the store's items have tens of rows
-# each), so a summary after a few saves decompresses a few batches, not every row
-BATCH = 2048
+# rows a record batch of the rows file (the batches are mapped, not read: their size only
+# bounds the arithmetic of where an item's rows are)
+BATCH = 65536
 DATA = (".rows.arrow", ".index.npz", ".tallies.json")  # a state's data files, after its id
 
 
@@ -84,14 +84,13 @@ def save(folder: Path, stamp: str, where: tuple, parts: dict[tuple, tuple], fini
     at = np.where(at >= 0, at, len(counted.items))
     order = np.argsort(at, kind="stable")
     starts = np.searchsorted(at[order], np.arange(len(counted.items) + 1), side="left")
+    # text columns as dictionaries (the frame's categories: each distinct text once, a stored
+    # value included), uncompressed: read through a memory map, a batch costs nothing until its
+    # rows are taken
     table = pa.Table.from_pandas(rows[columns].iloc[order].reset_index(drop=True), preserve_index=False)
-    for i, field in enumerate(table.schema):  # (categories as plain text: what the store's files hold)
-        if pa.types.is_dictionary(field.type):
-            table = table.set_column(i, field.name, table.column(i).cast(field.type.value_type))
-    table = table.combine_chunks()  # (so that every batch but the last holds BATCH rows)
+    table = table.combine_chunks()  # (one dictionary a column; every batch but the last BATCH rows)
     tmp = folder / f".tmp-{state_id}.rows.arrow"
-    with pa.OSFile(str(tmp), "wb") as sink, \
-            pa.ipc.new_file(sink, table.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+    with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         for batch in table.to_batches(max_chunksize=BATCH):
             writer.write_batch(batch)
     os.replace(tmp, folder / f"{state_id}.rows.arrow")
@@ -155,9 +154,9 @@ def load_rest(folder: Path, state_id: str, items: pd.Index, names: pd.Index) -> 
 
 
 class RowsOnDisk:
-    """The rows file of a state, opened (kept readable while open, should another process
-    replace the state): the rows of chosen items, decompressing their record batches only.
-    Batch i holds the file's rows [i * BATCH, (i + 1) * BATCH)."""
+    """The rows file of a state, memory-mapped (kept readable while open, should another process
+    replace the state): the rows of chosen items, copying only theirs. Batch i holds the file's
+    rows [i * BATCH, (i + 1) * BATCH)."""
 
     def __init__(self, path: Path, starts: np.ndarray):
         self._reader = pa.ipc.open_file(pa.memory_map(str(path)))
