@@ -214,6 +214,9 @@ def kept_on_disk(ws, der, path: Path, tbl: pa.Table, repeat: int, t_read: float,
     summary_core.summarize(ws, frame(read_table(path, SCHEMA, dictionary=True)), derived=der,
                            disagreements=False, parts=parts)
     parts.flush()
+    sizes = {(p.name.split(".", 1)[1] if p.name.count(".") > 1 else p.name): p.stat().st_size for p in state.iterdir()}
+    print("kept on disk: " + ", ".join(f"{name} {size / 1e6:.1f} MB" for name, size in sorted(sizes.items())),
+          flush=True)
     out = []
     for n in [0] + saves:
         rows_file = path if not n else folder / f"saved-{n}.parquet"
