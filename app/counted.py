@@ -10,6 +10,8 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pandas as pd
 
@@ -59,20 +61,31 @@ class Counted:
                  sums: np.ndarray | None = None):
         self.rows, self.items, self.names = rows, items, names
         self._hashes, self._sums = hashes, sums
+        # (the next summary and the writer of the kept state may ask at once)
+        self._lock = threading.Lock()
 
     def sums(self) -> np.ndarray:
-        if self._sums is None:
-            self._sums = item_sums(self.rows, self._hashes, self.items, self.names)
-            self._hashes = None
-        return self._sums
+        with self._lock:
+            if self._sums is None:
+                self._sums = item_sums(self.rows, self._hashes, self.items, self.names)
+                self._hashes = None
+            return self._sums
 
     def fits(self, items: pd.Index, names: pd.Index) -> bool:
         """Whether these are sums over the same items and scheme names."""
         return self.items.equals(items) and self.names.equals(names)
 
-    def of(self, ids: list[str]) -> pd.DataFrame:
-        """The rows of these items (framed)."""
+    def of(self, ids: list[str], hashes_of) -> pd.DataFrame:
+        """The rows of these items (framed). Rows kept on disk must give the sums kept for these
+        items (`hashes_of(rows)`: their row hashes), or ValueError: a file changed since it
+        was written is not counted from."""
         if isinstance(self.rows, pd.DataFrame):
             return self.rows[self.rows["item_id"].isin(ids)]
         at = self.items.get_indexer(ids)
-        return self.rows.of(at[at >= 0])
+        at = at[at >= 0]
+        rows = self.rows.of(at)
+        got = item_sums(rows, hashes_of(rows), self.items, self.names)
+        cols = (at[:, None] * len(self.names) + np.arange(len(self.names))).ravel()
+        if not np.array_equal(got[:, cols], self.sums()[:, cols]):
+            raise ValueError("the kept rows are not the rows their sums were taken of")
+        return rows

@@ -26,6 +26,7 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import time
@@ -88,20 +89,28 @@ def save(folder: Path, stamp: str, where: tuple, parts: dict[tuple, tuple], fini
     # value included), uncompressed: read through a memory map, a batch costs nothing until its
     # rows are taken
     table = pa.Table.from_pandas(rows[columns].iloc[order].reset_index(drop=True), preserve_index=False)
+    for i, field in enumerate(table.schema):  # (text not framed as categories: as dictionaries too)
+        if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+            table = table.set_column(i, field.name, table.column(i).dictionary_encode())
     table = table.combine_chunks()  # (one dictionary a column; every batch but the last BATCH rows)
     tmp = folder / f".tmp-{state_id}.rows.arrow"
     with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         for batch in table.to_batches(max_chunksize=BATCH):
             writer.write_batch(batch)
+    with open(tmp, "rb+") as f:  # (on disk before the state naming it is)
+        os.fsync(f.fileno())
     os.replace(tmp, folder / f"{state_id}.rows.arrow")
     buf = io.BytesIO()
     np.savez(buf, sums=sums, starts=starts.astype(np.int64), rows=np.int64(len(rows)),
              names=np.asarray(counted.names.tolist(), dtype=str), items=np.int64(len(counted.items)))
-    _atomic(folder / f"{state_id}.index.npz", buf.getvalue())
-    _atomic(folder / f"{state_id}.tallies.json", tally.dumps({key: t for key, (_m, t) in parts.items()}))
+    index, tallies = buf.getvalue(), tally.dumps({key: t for key, (_m, t) in parts.items()})
+    _atomic(folder / f"{state_id}.index.npz", index)
+    _atomic(folder / f"{state_id}.tallies.json", tallies)
     # (what the summary shows is plain JSON already: written as it is, read back at C speed)
     shown = list(finished.items())
+    # (what the two files held: a file changed since, by a hand or the disk, is not trusted)
     head = {"version": VERSION, "stamp": stamp, "where": where, "id": state_id,
+            "digests": {"index": _digest(index), "tallies": _digest(tallies)},
             "marks": {key: m for key, (m, _t) in parts.items()},
             "finished": [(key, mark) for key, (mark, _out) in shown]}
     _atomic(folder / STATE, orjson.dumps({"head": tally.encoded(head), "shown": [out for _k, (_m, out) in shown]}))
@@ -114,6 +123,10 @@ def save(folder: Path, stamp: str, where: tuple, parts: dict[tuple, tuple], fini
                 p.unlink(missing_ok=True)
         except OSError:
             continue
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def load(folder: Path, stamp: str, where: tuple) -> dict[str, Any] | None:
@@ -129,24 +142,30 @@ def load(folder: Path, stamp: str, where: tuple) -> dict[str, Any] | None:
         marks = state["marks"]
         if not isinstance(state["id"], str) or not isinstance(marks, dict):
             return None
-        return {"id": state["id"], "marks": marks, "finished": finished}
+        return {"id": state["id"], "marks": marks, "finished": finished, "digests": state["digests"]}
     except Exception:  # noqa: BLE001 (whatever is wrong with a kept state, the rows are read instead)
         return None
 
 
-def load_rest(folder: Path, state_id: str, items: pd.Index, names: pd.Index) -> tuple[dict, Counted] | None:
-    """(the tallies {key: tally}, the rows counted (their sums read, the rows file opened: its
-    batches read when asked)) of a state, or None when its files are gone or unreadable, or
-    were counted over other items or schemes."""
+def load_rest(folder: Path, state: dict, items: pd.Index, names: pd.Index) -> tuple[dict, Counted] | None:
+    """(the tallies {key: tally}, the rows counted (their sums read, the rows file opened: the
+    rows of items read when asked)) of a state (load()), or None when its files are gone,
+    unreadable or not what it wrote, or were counted over other items or schemes."""
+    state_id = state["id"]
     try:
-        tallies = tally.loads((folder / f"{state_id}.tallies.json").read_bytes())
-        with np.load(folder / f"{state_id}.index.npz", allow_pickle=False) as index:
+        raw_tallies = (folder / f"{state_id}.tallies.json").read_bytes()
+        raw_index = (folder / f"{state_id}.index.npz").read_bytes()
+        if state["digests"] != {"index": _digest(raw_index), "tallies": _digest(raw_tallies)}:
+            return None
+        tallies = tally.loads(raw_tallies)
+        with np.load(io.BytesIO(raw_index), allow_pickle=False) as index:
             sums, starts, n_rows = index["sums"], index["starts"], int(index["rows"])
             if int(index["items"]) != len(items) or index["names"].tolist() != names.tolist():
                 return None
         rows = RowsOnDisk(folder / f"{state_id}.rows.arrow", starts)
         if (not isinstance(tallies, dict) or sums.shape != (3, len(items) * len(names) + 1)
-                or len(starts) != len(items) + 1 or rows.n_rows != n_rows):
+                or len(starts) != len(items) + 1 or rows.n_rows != n_rows or starts[0] != 0
+                or (np.diff(starts) < 0).any() or starts[-1] > n_rows):
             return None
         return tallies, Counted(rows, items, names, sums=sums)
     except Exception:  # noqa: BLE001 (as in load)
@@ -180,4 +199,8 @@ class RowsOnDisk:
         # each row's batch among those read, and its place in their concatenation
         k = np.searchsorted(wanted, take // BATCH)
         within = take - wanted[k] * BATCH + k * BATCH
-        return frame(pa.Table.from_batches(batches).take(pa.array(within, pa.int64())))
+        # (text is dictionaries: taking rows copies their indices; a file damaged since it was
+        # written raises here, before anything reads through a bad offset or index)
+        table = pa.Table.from_batches(batches).take(pa.array(within, pa.int64()))
+        table.validate(full=True)
+        return frame(table)

@@ -223,6 +223,9 @@ def _count(codes: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(codes[codes >= 0], minlength=n)
 
 
+MAX_SECONDS = 9e12  # 285,000 years: whole microseconds still fit in 64 bits
+
+
 def progress_tally(lab: Labels) -> dict:
     """What progress_from() reports, as a tally that adds up over items: rows and time (whole
     microseconds: sums of floats would depend on their order) per annotator and scheme, every
@@ -231,8 +234,10 @@ def progress_tally(lab: Labels) -> dict:
     its own). A row missing a key counts where that key is not needed."""
     rows, time, done = lab.rows, lab.time, lab.done
     seconds = time["seconds_spent"].to_numpy(dtype=np.float64, na_value=np.nan)
-    # (a missing time adds nothing, as pandas' sums left it out; the store holds finite times)
-    micros = np.rint(np.where(np.isfinite(seconds), seconds, 0.0) * 1e6).astype(np.int64)
+    # (a missing time adds nothing, as pandas' sums left it out; the store holds finite times,
+    # and one past MAX_SECONDS, a hand-made one, is taken as that)
+    seconds = np.clip(np.where(np.isfinite(seconds), seconds, 0.0), -MAX_SECONDS, MAX_SECONDS)
+    micros = np.rint(seconds * 1e6).astype(np.int64)
     return prune({"rows": tally_of(time, ["annotator", "scheme"]),
                   "micros": tally_of(time, ["annotator", "scheme"], micros),
                   "done": tally_of(done, ["annotator"]),
@@ -1038,6 +1043,8 @@ READ = ["item_id", "annotator", "scheme", "annotation_type", "status", "seconds_
 
 def row_hashes(df: pd.DataFrame) -> np.ndarray:
     """A hash of each row's columns a summary reads (see fingerprint())."""
+    if not len(df):
+        return np.zeros(0, dtype=np.uint64)
     return pd.util.hash_pandas_object(df[READ], index=False).to_numpy()
 
 
@@ -1111,7 +1118,7 @@ class Parts:
                 if state is not None:
                     found.update((key, (mark, keptmod.LAZY)) for key, mark in state["marks"].items())
                     found.update((("finished",) + key, got) for key, got in state["finished"].items())
-                    found[DISK] = state["id"]
+                    found[DISK] = state
             self._kept[where] = found
             while len(self._kept) > self.FILTERS_KEPT:
                 del self._kept[next(iter(self._kept))]
@@ -1121,10 +1128,10 @@ class Parts:
         """The tallies and rows of parts read from disk (counted over these items and schemes), in
         place of their LAZY marks; parts whose files are gone are dropped (computed again from
         every row)."""
-        state_id = kept.pop(DISK, None)
-        if state_id is None:
+        state = kept.pop(DISK, None)
+        if state is None:
             return
-        rest = keptmod.load_rest(self.folder, state_id, items, names)
+        rest = keptmod.load_rest(self.folder, state, items, names)
         lazy = [key for key, v in kept.items() if isinstance(v, tuple) and len(v) == 2 and v[1] is keptmod.LAZY]
         if rest is None:
             for key in lazy:
@@ -1209,7 +1216,7 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     computed from every row only; None when none was) and whether any part changed. `read_tallies(kept)` reads the
     tallies of parts kept on disk (Parts.read_tallies) when a part or what the summary shows
     (`shown`: its key among the finished parts, the parts it is made from) is to be computed."""
-    hashes = row_hashes(df) if len(df) else np.zeros(0, dtype=np.uint64)
+    hashes = row_hashes(df)
     prints = scheme_prints(df, hashes)
     items_ix = pd.Index(item_ids, dtype=object)
     # (the done marks apart: the progress reads them, and a change to one counts by its item)
@@ -1243,7 +1250,7 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     if step:
         ids = [i for i in item_ids if i in items]
         try:  # (the rows before, kept on disk: a file that cannot be read counts every row again)
-            then = before.of(ids)
+            then = before.of(ids, row_hashes)
         except Exception as e:  # noqa: BLE001
             logging.getLogger(__name__).warning("could not read the rows of the last summary: %s", e)
             by_items, step = False, []
@@ -1280,7 +1287,8 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
 def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements, parts) -> dict:
     if df is None:
         df = load(ws)
-    item_ids = [it.id for it in ws.items] if items is None else [i for i in items]
+    # (an item named twice is one item)
+    item_ids = [it.id for it in ws.items] if items is None else list(dict.fromkeys(items))
     df = apply_filters(df, annotators, schemes, item_ids)
     project = ws.project
     by_name = {s.name: s for s in project.schemes}

@@ -131,6 +131,8 @@ def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], wei
     if not n:
         return {}
     w = None if weights is None else np.asarray(weights, dtype=np.int64)
+    if w is not None and len(w) and int(np.abs(w).max()) >= (1 << 53) // len(w):
+        return _exact_sum_by(cols, labels, w)  # (bincount's float sums would round)
     combined = _combined(cols)
     if combined is not None:  # one integer key per row
         key, lows, spans, bound = combined
@@ -156,6 +158,16 @@ def sum_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], wei
     if len(named) == 1:
         return dict(zip(named[0], sums))
     return dict(zip(zip(*named), sums))
+
+
+def _exact_sum_by(cols: list[np.ndarray], labels: Sequence[Sequence | None], w: np.ndarray) -> dict:
+    """sum_by() with weights summed as Python integers (sums past 2**53 stay exact)."""
+    out: dict = {}
+    for key, x in zip(zip(*(c.tolist() for c in cols)), w.tolist()):
+        out[key] = out.get(key, 0) + x
+    named = {tuple(lab[k] if lab is not None else k for k, lab in zip(key, labels)): s
+             for key, s in out.items() if s}
+    return {k[0]: s for k, s in named.items()} if len(cols) == 1 else named
 
 
 def distinct_by(columns: Sequence[np.ndarray], labels: Sequence[Sequence | None], col: np.ndarray) -> dict:

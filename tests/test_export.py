@@ -172,7 +172,7 @@ def test_export_and_import_commands(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "imported 10, kept 0 existing" in r.stdout, r.stderr
     # the imported rows' summary kept for the summary page: a summary starts from it
-    assert "summary computed and kept for the summary page" in r.stdout
+    assert "summary of 9 judgements computed and kept for the summary page" in r.stdout
     ws = open_project(fresh)
     state = keptmod.load(keptmod.folder_of(ws.project.output_dir), ws.stamp, (None, None, None, 1))
     assert state is not None

@@ -387,6 +387,24 @@ def test_progress_time_leaves_out_a_missing_time_as_pandas_sums_do(tmp_path):
         assert {s["scheme"]: s["seconds"] for s in p["by_scheme"]} == {"outcome": 2.5, "notes": 0.0}
 
 
+def test_progress_times_add_up_exactly_however_large(tmp_path):
+    """Seconds are summed as whole microseconds, exactly: a kept summary updated by items gives
+    the figure counted at once, even for times no annotator spends (a hand-made file)."""
+    import pandas as pd
+    ws = open_project(demo(tmp_path)[0])
+    df = pd.DataFrame({"item_id": [CODE, TRIP, CODE], "annotator": ["alice"] * 3, "scheme": ["outcome", "notes", "notes"],
+                       "annotation_type": ["radio", "text", "text"],
+                       "value": ['{"success": "true"}', '{"text_box": "x"}', '{"text_box": "y"}'],
+                       "status": ["annotated"] * 3, "trace_hash": ["h"] * 3,
+                       "updated_at": pd.Timestamp("2025-01-01", tz="UTC"), "seconds_spent": [1e10, 0.1, 1e30]},
+                      dtype=object).astype({"seconds_spent": float})
+    lab = core.build(df, {s.name: s for s in ws.project.schemes})
+    halves = [core.build(df[df["item_id"] == i], {s.name: s for s in ws.project.schemes}) for i in (CODE, TRIP)]
+    assert core.merge(*(core.progress_tally(h) for h in halves)) == core.progress_tally(lab)
+    p = core.summarize(ws, df)["progress"]
+    assert p["by_annotator"][0]["seconds"] == (10 ** 16 + 100_000 + 9 * 10 ** 18) / 1e6  # (the last one capped)
+
+
 def test_progress_grid_is_by_annotator_then_scheme_order_however_the_rows_were_read(tmp_path):
     """The annotator × scheme grid: annotators by name, schemes in the order of the per-scheme
     list, whether the rows came from the row index (as dictionaries) or straight from the files."""

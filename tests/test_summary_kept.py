@@ -238,13 +238,13 @@ def test_the_rows_kept_are_read_for_the_changed_items_only(study, tmp_path, monk
     state = keptmod.load(folder, "", (None, None, None, 1))
     items = pd.Index([it.id for it in ws.items], dtype=object)
     names = pd.Index(sorted([s.name for s in ws.project.schemes] + [labels.DONE]), dtype=object)  # (what parts read)
-    tallies, counted = keptmod.load_rest(folder, state["id"], items, names)
+    tallies, counted = keptmod.load_rest(folder, state, items, names)
     assert set(tallies) == set(state["marks"])
     read = []
     real = counted.rows._reader.get_batch
     monkeypatch.setattr(counted.rows._reader, "get_batch", lambda i: read.append(i) or real(i), raising=False)
     ids = [items[0], items[len(items) // 2], items[-1]]
-    got = counted.of(ids)
+    got = counted.of(ids, core.row_hashes)
     want = df[df["item_id"].isin(ids)]
     key = ["item_id", "annotator", "scheme"]
     as_text = lambda f: sorted(map(tuple, f[core.READ].astype(str).to_numpy().tolist()))  # noqa: E731
@@ -252,8 +252,8 @@ def test_the_rows_kept_are_read_for_the_changed_items_only(study, tmp_path, monk
     assert got[key].duplicated().sum() == 0
     assert 0 < len(set(read)) <= len(want) // 7 + 2 * len(ids)  # (the items' batches, not the file's)
     # sums over other items or schemes: not this state
-    assert keptmod.load_rest(folder, state["id"], items[:-1], names) is None
-    assert keptmod.load_rest(folder, state["id"], items, names[:-1]) is None
+    assert keptmod.load_rest(folder, state, items[:-1], names) is None
+    assert keptmod.load_rest(folder, state, items, names[:-1]) is None
 
 
 def test_a_rows_file_broken_after_it_was_opened_counts_every_row(study, tmp_path, monkeypatch):
@@ -266,3 +266,57 @@ def test_a_rows_file_broken_after_it_was_opened_counts_every_row(study, tmp_path
     monkeypatch.setattr(keptmod.RowsOnDisk, "of", broken)
     df2 = _saved(df, 5, seed=14)
     assert same(_summary(ws, der, df2, folder), core.summarize(ws, df2, derived=der, disagreements=False))
+
+
+def test_kept_files_changed_since_they_were_written_are_not_counted_from(study, tmp_path, monkeypatch):
+    """A rows file damaged on disk (a bit flipped anywhere) neither crashes the summary nor
+    changes its numbers: rows read from it are validated, and must give the sums kept for their
+    items, or every row is counted; a tally or index file that is not what the state wrote (a
+    hand edit) is not taken."""
+    import shutil
+    ws, der, df = study
+    folder = tmp_path / ".summary"
+    _summary(ws, der, df, folder)
+    df2 = _saved(df, 3, seed=15)  # (a few items: brought up to date with their rows kept)
+    want = core.summarize(ws, df2, derived=der, disagreements=False)
+    read = []
+    real_of = keptmod.RowsOnDisk.of
+    monkeypatch.setattr(keptmod.RowsOnDisk, "of", lambda self, at: read.append(len(at)) or real_of(self, at))
+    rows_file = next(folder.glob("*.rows.arrow"))
+    size = rows_file.stat().st_size
+    for at in range(size // 50, size, size // 13):  # (twelve places, the dictionaries' texts and offsets among them)
+        copy = tmp_path / f"copy-{at}"
+        shutil.copytree(folder, copy)
+        damaged = next(copy.glob("*.rows.arrow"))
+        data = bytearray(damaged.read_bytes())
+        data[at] ^= 0x40
+        damaged.write_bytes(bytes(data))
+        assert same(_summary(ws, der, df2, copy), want), at
+    # two damages made on purpose: a stored text changed in place (its length kept: the file is
+    # valid, its rows are not those counted), and a text's end offset sent far past the data
+    texts = [str(x).encode() for x in df["value"].cat.categories]
+    common = df["value"].astype(str).value_counts().index[0].encode()
+    ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
+    for name, old, new in [("text", common, common.replace(b"t", b"T", 1)),
+                           ("offset", ends[1:4].tobytes(), np.array([ends[1], 1 << 40, ends[3]]).tobytes())]:
+        copy = tmp_path / f"copy-{name}"
+        shutil.copytree(folder, copy)
+        damaged = next(copy.glob("*.rows.arrow"))
+        data = damaged.read_bytes()
+        assert data.count(old) == 1 and old != new, name
+        damaged.write_bytes(data.replace(old, new))
+        read.clear()
+        assert same(_summary(ws, der, df2, copy), want), name
+        assert read and 0 < read[0] <= 3  # (the changed items' rows were read from the file)
+    for name in ("tallies.json", "index.npz"):
+        copy = tmp_path / f"copy-{name}"
+        shutil.copytree(folder, copy)
+        edited = next(copy.glob(f"*.{name}"))
+        if name == "tallies.json":  # valid, but another count
+            edited.write_bytes(edited.read_bytes().replace(b"1", b"2", 1))
+        else:
+            edited.write_bytes(edited.read_bytes() + b"\0")
+        state = keptmod.load(copy, "", (None, None, None, 1))
+        names = pd.Index(sorted([s.name for s in ws.project.schemes] + [labels.DONE]), dtype=object)
+        assert keptmod.load_rest(copy, state, pd.Index([it.id for it in ws.items], dtype=object), names) is None
+        assert same(_summary(ws, der, df2, copy), want)

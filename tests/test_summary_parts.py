@@ -256,3 +256,13 @@ def test_rows_of_a_scheme_no_longer_configured_are_brought_in_too(study):
     assert same(got, core.summarize(ws, changed, derived=der, disagreements=False))
     assert "somebody" in {p["annotator"] for p in got["progress"]["by_annotator"]}
     assert "old_scheme" in {p["scheme"] for p in got["progress"]["by_scheme"]}
+
+
+def test_an_item_named_twice_is_one_item(study):
+    ws, der, df = study
+    parts = core.Parts()
+    one = ws.items[0].id
+    for _ in range(2):  # (the second from the parts kept)
+        twice = core.summarize(ws, df, derived=der, disagreements=False, parts=parts, items=[one, one])
+        assert same({**twice, "filters": None},
+                    {**core.summarize(ws, df, derived=der, disagreements=False, items=[one]), "filters": None})

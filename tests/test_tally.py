@@ -46,6 +46,11 @@ def test_sum_by_names_codes_and_handles_wide_codes():
     assert got == {("a", 5): 1, ("b", 5): 5}  # (a zero sum is left out)
     wide = np.array([0, 2 ** 40, 2 ** 40])
     assert tally.sum_by([wide, wide, wide], [None, None, None]) == {(0, 0, 0): 1, (2 ** 40,) * 3: 2}
+    # weights whose sums pass 2**53 (float64's whole numbers) are summed exactly
+    big = np.array([2 ** 60, 3, 2 ** 61, 5, -5])
+    assert tally.sum_by([np.array([0, 0, 1, 1, 1])], [["a", "b"]], big) == {"a": 2 ** 60 + 3, "b": 2 ** 61}
+    assert tally.sum_by([np.array([0, 0, 1]), np.array([1, 1, 0])], [None, ["x", "y"]],
+                        np.array([2 ** 60, 1, 2 ** 55])) == {(0, "y"): 2 ** 60 + 1, (1, "x"): 2 ** 55}
 
 
 # --- the measures' tallies add up over items ------------------------------------------------------
