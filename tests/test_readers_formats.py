@@ -113,6 +113,45 @@ def test_agentrx_trajectory_with_its_annotation_in_another_file(tmp_path):
     assert unmatched and unmatched[0].level == "warning" and "no run with that id" in unmatched[0].message
 
 
+@pytest.mark.parametrize("bad", [7, "hi", {"role": "user", "content": "hi"}])
+def test_agentrx_substeps_that_are_not_a_list(tmp_path, bad):
+    # a number as a step's substeps skipped the whole trajectory with Python's own "'int' object is
+    # not iterable" (found by fuzzing): now the step is read empty and named
+    traj = {"trajectory_id": "t7", "steps": [{"index": 1, "substeps": [{"role": "user", "content": "hi"}]},
+                                             {"index": 2, "substeps": bad}]}
+    p = tmp_path / "runs.jsonl"
+    p.write_text(json.dumps(traj) + "\n")
+    items, problems = read_file(p)
+    assert [i.id for i in items] == ["t7"] and [s["content"] for s in items[0].data["steps"]] == ["hi", ""]
+    assert [(x.level, x.file, x.where, x.message) for x in problems] == [
+        ("warning", str(p), "line 1, run t7, steps[1]", "substeps: expected a list of substeps "
+         f"({{role, content}}), got {type(bad).__name__}; read as an empty step")]
+
+
+@pytest.mark.parametrize("bad", [{"n": 1}, [1], "1"])
+def test_agentrx_step_index_that_is_not_a_number(tmp_path, bad):
+    # an object or a list as a step's index raised "TypeError: unhashable type" while placing the
+    # failures (found by fuzzing), also for an annotation joined to a Potato run with such a step
+    traj = {"trajectory_id": "t7", "steps": [{"index": bad, "substeps": [{"role": "user", "content": "hi"}]},
+                                             {"index": 2, "substeps": [{"role": "assistant", "content": "ok"}]}],
+            "failures": [{"failure_id": "1", "step_number": 2, "failure_category": "A"}]}
+    p = tmp_path / "runs.jsonl"
+    p.write_text(json.dumps(traj) + "\n")
+    items, problems = read_file(p)
+    assert [s["content"] for s in items[0].data["steps"]] == ["ok", "hi"]  # numbered steps first
+    assert [f["step"] for f in items[0].gold["failures"]] == [0]
+    assert [(x.level, x.where, x.message) for x in problems] == [
+        ("warning", "line 1, run t7, steps[0]",
+         f"index: expected a whole number, got {type(bad).__name__}; placed after the numbered steps")]
+    run = {"id": "r1", "text": "t", "steps": [{"agent": "a", "content": "x", "index": bad},
+                                              {"agent": "b", "content": "y"}]}
+    ann = {"trajectory_id": "r1", "failures": [{"failure_id": "1", "step_number": 2}]}
+    p2 = tmp_path / "both.jsonl"
+    p2.write_text(json.dumps(run) + "\n" + json.dumps(ann) + "\n")
+    items, problems = read_file(p2)
+    assert problems == [] and [f["step"] for f in items[0].gold["failures"]] == [1]  # by position
+
+
 # --- Langfuse -------------------------------------------------------------------------------------
 
 def obs(oid, type_, name, parent=None, start=0, end=1, **kw):
@@ -166,6 +205,35 @@ def test_langfuse_bare_observations_grouped_by_trace_and_missing_parent(tmp_path
                for x in problems)
 
 
+def test_langfuse_parent_observation_id_that_is_not_an_id(tmp_path):
+    # an object or a list as parentObservationId used to raise "TypeError: unhashable type"
+    rows = [dict(o) for o in LANGFUSE["observations"]]
+    rows[3]["parentObservationId"] = ["b"]
+    p = tmp_path / "lf.json"
+    p.write_text(json.dumps({**LANGFUSE, "observations": rows}))
+    items, problems = read_file(p)
+    assert [(x.level, x.where, x.message) for x in problems] == [
+        ("warning", "trace t1, observation g2 (llm)",
+         "parentObservationId: expected an id (text or a number), got list; read as a top-level span")]
+    assert [(s["id"], s["agent"]) for s in items[0].data["steps"]] == [("g1", "triage"), ("g2", "triage"),
+                                                                       ("t", "billing"), ("g3", "triage")]
+
+
+@pytest.mark.parametrize("tid, got", [("", "an empty text"), (None, "null"), ({"id": "t1"}, "dict")])
+def test_langfuse_bare_observation_without_a_usable_trace_id(tmp_path, tid, got):
+    # traceId "" used to give an item with an empty id (found by fuzzing); null gave the id "None"
+    rows = [dict(o) for o in LANGFUSE["observations"]]
+    rows[1]["traceId"] = tid
+    p = tmp_path / "obs.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows))
+    items, problems = read_file(p)
+    assert [i.id for i in items] == ["t1", "obs"]
+    assert [s["id"] for s in items[1].data["steps"]] == ["g1"]
+    assert [(x.level, x.file, x.where, x.message) for x in problems if x.level != "note"] == [
+        ("warning", str(p), "line 2", f"traceId: expected an id (text or a number), got {got}; "
+                                      "read as part of trace obs")]
+
+
 # --- chat logs ------------------------------------------------------------------------------------
 
 def test_openai_messages_with_names_and_tool_calls(tmp_path):
@@ -205,6 +273,27 @@ def test_anthropic_messages_and_a_file_of_bare_messages(tmp_path):
     p2.write_text(json.dumps(msgs))
     items, problems = read_file(p2)
     assert problems == [] and [i.id for i in items] == ["bare"] and len(items[0].data["steps"]) == 4
+
+
+@pytest.mark.parametrize("bad", [7, 1.5, True, "search", {"id": "call_1"}])
+def test_chat_tool_calls_that_are_not_a_list(tmp_path, bad):
+    # a number or true as a message's tool_calls used to raise "TypeError: 'int' object is not
+    # iterable" (found by fuzzing); text or an object was silently read as no calls
+    rec = {"id": "c1", "messages": [{"role": "user", "content": "Book a trip"},
+                                    {"role": "assistant", "content": "ok", "tool_calls": bad}]}
+    p = tmp_path / "c.jsonl"
+    p.write_text(json.dumps({"id": "c0", "messages": [{"role": "user", "content": "hi"}]}) + "\n" + json.dumps(rec))
+    items, problems = read_file(p)
+    assert [i.id for i in items] == ["c0", "c1"] and len(items[1].data["steps"]) == 2
+    assert [(x.level, x.file, x.where, x.message) for x in problems] == [
+        ("warning", str(p), "line 2, messages[1]", f"tool_calls: expected a list of tool calls, "
+                                                   f"got {type(bad).__name__}; ignored")]
+    # a file that is a list of bare messages: the message's own line is named
+    p2 = tmp_path / "bare.jsonl"
+    p2.write_text("\n".join(json.dumps(m) for m in rec["messages"]))
+    items, problems = read_file(p2)
+    assert [i.id for i in items] == ["bare"]
+    assert [(x.where, x.message.split(":")[0]) for x in problems] == [("line 2", "tool_calls")]
 
 
 # --- data_format ----------------------------------------------------------------------------------

@@ -90,6 +90,30 @@ def test_wrong_shapes_are_named_and_skipped(tmp_path):
     assert "data_format is trail: expected a TRAIL trace" in problems[-1].message
 
 
+@pytest.mark.parametrize("bad", [{"id": "a"}, ["a"]])
+def test_a_parent_span_id_that_is_not_an_id(tmp_path, bad):
+    # an object or a list as parent_span_id used to raise "TypeError: unhashable type"
+    # (found by the mutation fuzz)
+    p = _write(tmp_path, {"trace_id": "par", "spans": [
+        {"span_id": "a", "span_name": "root", "timestamp": "2024-01-01T00:00:00Z", "child_spans": [
+            {"span_id": "c", "parent_span_id": bad, "span_name": "nested", "timestamp": "2024-01-01T00:00:02Z"}]},
+        {"span_id": "b", "parent_span_id": bad, "span_name": "llm", "timestamp": "2024-01-01T00:00:01Z",
+         "span_attributes": {"openinference.span.kind": "LLM"}},
+        {"span_id": 7, "span_name": "seven", "timestamp": "2024-01-01T00:00:03Z"},
+        {"span_id": "d", "parent_span_id": 7, "span_name": "under seven", "timestamp": "2024-01-01T00:00:04Z"}]})
+    items, problems = read_file(p)
+    kind = type(bad).__name__
+    assert ("warning", f"trace par, span b (llm): parent_span_id: expected an id (text or a number), got {kind}; "
+                       "read as a top-level span") in _levels(problems)
+    assert ("warning", f"trace par, span c (nested): parent_span_id: expected an id (text or a number), got {kind}; "
+                       "ignored (the span is read under the span it is nested in)") in _levels(problems)
+    assert all(x.file == str(p) for x in problems)
+    spans = {s["id"]: s["parent"] for s in items[0].data["trace"]["spans"]}
+    # a number is an id, read as text as span ids are: span d is under span 7
+    assert spans == {"a": None, "c": "a", "b": None, "7": None, "d": "7"}
+    assert [s["id"] for s in items[0].data["steps"]] == ["b"]
+
+
 def test_unknown_attribute_value_shapes_and_contents(tmp_path):
     t = _trace()
     llm = next(s for s in _all(t["spans"]) if s["span_id"] == "fa2c008493ea02f7")

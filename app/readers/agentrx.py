@@ -48,16 +48,27 @@ def detect(record) -> bool:
     return "trajectory_id" in record and _is_trajectory(record)
 
 
-def _trajectory_item(record: dict, source: str, ctx, single: bool) -> Item:
+def _trajectory_item(record: dict, source: str, ctx, single: bool, problems: st.Problems) -> Item:
     tid = record.get("trajectory_id") or record.get(ctx.id_key)
     if tid in (None, ""):
         if not single:
             raise ValueError("AgentRx trajectory has no trajectory_id")
         tid = ctx.path.stem
     steps = []
-    for pos, s in enumerate(sorted((s for s in record["steps"] if isinstance(s, dict)),
-                                   key=lambda s: (s.get("index") if isinstance(s.get("index"), int) else 10**9))):
-        subs = [x for x in s.get("substeps") or [] if isinstance(x, dict)]
+    numbered = sorted(((i, s) for i, s in enumerate(record["steps"]) if isinstance(s, dict)),
+                      key=lambda e: e[1].get("index") if isinstance(e[1].get("index"), int) else 10**9)
+    for pos, (i, s) in enumerate(numbered):
+        if "index" in s and not isinstance(s["index"], int):
+            problems.add(f"steps[{i}]", f"index: expected a whole number, got {type(s['index']).__name__}; "
+                         "placed after the numbered steps")
+        subs = s.get("substeps")
+        if subs is None:
+            subs = []
+        elif not isinstance(subs, list):
+            problems.add(f"steps[{i}]", "substeps: expected a list of substeps ({role, content}), "
+                         f"got {type(subs).__name__}; read as an empty step")
+            subs = []
+        subs = [x for x in subs if isinstance(x, dict)]
         roles = list(dict.fromkeys(str(x.get("role")) for x in subs if x.get("role")))
         if len(roles) <= 1:
             content = "\n\n".join(str(x.get("content") or "") for x in subs)
@@ -80,7 +91,9 @@ def _position(data: dict, f: dict) -> int | None:
         n = int(n)
     except (TypeError, ValueError):
         return None
-    indexed = {s.get("index"): i for i, s in enumerate(steps) if isinstance(s, dict) and "index" in s}
+    # whole-number indexes only: an annotation may be joined to any item, whose steps' `index`
+    # can be anything (an object or a list would not even be a dict key)
+    indexed = {s["index"]: i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(s.get("index"), int)}
     if indexed:
         return indexed.get(n)
     return n - 1 if 1 <= n <= len(steps) else None
@@ -150,6 +163,7 @@ def read(records, ctx):
             from . import wrong_shape
             problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
+        probs = st.Problems()
         try:
             if isinstance(record.get("history"), list):
                 item = whowhen.to_item(record, src, id_key=ctx.id_key, text_key=ctx.text_key,
@@ -157,7 +171,7 @@ def read(records, ctx):
                 item.format = NAME
                 item.data.pop("failures", None)
             elif _is_trajectory(record):
-                item = _trajectory_item(record, src, ctx, single)
+                item = _trajectory_item(record, src, ctx, single, probs)
             else:  # an annotation alone
                 tid = record.get("trajectory_id", record.get(ctx.id_key))
                 if tid in (None, ""):
@@ -168,7 +182,8 @@ def read(records, ctx):
             problems.append(ctx.problem(where or "record", f"{e}; skipped"))
             continue
         if isinstance(record.get("failures"), list):
-            probs = _merge(item, record)
+            probs.extend(_merge(item, record))
+        if probs:
             problems.extend(st.convert_problems(probs, ctx.path, f"{prefix}run {item.id}, "))
         items.append(item)
     return items, problems

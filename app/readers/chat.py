@@ -41,13 +41,14 @@ def _only_tool_results(content) -> bool:
             and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content))
 
 
-def conversation(messages: list, system=None) -> tuple[list[dict], str]:
-    """(steps, system prompt) of a list of messages."""
+def conversation(messages: list, system=None, problems: list | None = None) -> tuple[list[dict], str]:
+    """(steps, system prompt) of a list of messages; what is misread is added to `problems`
+    as (message index, text)."""
     callers: dict[str, str] = {}  # call id -> agent that made it
     last_caller = None
     steps: list[dict] = []
     system_parts = [content_text(system)] if system else []
-    for m in messages:
+    for i, m in enumerate(messages):
         if not isinstance(m, dict):
             steps.append({"agent": agent_name(None), "content": "" if m is None else str(m)})
             continue
@@ -65,7 +66,16 @@ def conversation(messages: list, system=None) -> tuple[list[dict], str]:
             agent = agent_name(m.get("name") or role or None)
         step = dict(m)
         step["agent"] = agent
-        calls = [tc for tc in m.get("tool_calls") or [] if isinstance(tc, dict)]
+        calls = m.get("tool_calls")
+        if calls is None:
+            calls = []
+        elif isinstance(calls, list):
+            calls = [tc for tc in calls if isinstance(tc, dict)]
+        else:  # kept in the step as read; app/toolcall.py reads a list only
+            if problems is not None:
+                problems.append((i, f"tool_calls: expected a list of tool calls, got {type(calls).__name__}; "
+                                    "ignored"))
+            calls = []
         if isinstance(content, list):
             calls += [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
         if calls or isinstance(m.get("function_call"), dict):
@@ -77,8 +87,9 @@ def conversation(messages: list, system=None) -> tuple[list[dict], str]:
     return steps, "\n\n".join(p for p in system_parts if p)
 
 
-def _item(record: dict, item_id: str, source: str, id_key: str, text_key: str) -> Item:
-    steps, system = conversation(record["messages"], record.get("system"))
+def _item(record: dict, item_id: str, source: str, id_key: str, text_key: str,
+          problems: list | None = None) -> Item:
+    steps, system = conversation(record["messages"], record.get("system"), problems)
     text = record.get(text_key)
     if not isinstance(text, str) or not text:
         text = next((content_text(s.get("content")) for s in steps
@@ -95,9 +106,11 @@ def read(records, ctx):
     from . import source_of
     items, problems, loose = [], [], []
     single = len(records) == 1 and records[0][1] == ""
+    loose_where = []
     for record, where in records:
         if _is_message(record):
             loose.append(record)
+            loose_where.append(where)
             continue
         if not detect(record):
             from . import wrong_shape
@@ -106,7 +119,12 @@ def read(records, ctx):
         item_id = record.get(ctx.id_key, record.get("id"))
         if item_id in (None, ""):
             item_id = ctx.path.stem if single else f"{ctx.path.stem}-{where.split()[-1]}"
-        items.append(_item(record, str(item_id), source_of(ctx.path, where), ctx.id_key, ctx.text_key))
+        misread: list = []
+        items.append(_item(record, str(item_id), source_of(ctx.path, where), ctx.id_key, ctx.text_key, misread))
+        problems.extend(ctx.problem(f"{where + ', ' if where else ''}messages[{i}]", text, "warning")
+                        for i, text in misread)
     if loose:
-        items.append(_item({"messages": loose}, ctx.path.stem, str(ctx.path), ctx.id_key, ctx.text_key))
+        misread = []
+        items.append(_item({"messages": loose}, ctx.path.stem, str(ctx.path), ctx.id_key, ctx.text_key, misread))
+        problems.extend(ctx.problem(loose_where[i] or "record", text, "warning") for i, text in misread)
     return items, problems

@@ -64,7 +64,8 @@ def _span(obs: dict, where: str, problems: st.Problems, intern) -> st.Span:
     if kind is None:
         problems.add(wh, f"unknown observation type {obs.get('type')!r}; read as a plain span", "note")
         kind = ""
-    span = st.Span(id=oid, parent=obs.get("parentObservationId"), name=name, kind=kind, where=wh)
+    parent = st.parent_id(obs.get("parentObservationId"), "parentObservationId", wh, problems)
+    span = st.Span(id=oid, parent=parent, name=name, kind=kind, where=wh)
     span.start, span.end = st.times(obs.get("startTime"), obs.get("endTime"), None, wh, problems)
     if str(obs.get("level") or "").upper() == "ERROR":
         span.status = "error"
@@ -129,7 +130,13 @@ def read(records, ctx):
             items.append(item)
             problems.extend(st.convert_problems(probs, ctx.path, f"{where + ', ' if where else ''}trace {tid}, "))
         elif _is_observation(record):
-            loose.setdefault(str(record["traceId"]), []).append(record)
+            tid = record["traceId"]
+            if tid is None or tid == "" or isinstance(tid, (dict, list)):
+                got = "null" if tid is None else "an empty text" if tid == "" else type(tid).__name__
+                tid = ctx.path.stem
+                problems.append(ctx.problem(where or "record", f"traceId: expected an id (text or a number), "
+                                            f"got {got}; read as part of trace {tid}", "warning"))
+            loose.setdefault(str(tid), []).append(record)
         else:
             from . import wrong_shape
             problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))

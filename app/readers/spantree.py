@@ -556,6 +556,20 @@ class SeenIds:
         return new
 
 
+def parent_id(value, key: str, where: str, problems: Problems, nested: bool = False) -> str | None:
+    """A span's parent id as the reader found it under `key`, as text as span ids are read (so 7 and
+    "7" name the same span); None when there is none. An object or a list is not an id: reported
+    and ignored, so the span is read as a top-level span (or under the span it is nested in)."""
+    if value is None or isinstance(value, str) and not value:
+        return None
+    if isinstance(value, (dict, list)):
+        problems.add(where, f"{key}: expected an id (text or a number), got {type(value).__name__}; "
+                     + ("ignored (the span is read under the span it is nested in)" if nested
+                        else "read as a top-level span"))
+        return None
+    return str(value)
+
+
 def assemble(entries: list[tuple[Span, Span | None]], problems: Problems, container: str = "file") -> list[Span]:
     """Link spans into trees. A span nested under another (TRAIL's child_spans) stays there;
     otherwise its `parent` id decides. A span whose parent is not there is read as a top-level

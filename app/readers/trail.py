@@ -50,9 +50,10 @@ def _attributes(raw: dict, where: str, problems: st.Problems) -> dict:
     return attrs
 
 
-def _span(raw: dict, sid: str, where: str, problems: st.Problems, intern: st.Interner) -> st.Span:
-    span = st.Span(id=sid, parent=raw.get("parent_span_id"), name=str(raw.get("span_name") or ""),
-                   where=where, service=None)
+def _span(raw: dict, sid: str, where: str, problems: st.Problems, intern: st.Interner,
+          nested: bool = False) -> st.Span:
+    parent = st.parent_id(raw.get("parent_span_id"), "parent_span_id", where, problems, nested)
+    span = st.Span(id=sid, parent=parent, name=str(raw.get("span_name") or ""), where=where, service=None)
     span.start, span.end = st.times(raw.get("timestamp"), None, raw.get("duration"), where, problems)
     code = str(raw.get("status_code") or "")
     if code.lower() in ("error", "status_code_error", "2"):
@@ -96,7 +97,7 @@ def trace_item(record: dict, path: Path, where: str = "") -> tuple[Item | None, 
         if sid is None:
             continue
         wh = f"span {sid}" + (f" ({raw.get('span_name')})" if raw.get("span_name") else "")
-        span = _span(raw, sid, wh, problems, intern)
+        span = _span(raw, sid, wh, problems, intern, nested=parent is not None)
         entries.append((span, parent))
         kids = raw.get("child_spans")
         if kids is None:
