@@ -203,4 +203,7 @@ class RowsOnDisk:
         # written raises here, before anything reads through a bad offset or index)
         table = pa.Table.from_batches(batches).take(pa.array(within, pa.int64()))
         table.validate(full=True)
-        return frame(table)
+        # (as text again, coded afresh by frame(): the few rows' own values as categories, not
+        # every value the file holds, which every later step would carry)
+        return frame(pa.table([c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
+                               for c in table.columns], names=table.column_names))
