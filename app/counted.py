@@ -35,20 +35,24 @@ def item_sums(df: pd.DataFrame, hashes: np.ndarray, items: pd.Index, names: pd.I
                                  minlength=n + 1)])
 
 
-def changed_items(now: np.ndarray, before: np.ndarray, items: pd.Index, names: pd.Index,
-                  schemes: list[str]) -> tuple[set[str], bool]:
-    """The items whose rows of these schemes (EVERY: of any) differ between two item_sums() over
-    the same items and names (rows added, removed or changed), and whether the rows outside
-    differ (rows no item stands for: counting by items cannot bring them in)."""
-    differ = now != before
-    outside = bool(differ[:, -1].any())
-    if not len(items) or not len(names):
-        return set(), outside
-    per_item = differ[:, :-1].any(axis=0).reshape(len(items), len(names))
-    if EVERY not in schemes:
-        cols = names.get_indexer(schemes)
-        per_item = per_item[:, cols[cols >= 0]]
-    return set(items.take(np.flatnonzero(per_item.any(axis=1))).tolist()), outside
+class Changes:
+    """What differs between two item_sums() over the same items and names: per item and scheme
+    (rows added, removed or changed), and outside (rows no item stands for: counting by items
+    cannot bring them in)."""
+
+    def __init__(self, now: np.ndarray, before: np.ndarray, items: pd.Index, names: pd.Index):
+        differ = now != before
+        self.outside = bool(differ[:, -1].any())
+        self._items, self._names = items, names
+        self._per = differ[:, :-1].any(axis=0).reshape(len(items), len(names))
+
+    def items(self, schemes) -> list[str]:
+        """The items whose rows of these schemes (EVERY: of any) differ, in the items' order."""
+        per = self._per
+        if EVERY not in schemes:
+            cols = self._names.get_indexer(list(schemes))
+            per = per[:, cols[cols >= 0]]
+        return self._items.take(np.flatnonzero(per.any(axis=1))).tolist()
 
 
 class Counted:

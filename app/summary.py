@@ -38,7 +38,7 @@ import pandas as pd
 from . import blas
 from . import gold as goldmod
 from . import kept as keptmod
-from .counted import EVERY, Counted, changed_items
+from .counted import EVERY, Changes, Counted
 from . import trace_columns
 from .agreement import all_distinct, distinct_ints, find, missing
 from .derive import Derivation, derive, no_gc, scheme_keys
@@ -1238,17 +1238,15 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     if before is not None and not before.fits(items_ix, names):
         before = None
     rows_now = Counted(df, items_ix, names, hashes=hashes)
-    items: set = set()
-    outside = False
+    changes, ids = None, []
     if before is not None and stale and not listed:
-        items, outside = changed_items(rows_now.sums(), before.sums(), items_ix, names,
-                                       sorted({n for x in stale for n in x[1]}))
-    by_items = (before is not None and not listed and not outside
-                and len(items) <= CHANGED_AT_MOST * max(len(item_ids), 1))
+        changes = Changes(rows_now.sums(), before.sums(), items_ix, names)
+        ids = changes.items({n for x in stale for n in x[1]})
+    by_items = (changes is not None and not changes.outside
+                and len(ids) <= CHANGED_AT_MOST * max(len(item_ids), 1))
     step = [x for x in stale if by_items and x[4] is not None]
     then = None
     if step:
-        ids = [i for i in item_ids if i in items]
         try:  # (the rows before, kept on disk: a file that cannot be read counts every row again)
             then = before.of(ids, row_hashes)
         except Exception as e:  # noqa: BLE001
@@ -1265,14 +1263,27 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     for key, _reads, fn, mark, _part in whole:
         counted[key] = (mark, fn(lab, item_ids))
     if step:
-        reads = {n for x in step for n in x[1]} - {EVERY}
-        # (the few rows of the changed items spread without the values kept: a build keeps
-        # what its own rows spread into, and these are a handful)
-        then, now = (build(rows, by_name, spread=reads) for rows in (then, df[df["item_id"].isin(ids)]))
-        for x in (then, now):
-            trace_columns.cover(x.memo, ids)
-        for key, _reads, fn, mark, part in step:
-            counted[key] = (mark, merge(merge(part[1], fn(then, ids), -1), fn(now, ids)))
+        now = df[df["item_id"].isin(ids)]
+        # parts that read the same schemes together: each counted over the items whose rows of
+        # those schemes changed, and those rows only (a part depends on its schemes' rows alone:
+        # its mark says so), so a save on one scheme does not recount the others' parts for its
+        # item. (The few rows spread without the values kept: a build keeps what its own rows
+        # spread into, and these are a handful.)
+        by_reads: dict[tuple, list] = {}
+        for x in step:
+            by_reads.setdefault(x[1], []).append(x)
+        for reads, parts in by_reads.items():
+            mine = changes.items(reads)
+            pair = []
+            for rows in (then, now):
+                keep = rows["item_id"].isin(mine).to_numpy(dtype=bool)
+                if EVERY not in reads:
+                    keep = keep & rows["scheme"].isin(reads).to_numpy(dtype=bool)
+                lab_of = build(rows[keep], by_name, spread=set(reads) - {EVERY})
+                trace_columns.cover(lab_of.memo, mine)
+                pair.append(lab_of)
+            for key, _reads, fn, mark, part in parts:
+                counted[key] = (mark, merge(merge(part[1], fn(pair[0], mine), -1), fn(pair[1], mine)))
     kept.update(counted)
     found.update((key, got[1]) for key, got in counted.items())
     kept[ROWS] = rows_now
