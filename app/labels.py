@@ -136,7 +136,17 @@ def _objects(xs: list) -> np.ndarray:
 
 
 def _empty(cols: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series([], dtype=object) for c in cols})
+    """A table with no rows (a shallow copy of one made once: a summary brought up to date by
+    a few items builds dozens of small Labels, most of their tables empty, and making each
+    empty frame afresh was half of such a build)."""
+    key = tuple(cols)
+    found = _EMPTY.get(key)
+    if found is None:
+        found = _EMPTY[key] = pd.DataFrame({c: pd.Series([], dtype=object) for c in cols})
+    return found.copy(deep=False)
+
+
+_EMPTY: dict[tuple, pd.DataFrame] = {}
 
 
 @dataclass

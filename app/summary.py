@@ -1263,27 +1263,16 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     for key, _reads, fn, mark, _part in whole:
         counted[key] = (mark, fn(lab, item_ids))
     if step:
-        now = df[df["item_id"].isin(ids)]
-        # parts that read the same schemes together: each counted over the items whose rows of
-        # those schemes changed, and those rows only (a part depends on its schemes' rows alone:
-        # its mark says so), so a save on one scheme does not recount the others' parts for its
-        # item. (The few rows spread without the values kept: a build keeps what its own rows
-        # spread into, and these are a handful.)
-        by_reads: dict[tuple, list] = {}
-        for x in step:
-            by_reads.setdefault(x[1], []).append(x)
-        for reads, parts in by_reads.items():
-            mine = changes.items(reads)
-            pair = []
-            for rows in (then, now):
-                keep = rows["item_id"].isin(mine).to_numpy(dtype=bool)
-                if EVERY not in reads:
-                    keep = keep & rows["scheme"].isin(reads).to_numpy(dtype=bool)
-                lab_of = build(rows[keep], by_name, spread=set(reads) - {EVERY})
-                trace_columns.cover(lab_of.memo, mine)
-                pair.append(lab_of)
-            for key, _reads, fn, mark, part in parts:
-                counted[key] = (mark, merge(merge(part[1], fn(pair[0], mine), -1), fn(pair[1], mine)))
+        reads = {n for x in step for n in x[1]} - {EVERY}
+        # (the few rows of the changed items spread without the values kept: a build keeps what
+        # its own rows spread into, and these are a handful. Built once for every part, not per
+        # group of schemes over the items changed on them: at 13 to 1,300 changed items of 10,000
+        # the builds' fixed costs outweighed the rows saved, 0.29 against 0.38 s at 13)
+        then, now = (build(rows, by_name, spread=reads) for rows in (then, df[df["item_id"].isin(ids)]))
+        for x in (then, now):
+            trace_columns.cover(x.memo, ids)
+        for key, _reads, fn, mark, part in step:
+            counted[key] = (mark, merge(merge(part[1], fn(then, ids), -1), fn(now, ids)))
     kept.update(counted)
     found.update((key, got[1]) for key, got in counted.items())
     kept[ROWS] = rows_now
