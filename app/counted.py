@@ -46,6 +46,14 @@ class Changes:
         self._items, self._names = items, names
         self._per = differ[:, :-1].any(axis=0).reshape(len(items), len(names))
 
+    def rows(self, rows: pd.DataFrame) -> np.ndarray:
+        """Which of these rows (framed) are of an item and scheme whose rows differ."""
+        at, sc = positions_in(rows["item_id"], self._items), positions_in(rows["scheme"], self._names)
+        ok = (at >= 0) & (sc >= 0)
+        out = np.zeros(len(rows), dtype=bool)
+        out[ok] = self._per[at[ok], sc[ok]]
+        return out
+
     def items(self, schemes) -> list[str]:
         """The items whose rows of these schemes (EVERY: of any) differ, in the items' order."""
         per = self._per

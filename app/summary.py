@@ -1263,16 +1263,27 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     for key, _reads, fn, mark, _part in whole:
         counted[key] = (mark, fn(lab, item_ids))
     if step:
-        reads = {n for x in step for n in x[1]} - {EVERY}
-        # (the few rows of the changed items spread without the values kept: a build keeps what
-        # its own rows spread into, and these are a handful. Built once for every part, not per
-        # group of schemes over the items changed on them: at 13 to 1,300 changed items of 10,000
-        # the builds' fixed costs outweighed the rows saved, 0.29 against 0.38 s at 13)
-        then, now = (build(rows, by_name, spread=reads) for rows in (then, df[df["item_id"].isin(ids)]))
-        for x in (then, now):
-            trace_columns.cover(x.memo, ids)
-        for key, _reads, fn, mark, part in step:
-            counted[key] = (mark, merge(merge(part[1], fn(then, ids), -1), fn(now, ids)))
+        now = df[df["item_id"].isin(ids)]
+        # A part that reads one scheme counts an item from that scheme's rows alone (its mark
+        # says so): where they did not change, the item's counts before and now cancel, so it is
+        # counted over the rows of the changed (item, scheme) pairs only. A part reading several
+        # schemes, or every row, may count across them (distinct items per annotator) and is
+        # counted over every row of the changed items. (Two builds, not one per scheme: each
+        # build has a fixed cost, which made a build per group of schemes slower.) The rows are
+        # spread without the values kept: a build keeps what its own rows spread into.
+        one = [len(x[1]) == 1 and EVERY not in x[1] for x in step]
+        for group, pick in (([x for x, o in zip(step, one) if o], changes.rows),
+                            ([x for x, o in zip(step, one) if not o], None)):
+            if not group:
+                continue
+            reads = {n for x in group for n in x[1]} - {EVERY}
+            pair = []
+            for rows in (then, now):
+                lab_of = build(rows[pick(rows)] if pick is not None else rows, by_name, spread=reads)
+                trace_columns.cover(lab_of.memo, ids)
+                pair.append(lab_of)
+            for key, _reads, fn, mark, part in group:
+                counted[key] = (mark, merge(merge(part[1], fn(pair[0], ids), -1), fn(pair[1], ids)))
     kept.update(counted)
     found.update((key, got[1]) for key, got in counted.items())
     kept[ROWS] = rows_now

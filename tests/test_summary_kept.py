@@ -69,8 +69,11 @@ def test_a_new_process_starts_from_the_parts_kept_on_disk(study, tmp_path, spy):
     after = _summary(ws, der, df2, folder)
     assert same(after, want)
     assert spy["read"] == 1
-    changed = spy["spread"]  # (no row framed but the changed items', before and now)
-    assert len(changed) == 2 and all(n < len(df2) / 4 for _, n in changed)
+    # no row framed but the changed items', before and now: for the parts of one scheme, the
+    # rows of the items changed on it; for the others (the progress), every row of those items
+    changed = spy["spread"]
+    assert len(changed) == 4 and all(n < len(df2) / 4 for _, n in changed)
+    assert changed[0][1] < changed[2][1]
 
     # and that state is the one kept now
     spy["spread"].clear()

@@ -36,8 +36,9 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     assert same(first, core.summarize(ws, df, derived=der, disagreements=False))
     assert first["counts"]["judgements"] > 2_000 and first["agreement"]["scorecard"]
 
-    # one scorecard changed: its parts are brought up to date by the changed item (its rows
-    # before and now spread), nobody else's; no other row is spread, nor even framed
+    # one scorecard changed: its parts are brought up to date by the changed item's scorecard
+    # rows (before and now spread), nobody else's, and the progress by the item's rows (framed,
+    # nothing spread); no other row is spread, nor even framed
     spread = []
     real = labels.build
     monkeypatch.setattr(core, "build", lambda df, *a, **kw: spread.append((kw.get("spread"), len(df)))
@@ -45,9 +46,11 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     value = json.dumps({"agents": {}, "team": {"overall": 1}, "milestones": {}})
     df2 = edited(df, "scorecard", value)
     again = core.summarize(ws, df2, derived=der, disagreements=False, parts=parts)
-    assert [x for x, _ in spread] == [{"scorecard"}, {"scorecard"}]
-    one_item = int((df["item_id"] == df["item_id"][(df["scheme"] == "scorecard").to_numpy()].iloc[0]).sum())
-    assert [n for _, n in spread] == [one_item, one_item]
+    assert [x for x, _ in spread] == [{"scorecard"}, {"scorecard"}, set(), set()]
+    item = df["item_id"][(df["scheme"] == "scorecard").to_numpy()].iloc[0]
+    one_item = int((df["item_id"] == item).sum())
+    its_scorecards = int(((df["item_id"] == item) & (df["scheme"] == "scorecard")).sum())
+    assert [n for _, n in spread] == [its_scorecards, its_scorecards, one_item, one_item]
     spread[:] = [x for x, _ in spread]
     assert same(again, core.summarize(ws, df2, derived=der, disagreements=False))
     assert again["scorecards"]["scorecard"] is not first["scorecards"]["scorecard"]
@@ -65,7 +68,7 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     spread.clear()
     df3 = edited(df2, "handoffs", "[]")
     fourth = core.summarize(ws, df3, derived=der, disagreements=False, parts=parts)
-    assert spread == [{"handoffs"}, {"handoffs"}]
+    assert spread == [{"handoffs"}, {"handoffs"}, set(), set()]
     assert same(fourth, core.summarize(ws, df3, derived=der, disagreements=False))
     assert fourth["interaction"] is not first["interaction"]
 
@@ -73,7 +76,7 @@ def test_kept_parts_give_the_summary_computed_afresh(study, monkeypatch):
     spread.clear()
     df4 = edited(df3, "graph", json.dumps({"critical_nodes": [], "edges": {}}))
     fifth = core.summarize(ws, df4, derived=der, disagreements=False, parts=parts)
-    assert spread == [{"graph"}, {"graph"}]
+    assert spread == [{"graph"}, {"graph"}, set(), set()]
     assert same(fifth, core.summarize(ws, df4, derived=der, disagreements=False))
     assert fifth["interaction"] is not fourth["interaction"]
 
