@@ -18,9 +18,11 @@ is another workspace, whose summary starts from the rows):
 - ``<id>.index.npz``: per item and scheme, the rows' count and hash sums (app/counted.py: which
   items changed), and where each item's rows start in the rows file.
 
-A state is written as a whole: its two data files under a new id first, then ``state.json``
-replaced atomically, then other ids' files removed. A reader that finds its id's files gone,
-or anything unreadable, starts from every row (the numbers are never wrong, only slower).
+A state is written as a whole: its three data files under a new id first (synced), then
+``state.json`` replaced atomically, with the digests of the tallies and the index, then other
+ids' files removed. A reader that finds its id's files gone, changed (a digest that differs;
+rows that fail Arrow's validation or do not give their items' sums) or anything unreadable,
+starts from every row (the numbers are never wrong, only slower).
 
 No Streamlit here.
 """
@@ -117,6 +119,7 @@ def save(folder: Path, stamp: str, where: tuple, parts: dict[tuple, tuple], fini
     stale = time.time() - 3600  # (another writer's temporary file is newer: it may be writing it)
     for p in folder.iterdir():
         try:
+            # (and the rows files of states an earlier version wrote)
             if p.name.endswith(DATA + (".rows.feather",)) and not p.name.startswith((state_id, ".")):
                 p.unlink(missing_ok=True)
             elif p.name.startswith(".tmp-") and p.stat().st_mtime < stale:  # a writer killed midway
