@@ -1016,15 +1016,18 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
 
     Each scheme's agreement says how many objects annotators disagree on; the records of those
     objects (``disagreements``, a list) are built only when `disagreements` is true, else the
-    key holds None and :func:`disagreements` lists one scheme's on demand.
+    key holds None and :func:`disagreements` lists one scheme's on demand. So are the records
+    the rollups count one by one (LISTINGS: every decisive step, each run's behaviours), else
+    listed on demand by :func:`listing`.
 
-    Every part (each scheme's agreement and rollup, the interaction graph, gold accuracy) is
-    counted as a tally (app/tally.py) and finished from it. `parts` (see :class:`Parts`) keeps
-    the tallies, with the rows they were counted over: a part whose schemes' rows are unchanged
-    is taken again, and one whose rows changed is brought up to date by the items that changed
-    (their old counts out, their new ones in), so a summary after a few saves spreads and counts
-    those items' rows only, then the progress. The result then shares what is kept with the
-    earlier ones: the caller only reads it. `derived` must then be the workspace's own (None).
+    Every part (each scheme's agreement and rollup, the progress, the interaction graph, gold
+    accuracy) is counted as a tally (app/tally.py) and finished from it. `parts` (see
+    :class:`Parts`) keeps the tallies, with the rows they were counted over: a part whose
+    schemes' rows are unchanged is taken again, and one whose rows changed is brought up to
+    date by the items that changed (their old counts out, their new ones in), so a summary
+    after a few saves spreads and counts those items' rows only. The result then shares what
+    is kept with the earlier ones: the caller only reads it. `derived` must then be the
+    workspace's own (None).
 
     Runs with the cyclic garbage collector paused (as derive() does): it allocates hundreds of
     thousands of small acyclic objects, and each collection they trigger walks every live
