@@ -489,13 +489,22 @@ def positions(lab: Labels, scheme_obj, der: Derived) -> list[dict]:
             for w, i, a, x, n, p, act in found]
 
 
-def _listing_of(lab: Labels | None, df: pd.DataFrame, s, item_ids: list, fn) -> list[dict]:
-    """fn(Labels, scheme) from these Labels, or (None) from the scheme's rows of df spread again
-    (the Labels of a summary from kept parts spread only the parts it computed)."""
-    if lab is None:
-        lab = build(df[(df["scheme"] == s.name).to_numpy(dtype=bool)], {s.name: s})
-        trace_columns.cover(lab.memo, item_ids)
-    return fn(lab, s)
+def _scheme_labels(df: pd.DataFrame, s, item_ids: list) -> Labels:
+    """One scheme's rows of df (filtered as the summary's) spread, covering the summary's items."""
+    lab = build(df[(df["scheme"] == s.name).to_numpy(dtype=bool)], {s.name: s})
+    trace_columns.cover(lab.memo, item_ids)
+    return lab
+
+
+def _of_one_scheme(ws, df: pd.DataFrame | None, scheme: str, annotators, items, fn):
+    """fn(Labels, scheme) of one scheme's rows under the summary's filters: the records someone
+    opens on the summary page (listing(), disagreements())."""
+    if df is None:
+        df = load(ws)
+    s = ws.project.scheme(scheme)
+    item_ids = [it.id for it in ws.items] if items is None else list(dict.fromkeys(items))
+    with no_gc(), blas.one_thread():
+        return fn(_scheme_labels(apply_filters(df, annotators, [scheme], item_ids), s, item_ids), s)
 
 
 def listing(ws, df: pd.DataFrame | None, scheme: str, what: str, *, annotators: Iterable[str] | None = None,
@@ -503,17 +512,12 @@ def listing(ws, df: pd.DataFrame | None, scheme: str, what: str, *, annotators: 
     """Records of one scheme that the summary counts but does not list (LISTINGS: `what` -> the
     type of scheme it lists, and how), under the summary's filters: listed for the scheme
     someone opens, as disagreements() lists its disagreements."""
-    if df is None:
-        df = load(ws)
-    s = ws.project.scheme(scheme)
     t, fn = LISTINGS[what]
+    s = ws.project.scheme(scheme)
     if s.type != t:
         raise ValueError(f"{scheme} is a {s.type} scheme; {what} lists {t} schemes")
-    item_ids = [it.id for it in ws.items] if items is None else list(items)
     der = derived or Derived.of(ws)
-    with no_gc():
-        return _listing_of(None, apply_filters(df, annotators, [scheme], item_ids), s, item_ids,
-                           lambda lab, s: fn(lab, s, der))
+    return _of_one_scheme(ws, df, scheme, annotators, items, lambda lab, s: fn(lab, s, der))
 
 
 # the records a summary counts but lists only when asked (one per judgement, or per run and
@@ -962,14 +966,8 @@ def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Itera
                   items: Iterable[str] | None = None, k: int = 1, derived: Derived | None = None) -> list[dict]:
     """The objects annotators disagree on in one scheme, under the summary's filters (the summary
     gives how many; this lists them, for the scheme someone opens)."""
-    if df is None:
-        df = load(ws)
-    s = ws.project.scheme(scheme)
-    item_ids = [it.id for it in ws.items] if items is None else list(items)
-    with no_gc(), blas.one_thread():
-        lab = build(apply_filters(df, annotators, [scheme], item_ids), {scheme: s})
-        trace_columns.cover(lab.memo, item_ids)
-        return agreement_for(lab, s, derived or Derived.of(ws), k)[1]
+    der = derived or Derived.of(ws)
+    return _of_one_scheme(ws, df, scheme, annotators, items, lambda lab, s: agreement_for(lab, s, der, k)[1])
 
 
 # --- gold -------------------------------------------------------------------------------------------------
@@ -1101,7 +1099,6 @@ class Parts:
         # takes what is written to disk (the spread values are shared by every set of filters)
         self.lock = threading.RLock()
         self._writes = threading.Lock()  # one write to disk at a time
-        self._numbers = threading.Lock()
         self._written = 0  # the newest state written (states are numbered as they are made)
         self._made = 0
         self._writer: threading.Thread | None = None
@@ -1166,9 +1163,8 @@ class Parts:
         parts = {key: kept[key] for key in keys}
         finished = {key[1:]: got for key, got in kept.items() if key[0] == "finished" and key[1:] in parts}
         counted = kept[ROWS]
-        with self._numbers:
-            self._made += 1
-            number = self._made
+        self._made += 1  # (summaries, which call this, hold `lock`: one at a time)
+        number = self._made
 
         def run():
             with self._writes:
@@ -1216,9 +1212,10 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
     unchanged is taken as kept; one whose rows changed is brought up to date by the items whose
     rows changed (its tally with their rows before taken out, with their rows now put in) while
     they are few, else computed from every row. Returns the Labels of df (spread for the parts
-    computed from every row only; None when none was) and whether any part changed. `read_tallies(kept)` reads the
-    tallies of parts kept on disk (Parts.read_tallies) when a part or what the summary shows
-    (`shown`: its key among the finished parts, the parts it is made from) is to be computed."""
+    computed from every row only; None when none was) and whether any part changed.
+    `read_tallies(kept, items, names)` reads the tallies of parts kept on disk
+    (Parts.read_tallies) when a part or what the summary shows (`shown`: its key among the
+    finished parts, the parts it is made from) is to be computed."""
     hashes = row_hashes(df)
     prints = scheme_prints(df, hashes)
     items_ix = pd.Index(item_ids, dtype=object)
@@ -1393,8 +1390,8 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
             for what, (t, fn) in LISTINGS.items():
                 if s.type == t:
                     section = ROLLUPS[t][0]
-                    records = _listing_of(lab if kept is None else None, df, s, item_ids,
-                                          lambda lab, s, fn=fn: fn(lab, s, der))
+                    # (the Labels of a summary from kept parts spread only the parts it computed)
+                    records = fn(lab if kept is None else _scheme_labels(df, s, item_ids), s, der)
                     # (the keys in the order they always had: the runs first, the positions last)
                     part = rollups[section][s.name]
                     rollups[section][s.name] = {what: records, **part} if what == "per_run" else {**part, what: records}
