@@ -44,3 +44,25 @@ def test_summary_page_after_a_save_and_refresh(server, page):
     assert "Coder" in after and "Tester" in after
     assert page.locator('[data-testid="stException"]').count() == 0
     assert len(AnnotationStore(open_project(server.config).project.output_dir).to_table()) == 3
+
+
+def test_decisive_steps_are_listed_when_asked(server, page):
+    """The records the summary counts one by one come on demand: the toggle under the failure
+    charts lists every decisive step (a table more), with the acting-agent share above."""
+    save = Saver(server.config)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Coder", 5))
+    page.goto(f"{server.url}/summary?annotator=carol")
+    page.get_by_text("2 annotators").wait_for(timeout=30000)
+    wait_app(page)
+    page.get_by_role("tab", name="Failures").click()
+    panel = page.get_by_role("tabpanel", name="Failures")
+    panel.get_by_text("the blamed agent acts at the decisive step in 50% (1 of 2)").wait_for(timeout=15000)
+    tables = panel.locator('[data-testid="stDataFrame"]')
+    before = tables.count()
+    panel.get_by_text("List every decisive step").click()
+    page.wait_for_function(f"""() => document.querySelectorAll(
+        '[role="tabpanel"]:not([hidden]) [data-testid="stDataFrame"]').length > {before}""", timeout=15000)
+    wait_app(page)
+    assert tables.count() == before + 1
+    assert page.locator('[data-testid="stException"]').count() == 0
