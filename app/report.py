@@ -223,8 +223,7 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
         parts.append(table(tv, "Verdicts per tool"))
     for name, em in s["emergent"].items():
         parts.append(f"<h2>Emergent behaviours: {_e(name)}</h2>" + table(em["totals"], "Behaviours")
-                     + table(em["per_run"] if "per_run" in em else behaviour_runs(lab, ws.project.scheme(name)),
-                             "Per run"))
+                     + table(behaviour_runs(lab, ws.project.scheme(name)), "Per run"))
     for name, ch in s["choices"].items():
         parts.append(f"<h2>{_e(name)}</h2>")
         parts.append(_fig(charts.bar(ch["labels"], "label", "count", f"{name}")) + table(ch["labels"]))
