@@ -59,6 +59,10 @@ def test_decisive_steps_are_listed_when_asked(server, page):
     panel = page.get_by_role("tabpanel", name="Failures")
     panel.get_by_text("the blamed agent acts at the decisive step in 50% (1 of 2)").wait_for(timeout=15000)
     tables = panel.locator('[data-testid="stDataFrame"]')
+    # (the tab's own tables, blame and the histogram, drawn before counting)
+    page.wait_for_function("""() => document.querySelectorAll(
+        '[role="tabpanel"]:not([hidden]) [data-testid="stDataFrame"]').length >= 2""", timeout=15000)
+    wait_app(page)
     before = tables.count()
     panel.get_by_text("List every decisive step").click()
     page.wait_for_function(f"""() => document.querySelectorAll(
