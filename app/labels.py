@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import behavior, graph, handoff, jsontext, scorecard, stepreview, toolreview, values
+from . import behavior, graph, handoff, jsontext, scorecard, scorecard_columns, stepreview, toolreview, values
 from .storage import SCHEMA, STATUS_CLEARED
 from .values import as_int as _int
 
@@ -330,8 +330,12 @@ def _spread_part(judged: pd.DataFrame, at: np.ndarray, scheme: str, t: str, opts
     each value spread into goes into `now` (one scheme may come in two groups: two stored
     types read as the configured one)."""
     if kept is None:
-        parsed, inv = _distinct(judged["value"].take(at))
-        spread = [_spread(t, opts, v) for v in parsed]
+        texts, inv = _texts(judged["value"].take(at))
+        bulk = _read_many(t, opts, texts)
+        if bulk is not None:
+            _add_parts(judged, at, scheme, inv, bulk, parts)
+            return
+        spread = [_spread(t, opts, v) for v in _parse(texts)]
     else:
         texts, inv = _texts(judged["value"].take(at))
         before = kept.get((scheme, t), {})
@@ -340,14 +344,47 @@ def _spread_part(judged: pd.DataFrame, at: np.ndarray, scheme: str, t: str, opts
         spread = [before[x] if x in before else fresh[x] for x in texts]
         now.setdefault((scheme, t), {}).update(zip(texts, spread))
     filled = set().union(*spread) if spread else set()  # the tables this type fills (one or two)
+    by_table = {}
     for name, cols in TABLES.items():
         if name not in filled:
             continue
         per_value = [sp.get(name, ()) for sp in spread]
         counts = np.fromiter(map(len, per_value), dtype=np.int64, count=len(per_value))
+        flat = list(chain.from_iterable(per_value))
+        payload = cols[:-1] if name == "attribution" else cols
+        # a column at a time (a quarter faster than zip(*flat))
+        by_table[name] = (counts, {col: list(map(itemgetter(k), flat)) for k, col in enumerate(payload)})
+    _add_parts(judged, at, scheme, inv, by_table, parts)
+
+
+def _read_many(t: str, opts: dict, texts: list) -> dict | None:
+    """Every distinct value of a scheme read at once, as _add_parts() takes them, where a
+    reader of many values exists for its type and reads them (else None: one at a time)."""
+    if t != "agent_scorecard":
+        return None
+    given = [i for i, x in enumerate(texts) if x is not None]
+    found = scorecard_columns.read_many([texts[i] for i in given], int(opts.get("scale") or 10))
+    if found is None or len(given) == len(texts):
+        return found
+    out = {}
+    for name, (counts, cols) in found.items():  # (no value: no rows)
+        every = np.zeros(len(texts), dtype=np.int64)
+        every[given] = counts
+        out[name] = (every, cols)
+    return out
+
+
+def _add_parts(judged: pd.DataFrame, at: np.ndarray, scheme: str, inv: np.ndarray,
+               by_table: dict[str, tuple[np.ndarray, dict]], parts: dict[str, list]) -> None:
+    """The rows of each table for one scheme's judgements (rows `at` of `judged`, each holding
+    distinct value `inv`), from each distinct value's rows: per table, (how many rows each
+    value has, the rows' payload columns, value by value: lists, or columns made already)."""
+    for name, cols in TABLES.items():
+        if name not in by_table:
+            continue
+        counts, columns = by_table[name]
         if not counts.any():
             continue
-        flat = list(chain.from_iterable(per_value))
         offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
         per_row = counts[inv]
         total = int(per_row.sum())
@@ -357,9 +394,8 @@ def _spread_part(judged: pd.DataFrame, at: np.ndarray, scheme: str, t: str, opts
         out = {"item_id": judged["item_id"].take(row_idx).reset_index(drop=True),
                "annotator": judged["annotator"].take(row_idx).reset_index(drop=True),
                "scheme": pd.Categorical.from_codes(np.zeros(total, dtype=np.int8), [scheme])}
-        payload = cols[:-1] if name == "attribution" else cols
-        for k, col in enumerate(payload):  # a column at a time (a quarter faster than zip(*flat))
-            out[col] = _payload(col, list(map(itemgetter(k), flat)), pay_idx)
+        for col, vals in columns.items():
+            out[col] = _payload(col, vals, pay_idx)
         if name == "attribution":
             out["status"] = judged["status"].take(row_idx).reset_index(drop=True)
         parts[name].append((scheme, pd.DataFrame(out)))
@@ -381,6 +417,8 @@ def _payload(column: str, values: list, at: np.ndarray):
     sorted order (so grouping and sorting by category follow the text), anything else as
     objects. Building a categorical from codes costs an integer take, not a Python string per
     row (pandas would turn an object column of strings into Arrow strings one by one)."""
+    if not isinstance(values, list):  # a column made already (a categorical, an array)
+        return values[at]
     if column in TEXT:
         found = categorical(values, at)
         return found if found is not None else _objects(values)[at]

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .tally import in_order, merge, prune, sum_by
+from .tally import in_order, merge, order_key, prune, sum_by
 from . import trace_columns
 from .labels import NO_ROWS, Labels, codes_of, groups, positions_in, rows_by
 from .timeline import UNLABELLED
@@ -255,12 +255,13 @@ class Objects:
         return self.panel.items[self.unit_item_list[u]], self.describe_row(row)
 
 
-def _pair_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Codes of the distinct (a, b) integer pairs, in first-seen order, and each code's a and b."""
+def _pair_codes(a: np.ndarray, b: np.ndarray, ordered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes of the distinct (a, b) integer pairs, in first-seen order (`ordered`: in order of
+    a, then b), and each code's a and b."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     span = int(b.max()) + 2 if len(b) else 1
-    code, uniq = pd.factorize(a * span + (b + 1))
+    code, uniq = pd.factorize(a * span + (b + 1), sort=ordered)
     uniq = np.asarray(uniq, dtype=np.int64)
     return np.asarray(code, dtype=np.int64), uniq // span, uniq % span - 1
 
@@ -509,6 +510,9 @@ def _codes_at(col: pd.Series, at: np.ndarray | None) -> tuple[np.ndarray, pd.Ind
     return (codes if at is None else codes[at]), names
 
 
+LAST = 1 << 30  # (the place of a name not configured: after those that are)
+
+
 def _scorecard(lab, s, panel, der, k, t, dis):
     names = panel.raters
     # on the columns' codes at the panel's rows: no copy of the frame, no sub-frame per group
@@ -522,16 +526,23 @@ def _scorecard(lab, s, panel, der, k, t, dis):
     coded = isinstance(agent.dtype, pd.CategoricalDtype)
     if coded:
         agent_codes, agent_names = _codes_at(agent, at)
-    for (level, dim), rows in groups(keys if at is None else keys.take(at), ["level", "dimension"]):
+    # in a set order, whatever order the rows came in (the order of agents within a stored
+    # value is not read): the agents' dimensions, then the team's, each as configured; in a
+    # dimension, item by item, agents by name
+    found = groups(keys if at is None else keys.take(at), ["level", "dimension"])
+    configured = {lv: {d: i for i, d in enumerate(in_order(s.get(f"{lv}_dimensions"), ()))} for lv in ("agent", "team")}
+    found.sort(key=lambda g: (g[0][0] != "agent", configured.get(g[0][0], {}).get(g[0][1], LAST),
+                              order_key(g[0][1])))
+    for (level, dim), rows in found:
         team = level != "agent"
         rows = rows[~np.isnan(score[rows])]
-        if coded:  # numbered in order of first appearance, as _factor numbers them
-            agent_code, found = pd.factorize(agent_codes[rows])
-            agent_code = np.asarray(agent_code, dtype=np.int64)
-            agents = [agent_names[c] if c >= 0 else np.nan for c in found.tolist()]
+        if coded:  # the categories' codes: sorted by name
+            agent_code, agents = agent_codes[rows], list(agent_names) + [np.nan]
+            agent_code = np.where(agent_code >= 0, agent_code, len(agent_names))  # (no agent: last)
+            unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code, ordered=True)
         else:
             agent_code, agents = _factor(agent.iloc[rows if at is None else at[rows]])
-        unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code)
+            unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code)
         vc, vv = _factor(pd.Series(score[rows]))
         r = ag.Ratings(unit, rater[rows], vc, vv, len(unit_item))
         (t["team_dimensions"] if team else t["agent_dimensions"])[dim] = r.pairs_tally(names)
@@ -544,7 +555,10 @@ def _scorecard(lab, s, panel, der, k, t, dis):
     t["milestones"] = {}
     item, rater = ms["item"].to_numpy(), ms["rater"].to_numpy()
     reached = ms["reached"].astype(bool).astype(np.int64).to_numpy()
-    for (m,), rows in groups(ms, ["milestone"]):
+    miles = groups(ms, ["milestone"])
+    configured_miles = {m: i for i, m in enumerate(in_order(s.get("milestones"), ()))}
+    miles.sort(key=lambda g: (configured_miles.get(g[0][0], LAST), order_key(g[0][0])))
+    for (m,), rows in miles:
         r = ag.Ratings(item[rows], rater[rows], reached[rows], [False, True], len(panel))
         t["milestones"][m] = r.nominal_tally(names)
         dis.add(r, names, lambda u, m=m: (panel.items[u], f"milestone {m}"), "milestone",

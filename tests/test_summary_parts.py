@@ -130,6 +130,9 @@ def test_build_takes_each_values_rows_from_the_build_before(study, monkeypatch):
     ws, _der, df = study
     by_name = {s.name: s for s in ws.project.schemes}
     kept: dict = {}
+    # (compared with a build reading each value alone, as one with kept values does: the
+    # scorecards read together give the same rows, agents in another order within a value)
+    monkeypatch.setattr(labels, "_read_many", lambda *a: None)
     fresh = labels.build(df, by_name).tables()
     for name, table in labels.build(df, by_name, kept=kept).tables().items():
         pd.testing.assert_frame_equal(table, fresh[name], obj=name)

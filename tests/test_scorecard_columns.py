@@ -1,0 +1,106 @@
+"""Many stored scorecards read at once (app/scorecard_columns.py): the rows scorecard.table_rows
+gives for each value, or None where it would read them otherwise, and the same summary."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from app import labels, summary as core
+from app.scorecard import TEAM, table_rows
+from app.scorecard_columns import read_many
+from tests.summary_data import generated_study, same
+
+AGENTS = ["Planner", "Coder", "Critic", "Ünïcode agent", "a \"quoted\" one", "", "team"]
+DIMS = ["role fidelity", "contribution", "coordination", "odd/dim.name"]
+
+
+def _value(rng: random.Random, scale: int) -> dict:
+    """A scorecard as Baton writes it, or as an older config or another project left it: any
+    agents in any order, scores in and out of range, milestones reached or not."""
+    agents = rng.sample(AGENTS, rng.randint(0, len(AGENTS)))
+    v: dict = {}
+    if rng.random() < 0.9:
+        v["agents"] = {a: {d: rng.randint(-1, scale + 2) for d in rng.sample(DIMS, rng.randint(0, len(DIMS)))}
+                       for a in agents}
+    if rng.random() < 0.8:
+        v["team"] = {d: rng.randint(0, scale + 1) for d in rng.sample(DIMS, rng.randint(0, 3))}
+    if rng.random() < 0.8:
+        v["milestones"] = {m: rng.random() < 0.5 for m in rng.sample(["plan", "verified", "done"], rng.randint(0, 3))}
+    if rng.random() < 0.1:
+        v["note"] = "an entry the scorecard does not read"
+    return v
+
+
+def _rows_of(found: dict, n: int) -> list[tuple[list, list]]:
+    """read_many's columns back as each text's (score rows, milestone rows)."""
+    out = []
+    for name in ("scores", "milestones"):
+        counts, cols = found[name]
+        assert len(counts) == n
+        columns = [list(np.asarray(c, dtype=object)) for c in cols.values()]
+        rows = list(zip(*columns)) if columns and len(columns[0]) else []
+        ends = np.cumsum(counts).tolist()
+        out.append([rows[a:b] for a, b in zip([0] + ends[:-1], ends)])
+    return list(zip(*out))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_many_values_read_as_table_rows_reads_each(seed):
+    rng = random.Random(seed)
+    scale = rng.choice([3, 5, 10])
+    texts = [json.dumps(_value(rng, scale), ensure_ascii=rng.random() < 0.5) for _ in range(400)]
+    found = read_many(texts, scale)
+    assert found is not None
+    for text, (scores, miles) in zip(texts, _rows_of(found, len(texts))):
+        want_scores, want_miles = table_rows(json.loads(text), scale)
+        # the same rows; agents within one value may come in another order (nothing reads it)
+        assert sorted((lv, a, d, float(s)) for lv, a, d, s in want_scores) == sorted(scores), text
+        assert sorted(want_miles) == sorted(miles), text
+    assert any(row[1] == TEAM for rows, _ in _rows_of(found, len(texts)) for row in rows)
+
+
+@pytest.mark.parametrize("odd", [
+    '{"agents": {"Coder": {"role": "4"}}}',  # a score as text: table_rows takes it
+    '{"agents": {"Coder": {"role": 4.0}}}',  # a whole number written as a float
+    '{"agents": {"Coder": {"role": true}}}',  # a boolean (refused, but a change of type)
+    '{"team": {"role": 99999999999999999999999}}',  # beyond 64 bits
+    '{"milestones": {"plan": null}}',  # a null milestone: a row "not reached"
+    '{"milestones": {"plan": "true"}}',  # a milestone as text
+    '{"agents": {"Coder": 3}}',  # an agent with a number for its scores
+    '{"agents": [1, 2]}',
+    '{"team": {"role": 3, "role": 4}}',  # a key given twice: table_rows takes the last
+    '[1, 2]', '"text"', "null", "not json",
+    '{"team":\n {"role": 3}}',  # over two lines
+    '{"team": {"role": 3}}\r',
+    "",
+])
+def test_values_of_another_shape_are_left_to_table_rows(odd):
+    texts = [json.dumps({"agents": {"Planner": {"role": 3}}, "team": {"role": 2}, "milestones": {"plan": True}}),
+             odd]
+    assert read_many(texts, 5) is None
+
+
+def test_a_summary_reads_the_same_from_scorecards_read_together_or_alone(tmp_path, monkeypatch):
+    """A generated study's build gives the same rows per judgement, and its summary (the
+    disagreements listed, in the same order) is the same, whichever way scorecards are read."""
+    ws, der, df = generated_study(tmp_path, seed=7)
+    by_name = {s.name: s for s in ws.project.schemes}
+    together = labels.build(df, by_name)
+    listed = core.summarize(ws, df, derived=der, disagreements=True)
+    monkeypatch.setattr(labels, "_read_many", lambda *a: None)
+    alone = labels.build(df, by_name)
+    for name in ("scores", "milestones"):
+        a, b = (getattr(x, name).astype(object) for x in (together, alone))
+        assert len(a) > 500
+        key = list(a.columns)
+        pd.testing.assert_frame_equal(a.sort_values(key).reset_index(drop=True),
+                                      b.sort_values(key).reset_index(drop=True), obj=name)
+        assert getattr(together, name).dtypes.tolist() == getattr(alone, name).dtypes.tolist()
+    assert not together.scores.astype(object).equals(alone.scores.astype(object))  # (another order)
+    again = core.summarize(ws, df, derived=der, disagreements=True)
+    assert same(listed, again) and json.dumps(listed["disagreements"]) == json.dumps(again["disagreements"])
+    assert any(d["scheme"] == "scorecard" for d in listed["disagreements"])
