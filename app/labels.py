@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import behavior, graph, handoff, jsontext, scorecard, scorecard_columns, stepreview, toolreview, values
+from . import behavior, graph, handoff, jsontext, scorecard, stepreview, toolreview, value_columns, values
 from .storage import SCHEMA, STATUS_CLEARED
 from .values import as_int as _int
 
@@ -360,10 +360,14 @@ def _spread_part(judged: pd.DataFrame, at: np.ndarray, scheme: str, t: str, opts
 def _read_many(t: str, opts: dict, texts: list) -> dict | None:
     """Every distinct value of a scheme read at once, as _add_parts() takes them, where a
     reader of many values exists for its type and reads them (else None: one at a time)."""
-    if t != "agent_scorecard":
+    if t == "agent_scorecard":
+        read = lambda xs: value_columns.scorecards(xs, int(opts.get("scale") or 10))  # noqa: E731
+    elif t == "handoff_review":
+        read = value_columns.handoffs
+    else:
         return None
     given = [i for i, x in enumerate(texts) if x is not None]
-    found = scorecard_columns.read_many([texts[i] for i in given], int(opts.get("scale") or 10))
+    found = read([texts[i] for i in given])
     if found is None or len(given) == len(texts):
         return found
     out = {}

@@ -1,5 +1,6 @@
-"""Many stored scorecards read at once (app/scorecard_columns.py): the rows scorecard.table_rows
-gives for each value, or None where it would read them otherwise, and the same summary."""
+"""Many stored values read at once (app/value_columns.py): the rows scorecard.table_rows and
+handoff.table_rows give for each value, or None where they would read them otherwise, and the
+same summary."""
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app import labels, summary as core
+from app import handoff, labels, summary as core, value_columns
 from app.scorecard import TEAM, table_rows
-from app.scorecard_columns import read_many
+from app.value_columns import handoffs, scorecards
 from tests.summary_data import generated_study, same
 
 AGENTS = ["Planner", "Coder", "Critic", "Ünïcode agent", "a \"quoted\" one", "", "team"]
@@ -36,7 +37,7 @@ def _value(rng: random.Random, scale: int) -> dict:
 
 
 def _rows_of(found: dict, n: int) -> list[tuple[list, list]]:
-    """read_many's columns back as each text's (score rows, milestone rows)."""
+    """scorecards()' columns back as each text's (score rows, milestone rows)."""
     out = []
     for name in ("scores", "milestones"):
         counts, cols = found[name]
@@ -49,11 +50,11 @@ def _rows_of(found: dict, n: int) -> list[tuple[list, list]]:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_many_values_read_as_table_rows_reads_each(seed):
+def test_many_scorecards_read_as_table_rows_reads_each(seed):
     rng = random.Random(seed)
     scale = rng.choice([3, 5, 10])
     texts = [json.dumps(_value(rng, scale), ensure_ascii=rng.random() < 0.5) for _ in range(400)]
-    found = read_many(texts, scale)
+    found = scorecards(texts, scale)
     assert found is not None
     for text, (scores, miles) in zip(texts, _rows_of(found, len(texts))):
         want_scores, want_miles = table_rows(json.loads(text), scale)
@@ -78,29 +79,87 @@ def test_many_values_read_as_table_rows_reads_each(seed):
     '{"team": {"role": 3}}\r',
     "",
 ])
-def test_values_of_another_shape_are_left_to_table_rows(odd):
+def test_scorecards_of_another_shape_are_left_to_table_rows(odd):
     texts = [json.dumps({"agents": {"Planner": {"role": 3}}, "team": {"role": 2}, "milestones": {"plan": True}}),
              odd]
-    assert read_many(texts, 5) is None
+    assert scorecards(texts, 5) is None
 
 
-def test_a_summary_reads_the_same_from_scorecards_read_together_or_alone(tmp_path, monkeypatch):
+def test_a_summary_reads_the_same_from_values_read_together_or_alone(tmp_path, monkeypatch):
     """A generated study's build gives the same rows per judgement, and its summary (the
-    disagreements listed, in the same order) is the same, whichever way scorecards are read."""
+    disagreements listed, in the same order) is the same, whichever way values are read."""
     ws, der, df = generated_study(tmp_path, seed=7)
     by_name = {s.name: s for s in ws.project.schemes}
+    read = []
+    for name in ("scorecards", "handoffs"):
+        real = getattr(value_columns, name)
+        monkeypatch.setattr(value_columns, name, lambda *a, real=real: read.append(real(*a)) or read[-1])
     together = labels.build(df, by_name)
+    assert len(read) == 2 and None not in read  # (both read together)
     listed = core.summarize(ws, df, derived=der, disagreements=True)
     monkeypatch.setattr(labels, "_read_many", lambda *a: None)
     alone = labels.build(df, by_name)
-    for name in ("scores", "milestones"):
+    for name in ("scores", "milestones", "handoffs"):
         a, b = (getattr(x, name).astype(object) for x in (together, alone))
-        assert len(a) > 500
+        assert len(a) > 100
         key = list(a.columns)
         pd.testing.assert_frame_equal(a.sort_values(key).reset_index(drop=True),
                                       b.sort_values(key).reset_index(drop=True), obj=name)
         assert getattr(together, name).dtypes.tolist() == getattr(alone, name).dtypes.tolist()
     assert not together.scores.astype(object).equals(alone.scores.astype(object))  # (another order)
+    pd.testing.assert_frame_equal(together.handoffs, alone.handoffs)  # (entries sorted: the same order)
     again = core.summarize(ws, df, derived=der, disagreements=True)
     assert same(listed, again) and json.dumps(listed["disagreements"]) == json.dumps(again["disagreements"])
     assert any(d["scheme"] == "scorecard" for d in listed["disagreements"])
+
+
+def _entry(rng: random.Random) -> dict | None:
+    """A handoff review's entry as Baton writes it, or with parts missing or null."""
+    if rng.random() < 0.03:
+        return None
+    e = {"index": rng.randint(0, 6), "step": rng.randint(0, 12), "from": rng.choice(AGENTS),
+         "to": rng.choice(AGENTS), "flags": rng.sample(["info_loss", "garbling", "goal_drift"] * 2, rng.randint(0, 4)),
+         "quality": rng.choice([None, 1, 2, 3, 4, 5, 7])}
+    for key in list(e):
+        r = rng.random()
+        if r < 0.03:
+            del e[key]
+        elif r < 0.05:
+            e[key] = None
+    return e
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_many_handoff_reviews_read_as_table_rows_reads_each(seed):
+    rng = random.Random(seed)
+    texts = [json.dumps([_entry(rng) for _ in range(rng.randint(0, 5))], ensure_ascii=rng.random() < 0.5)
+             for _ in range(400)] + ["null"]
+    found = handoffs(texts)
+    assert found is not None
+    counts, cols = found["handoffs"]
+    columns = [list(np.asarray(c, dtype=object)) for c in (cols["index"], cols["step"], cols["src"], cols["dst"],
+                                                           cols["flags"], cols["quality"])]
+    rows = list(zip(*columns))
+    ends = np.cumsum(counts).tolist()
+    for text, a, b in zip(texts, [0] + ends[:-1], ends):
+        want = [(i, s, x, y, f, float("nan") if q is None else float(q))
+                for i, s, x, y, f, q in handoff.table_rows(json.loads(text))]
+        assert json.dumps(want) == json.dumps([(*r[:5], float(r[5])) for r in rows[a:b]]), text  # (order too)
+    assert sum(counts) > 500 and any(len(f) > 1 for f in cols["flags"])
+
+
+@pytest.mark.parametrize("odd", [
+    '[{"index": 1, "step": 2, "from": "a", "to": "b", "flags": [null]}]',  # a flag "None" to table_rows
+    '[{"index": 1, "step": 2, "from": "a", "to": "b", "flags": [3]}]',  # a flag "3"
+    '[{"index": 1.0, "step": 2, "from": "a", "to": "b"}]',  # dropped by table_rows: an index not whole
+    '[{"index": true, "step": 2, "from": "a", "to": "b"}]',
+    '[{"index": 1, "step": 2, "from": 5, "to": "b"}]',
+    '[{"index": 1, "step": 2, "from": "a", "to": "b", "quality": 4.5}]',
+    '[{"index": 1, "step": 2, "from": "a", "to": "b", "quality": "4"}]',
+    '[{"index": 1, "index": 2, "step": 2, "from": "a", "to": "b"}]',
+    '[1, 2]', '{"index": 1}', '"text"', "not json", "",
+    '[{"index": 1,\n "step": 2, "from": "a", "to": "b"}]',
+])
+def test_handoff_reviews_of_another_shape_are_left_to_table_rows(odd):
+    texts = [json.dumps([{"index": 0, "step": 1, "from": "a", "to": "b", "flags": ["x"], "quality": 3}]), odd]
+    assert handoffs(texts) is None

@@ -1,0 +1,239 @@
+"""Many stored values of one type read at once, as columns (the summary's spread of a study).
+
+A large study's scorecards and handoff reviews are most of its distinct stored values (a
+million rows: 23,000 scorecards, 9 MB of JSON, each spreading into a dozen score rows, and
+16,000 handoff reviews); parsed one by one and turned into tuples they were a third of a
+summary computed from the rows alone. Arrow's JSON reader parses them together, in C++ on
+every core, into typed columns: a scorecard's agents and dimensions become struct fields, one
+column per (agent, dimension) across all values; a handoff review's entries a list of structs.
+
+Each reader gives the same rows as its type's one reading of a stored value
+(:func:`app.scorecard.table_rows`, :func:`app.handoff.table_rows`), and only when every value
+has the shape Baton writes: one per line, keys given once, numbers where numbers are written,
+no null where the reading would tell it from a key left out. Anything else (a hand-edited
+score "4" or 4.0, a value over several lines) makes it return None, and the caller reads the
+values one by one. Within one scorecard, rows come agent by agent in the order agents first
+appear among all the values (table_rows: in the value's own order); the summary counts rows
+and lists them in an order of its own, so it does not read that order.
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .scorecard import TEAM
+
+
+class _Shape(Exception):
+    """The values are not all of the shape read here."""
+
+
+def _scores(col: pa.Array, scale: int) -> np.ndarray:
+    """Each value's score in one column, -1 where it has none valid (absent, null, out of range)."""
+    if pa.types.is_null(col.type):
+        return np.full(len(col), -1, dtype=np.int64)
+    if not pa.types.is_int64(col.type):  # floats, text, booleans, objects: table_rows' own reading
+        raise _Shape
+    s = col.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return np.where((s >= 1) & (s <= scale), s, -1)
+
+
+def _fields(col: pa.Array) -> list[tuple[str, pa.Array]]:
+    """An object column's fields as (key, column), null where the object is null or absent."""
+    if pa.types.is_null(col.type):
+        return []
+    if not pa.types.is_struct(col.type):
+        raise _Shape
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    # a field of a null object is null too (the child arrays alone do not say so)
+    return [(col.type.field(i).name, col.field(i) if col.null_count == 0 else
+             pc.if_else(col.is_valid(), col.field(i), pa.nulls(len(col), col.type.field(i).type)))
+            for i in range(col.type.num_fields)]
+
+
+def _lines(texts: list[str], wrap: bool = False, null: bool = True) -> pa.Table | None:
+    """The texts as one table, a row each (`wrap`: each text as the field "v" of an object, for
+    values that are not objects); None when they are not one JSON object a line, or (`null`
+    false) any of them holds a null."""
+    import pyarrow.json as pj  # (loaded on first use: pages that never summarize skip it)
+
+    n = len(texts)
+    if not n:
+        return None
+    joined = "\n".join(texts)
+    if "\r" in joined or joined.count("\n") != n - 1:  # a value over several lines
+        return None
+    if not null and "null" in joined:
+        return None
+    if wrap:
+        joined = '{"v":' + '}\n{"v":'.join(texts) + "}"
+    data = joined.encode("utf-8", "surrogatepass")
+    try:
+        table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(
+            use_threads=True, block_size=max(1 << 20, len(data) // 8 + 1)))
+    except (pa.ArrowInvalid, UnicodeError):  # not JSON objects, a key twice, types changing...
+        return None
+    return table if table.num_rows == n else None  # (an empty text is no row to Arrow)
+
+
+def scorecards(texts: list[str], scale: int) -> dict[str, tuple[np.ndarray, dict]] | None:
+    """The rows scorecard.table_rows() gives for each text, as columns, text by text:
+    {"scores": (rows per text, {"level", "agent", "dimension": categoricals of the texts
+    present, "score": floats}), "milestones": (rows per text, {"milestone": a categorical,
+    "reached": bools as objects})}; None when a text is not of the shape read here."""
+    # a milestone given as null is a row "not reached" to table_rows, and Arrow cannot tell it
+    # from one left out (no row): Baton never writes null in a scorecard
+    table = _lines(texts, null=False)
+    try:
+        return None if table is None else _scorecard_rows(table, scale)
+    except _Shape:
+        return None
+
+
+def _scorecard_rows(table: pa.Table, scale: int) -> dict:
+    n = table.num_rows
+    get = lambda name: table.column(name) if name in table.column_names else pa.nulls(n)  # noqa: E731
+    # every (level, agent, dimension) column: its scores, then each value's valid ones in order
+    keys, scores = [], []
+    for agent, dims in _fields(get("agents")):
+        for dim, col in _fields(dims):
+            keys.append(("agent", agent, dim))
+            scores.append(_scores(col, scale))
+    for dim, col in _fields(get("team")):
+        keys.append(("team", TEAM, dim))
+        scores.append(_scores(col, scale))
+    sc_counts, sc_key, sc_val = _by_text(scores, n)
+    miles, reached = [], []
+    for name, col in _fields(get("milestones")):
+        if pa.types.is_null(col.type):
+            r = np.full(n, -1, dtype=np.int64)
+        elif pa.types.is_boolean(col.type):
+            r = col.fill_null(False).to_numpy(zero_copy_only=False).astype(np.int64)
+            r[col.is_null().to_numpy(zero_copy_only=False)] = -1  # absent: no row
+        else:  # a milestone given as text ("true") or a number: table_rows' own reading
+            raise _Shape
+        miles.append((name,))
+        reached.append(r)
+    ms_counts, ms_key, ms_val = _by_text(reached, n)
+    level, agent, dim = _coded(keys, sc_key, 3)
+    (milestone,) = _coded(miles, ms_key, 1)
+    return {"scores": (sc_counts, {"level": level, "agent": agent, "dimension": dim,
+                                   "score": sc_val.astype(np.float64)}),
+            "milestones": (ms_counts, {"milestone": milestone, "reached": np.array([False, True], dtype=object)[ms_val]})}
+
+
+def _by_text(columns: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The valid entries (>= 0) of each column, as rows ordered by text, then column: (rows
+    per text, each row's column, each row's value)."""
+    if not columns:
+        return np.zeros(n, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    grid = np.stack(columns, axis=1)  # texts × columns
+    text, col = np.nonzero(grid >= 0)  # (row-major: by text, then column)
+    return np.bincount(text, minlength=n).astype(np.int64), col, grid[text, col]
+
+
+def _coded(keys: list[tuple], at: np.ndarray, width: int) -> list[pd.Categorical]:
+    """Each of the `width` parts of the rows' keys (keys[at]) as a categorical whose categories are the texts
+    present, sorted (as labels.categorical() codes a text column)."""
+    used = np.unique(at)
+    out = []
+    for part in zip(*keys) if keys else ():
+        texts = sorted({part[k] for k in used.tolist()})
+        code = {x: i for i, x in enumerate(texts)}
+        of_key = np.array([code.get(x, -1) for x in part], dtype=np.int64)
+        out.append(pd.Categorical.from_codes(of_key[at], texts))
+    return out or [pd.Categorical.from_codes(np.zeros(0, dtype=np.int64), [])] * width
+
+
+def handoffs(texts: list[str]) -> dict[str, tuple[np.ndarray, dict]] | None:
+    """The rows handoff.table_rows() gives for each text, as columns, text by text, each
+    text's entries sorted by index and step: {"handoffs": (rows per text, {"index", "step":
+    ints as objects, "src", "dst": categoricals, "flags": tuples, "quality": floats (NaN: not
+    rated)})}; None when a text is not of the shape read here. A null is read as a key left
+    out, as table_rows reads it: an entry without its index, step or agents is dropped, a
+    quality unrated, flags none."""
+    table = _lines(texts, wrap=True)
+    try:
+        return None if table is None else _handoff_rows(table)
+    except _Shape:
+        return None
+
+
+def _handoff_rows(table: pa.Table) -> dict:
+    n = table.num_rows
+    col = table.column("v").combine_chunks()
+    if pa.types.is_null(col.type):
+        return {"handoffs": (np.zeros(n, dtype=np.int64), {})}
+    if not pa.types.is_list(col.type) or not pa.types.is_struct(col.type.value_type):
+        raise _Shape  # (values that are not lists of objects: table_rows' own reading)
+    entries = col.flatten()  # every entry of every text, text by text (a null list holds none)
+    text = np.repeat(np.arange(n), pc.list_value_length(col).fill_null(0).to_numpy(zero_copy_only=False))
+    m = len(entries)
+    names = {entries.type.field(i).name: i for i in range(entries.type.num_fields)}
+
+    def field(name: str, want) -> pa.Array | None:
+        if name not in names:
+            return None
+        f = entries.field(names[name])
+        if pa.types.is_null(f.type):
+            return None
+        if not want(f.type):
+            raise _Shape
+        # a field of a null entry is null too (the child arrays alone do not say so)
+        return f if entries.null_count == 0 else pc.if_else(entries.is_valid(), f, pa.nulls(m, f.type))
+
+    ints = lambda name: field(name, pa.types.is_int64)  # noqa: E731
+    texts_ = lambda name: field(name, pa.types.is_string)  # noqa: E731
+    index, step, src, dst = ints("index"), ints("step"), texts_("from"), texts_("to")
+    if index is None or step is None or src is None or dst is None:  # no entry has all four
+        return {"handoffs": (np.zeros(n, dtype=np.int64), {})}
+    ok = pc.and_(pc.and_(index.is_valid(), step.is_valid()), pc.and_(src.is_valid(), dst.is_valid()))
+    ok = ok.to_numpy(zero_copy_only=False) & (entries.is_valid().to_numpy(zero_copy_only=False)
+                                               if entries.null_count else True)
+    at = np.flatnonzero(ok)
+    i = index.to_numpy(zero_copy_only=False)[at].astype(np.int64)
+    s = step.to_numpy(zero_copy_only=False)[at].astype(np.int64)
+    t = text[at]
+    order = np.lexsort((s, i, t))  # text by text, then by index and step (stable, as table_rows sorts)
+    at, i, s, t = at[order], i[order], s[order], t[order]
+    quality = field("quality", pa.types.is_int64)
+    q = (np.full(len(at), np.nan) if quality is None
+         else quality.take(pa.array(at)).to_numpy(zero_copy_only=False).astype(np.float64))
+    return {"handoffs": (np.bincount(t, minlength=n).astype(np.int64), {
+        "index": i.astype(object), "step": s.astype(object),
+        "src": _categorical(src.take(pa.array(at))), "dst": _categorical(dst.take(pa.array(at))),
+        "flags": _flag_sets(field("flags", lambda x: pa.types.is_list(x) and (
+            pa.types.is_string(x.value_type) or pa.types.is_null(x.value_type))), at), "quality": q})}
+
+
+def _categorical(col: pa.Array) -> pd.Categorical:
+    """A text column (no nulls) as a categorical with sorted categories (as labels.categorical())."""
+    col = col.dictionary_encode()
+    cats = col.dictionary.to_pylist()
+    order = sorted(range(len(cats)), key=cats.__getitem__)
+    rank = np.empty(len(cats), dtype=np.int64)
+    rank[order] = np.arange(len(cats))
+    codes = rank[col.indices.to_numpy(zero_copy_only=False)] if len(cats) else np.zeros(0, dtype=np.int64)
+    return pd.Categorical.from_codes(codes, [cats[k] for k in order])
+
+
+def _flag_sets(flags: pa.Array | None, at: np.ndarray) -> np.ndarray:
+    """Each entry's flags (entries `at`) as a tuple, each flag once in the order given; () for
+    none. A null among the flags is a flag "None" to table_rows: left to it."""
+    out = np.empty(len(at), dtype=object)
+    if flags is None:
+        out[:] = [()] * len(at)
+        return out
+    taken = flags.take(pa.array(at))
+    if taken.flatten().null_count or (pa.types.is_null(taken.type.value_type) and len(taken.flatten())):
+        raise _Shape
+    seen: dict = {}
+    out[:] = [seen.get(k) or seen.setdefault(k, tuple(dict.fromkeys(k))) if k else ()
+              for k in map(tuple, (x or () for x in taken.to_pylist()))]
+    return out
