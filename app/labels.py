@@ -367,6 +367,8 @@ def _read_many(t: str, opts: dict, texts: list) -> dict | None:
     else:
         return None
     given = [i for i, x in enumerate(texts) if x is not None]
+    if len(given) < value_columns.MANY:
+        return None
     found = read([texts[i] for i in given])
     if found is None or len(given) == len(texts):
         return found

@@ -90,6 +90,7 @@ def test_a_summary_reads_the_same_from_values_read_together_or_alone(tmp_path, m
     disagreements listed, in the same order) is the same, whichever way values are read."""
     ws, der, df = generated_study(tmp_path, seed=7)
     by_name = {s.name: s for s in ws.project.schemes}
+    monkeypatch.setattr(value_columns, "MANY", 10)  # (a small study's values read together too)
     read = []
     for name in ("scorecards", "handoffs"):
         real = getattr(value_columns, name)
