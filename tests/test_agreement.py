@@ -130,3 +130,30 @@ def test_jaccard_is_order_insensitive_and_empty_sets_agree():
 def test_same_judgement_in_another_order_agrees():
     r = ag.nominal([1, 1], ["a", "b"], [tuple(sorted(["m2", "m1"])), tuple(sorted(["m1", "m2"]))])
     assert r["percent_agreement"] == 1.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_find_places_each_wanted_key_as_a_search_does(seed, monkeypatch):
+    """find(): through a position per possible key where keys are few and distinct, by a search
+    otherwise; either way each wanted key's position among the keys (the first of equal ones)
+    and whether it is there, keys sorted or given with the order that sorts them."""
+    rng = np.random.default_rng(seed)
+    wanted = rng.integers(-5, 3_000, size=5_000)
+    for keys in (rng.choice(2_500, size=800, replace=False),  # distinct
+                 rng.integers(0, 2_500, size=800),  # repeated
+                 rng.choice(10**12, size=800, replace=False)):  # too wide for a position per key
+        for order in (np.argsort(keys, kind="stable"), None):
+            k = keys if order is not None else np.sort(keys)
+            at, there = ag.find(k, wanted, order)
+            assert np.array_equal(there, np.isin(wanted, k))
+            first = {}
+            for i, x in enumerate(k.tolist()):
+                first.setdefault(x, i)
+            assert at[there].tolist() == [first[x] for x in wanted[there].tolist()]
+    monkeypatch.setattr(ag, "_small", lambda keys, bound: False)  # (the search alone agrees)
+    keys = rng.choice(2_500, size=800, replace=False)
+    order = np.argsort(keys, kind="stable")
+    a, b = ag.find(keys, wanted, order), None
+    monkeypatch.undo()
+    b = ag.find(keys, wanted, order)
+    assert np.array_equal(a[1], b[1]) and np.array_equal(a[0][a[1]], b[0][b[1]])
