@@ -194,7 +194,7 @@ def set_tally(unit: np.ndarray, set_code: np.ndarray, sets: Sequence[frozenset])
     if not len(unit):
         return {}
     n_sets = max(len(sets), 1)
-    key, count = np.unique(unit * n_sets + set_code, return_counts=True)
+    key, count = _counted(unit * n_sets + set_code, (int(unit.max()) + 1) * n_sets)
     u, c = key // n_sets, key % n_sets
     first = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])  # (u is sorted: each unit's run)
     per = np.diff(np.r_[first, len(u)])
