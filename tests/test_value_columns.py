@@ -164,3 +164,26 @@ def test_many_handoff_reviews_read_as_table_rows_reads_each(seed):
 def test_handoff_reviews_of_another_shape_are_left_to_table_rows(odd):
     texts = [json.dumps([{"index": 0, "step": 1, "from": "a", "to": "b", "flags": ["x"], "quality": 3}]), odd]
     assert handoffs(texts) is None
+
+
+def test_values_read_together_are_not_kept_per_value(tmp_path, monkeypatch):
+    """labels.build(kept=...): a scheme whose values are read together keeps nothing per value
+    (the next build reads them together again), the others keep theirs; the rows are those of
+    a build reading each value alone."""
+    ws, _der, df = generated_study(tmp_path, seed=5)
+    by_name = {s.name: s for s in ws.project.schemes}
+    monkeypatch.setattr(value_columns, "MANY", 10)
+    kept: dict = {("scorecard", "agent_scorecard"): {"an old value": {}}}  # (from a build before)
+    first = labels.build(df, by_name, kept=kept)
+    assert kept[("scorecard", "agent_scorecard")] == {} and kept[("handoffs", "handoff_review")] == {}
+    assert len(kept[("outcome", "radio")]) == 3  # (read one by one: kept)
+    again = labels.build(df, by_name, kept=kept)
+    monkeypatch.setattr(labels, "_read_many", lambda *a: None)
+    alone = labels.build(df, by_name)
+    for name in ("scores", "milestones", "handoffs", "choices"):
+        want = getattr(alone, name).astype(object)
+        key = list(want.columns)
+        want = want.sort_values(key).reset_index(drop=True)
+        for got in (first, again):
+            got = getattr(got, name).astype(object)
+            pd.testing.assert_frame_equal(got.sort_values(key).reset_index(drop=True), want, obj=name)
