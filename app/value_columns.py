@@ -10,9 +10,10 @@ column per (agent, dimension) across all values; a handoff review's entries a li
 Each reader gives the same rows as its type's one reading of a stored value
 (:func:`app.scorecard.table_rows`, :func:`app.handoff.table_rows`), and only when every value
 has the shape Baton writes: one per line, keys given once, numbers where numbers are written,
-no null where the reading would tell it from a key left out. Anything else (a hand-edited
-score "4" or 4.0, a value over several lines) makes it return None, and the caller reads the
-values one by one. Within one scorecard, rows come agent by agent in the order agents first
+no null where the reading would tell it from a key left out, no null item in a list (Arrow
+26's reader builds such lists wrong). Anything else (a hand-edited score "4" or 4.0, a value
+over several lines, two values on a line) makes it return None, and the caller reads the
+values one by one; so does any array Arrow's own full validation refuses. Within one scorecard, rows come agent by agent in the order agents first
 appear among all the values (table_rows: in the value's own order); the summary counts rows
 and lists them in an order of its own, so it does not read that order.
 
@@ -21,6 +22,7 @@ No Streamlit here.
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -64,10 +66,17 @@ def _fields(col: pa.Array) -> list[tuple[str, pa.Array]]:
             for i in range(col.type.num_fields)]
 
 
-def _lines(texts: list[str], wrap: bool = False, null: bool = True) -> pa.Table | None:
-    """The texts as one table, a row each (`wrap`: each text as the field "v" of an object, for
-    values that are not objects); None when they are not one JSON object a line, or (`null`
-    false) any of them holds a null."""
+# a null among a list's items (Arrow 26's reader builds lists with their offsets past their
+# items when a null item comes before an object holding a list: an invalid array); a text
+# holding one (or a string that reads like one) is read by the caller, one by one
+_NULL_ITEM = re.compile(r"[\[,]\s*null\b")
+
+
+def _lines(texts: list[str], null: bool = True) -> pa.Array | None:
+    """The texts parsed together, one value each (each text read as the field "v" of an object
+    on a line of its own), checked in full; None when any is not one JSON value, holds a null
+    item in a list or (`null` false) any null, or Arrow's array does not pass its own
+    validation."""
     import pyarrow.json as pj  # (loaded on first use: pages that never summarize skip it)
 
     n = len(texts)
@@ -76,17 +85,20 @@ def _lines(texts: list[str], wrap: bool = False, null: bool = True) -> pa.Table 
     joined = "\n".join(texts)
     if "\r" in joined or joined.count("\n") != n - 1:  # a value over several lines
         return None
-    if not null and "null" in joined:
+    if ("null" in joined if not null else _NULL_ITEM.search(joined)):
         return None
-    if wrap:
-        joined = '{"v":' + '}\n{"v":'.join(texts) + "}"
-    data = joined.encode("utf-8", "surrogatepass")
+    data = ('{"v":' + '}\n{"v":'.join(texts) + "}").encode("utf-8", "surrogatepass")
     try:
         table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(
             use_threads=True, block_size=max(1 << 20, len(data) // 8 + 1)))
-    except (pa.ArrowInvalid, UnicodeError):  # not JSON objects, a key twice, types changing...
+        table.validate(full=True)  # (never count from an array Arrow built wrong)
+    except (pa.ArrowException, UnicodeError):  # not JSON, a key twice, types changing...
         return None
-    return table if table.num_rows == n else None  # (an empty text is no row to Arrow)
+    # one object a line, its one key "v": a line holds at least one object, so as many rows as
+    # texts is one a text ("" fails; "{}{}" would be two rows, "1, "w": 2" a second key)
+    if table.num_rows != n or table.column_names != ["v"]:
+        return None
+    return table.column("v").combine_chunks()
 
 
 def scorecards(texts: list[str], scale: int) -> dict[str, tuple[np.ndarray, dict]] | None:
@@ -96,16 +108,19 @@ def scorecards(texts: list[str], scale: int) -> dict[str, tuple[np.ndarray, dict
     "reached": bools as objects})}; None when a text is not of the shape read here."""
     # a milestone given as null is a row "not reached" to table_rows, and Arrow cannot tell it
     # from one left out (no row): Baton never writes null in a scorecard
-    table = _lines(texts, null=False)
+    values = _lines(texts, null=False)
     try:
-        return None if table is None else _scorecard_rows(table, scale)
-    except _Shape:
+        return None if values is None else _scorecard_rows(values, scale)
+    except (_Shape, pa.ArrowException):
         return None
 
 
-def _scorecard_rows(table: pa.Table, scale: int) -> dict:
-    n = table.num_rows
-    get = lambda name: table.column(name) if name in table.column_names else pa.nulls(n)  # noqa: E731
+def _scorecard_rows(values: pa.Array, scale: int) -> dict:
+    n = len(values)
+    if not pa.types.is_struct(values.type):  # (values that are not objects: table_rows' own reading)
+        raise _Shape
+    names = {values.type.field(i).name: i for i in range(values.type.num_fields)}
+    get = lambda name: values.field(names[name]) if name in names else pa.nulls(n)  # noqa: E731
     # every (level, agent, dimension) column: its scores, then each value's valid ones in order
     keys, scores = [], []
     for agent, dims in _fields(get("agents")):
@@ -165,16 +180,15 @@ def handoffs(texts: list[str]) -> dict[str, tuple[np.ndarray, dict]] | None:
     rated)})}; None when a text is not of the shape read here. A null is read as a key left
     out, as table_rows reads it: an entry without its index, step or agents is dropped, a
     quality unrated, flags none."""
-    table = _lines(texts, wrap=True)
+    values = _lines(texts)
     try:
-        return None if table is None else _handoff_rows(table)
-    except _Shape:
+        return None if values is None else _handoff_rows(values)
+    except (_Shape, pa.ArrowException):
         return None
 
 
-def _handoff_rows(table: pa.Table) -> dict:
-    n = table.num_rows
-    col = table.column("v").combine_chunks()
+def _handoff_rows(col: pa.Array) -> dict:
+    n = len(col)
     if pa.types.is_null(col.type):
         return {"handoffs": (np.zeros(n, dtype=np.int64), {})}
     if not pa.types.is_list(col.type) or not pa.types.is_struct(col.type.value_type):

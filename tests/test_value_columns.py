@@ -78,11 +78,21 @@ def test_many_scorecards_read_as_table_rows_reads_each(seed):
     '{"team":\n {"role": 3}}',  # over two lines
     '{"team": {"role": 3}}\r',
     "",
+    '{"team": {"role": 3}}{"team": {"role": 4}}',  # two values on a line
+    '\ufeff{"team": {"role": 3}}',  # a byte-order mark (json refuses it)
+    '{"team": {"role": 3}}, "v": 1',
 ])
 def test_scorecards_of_another_shape_are_left_to_table_rows(odd):
     texts = [json.dumps({"agents": {"Planner": {"role": 3}}, "team": {"role": 2}, "milestones": {"plan": True}}),
              odd]
     assert scorecards(texts, 5) is None
+
+
+def test_an_empty_text_beside_two_values_on_a_line_is_not_counted_as_two_texts():
+    """As many values read as texts is not enough: "" reads as none, "{...}{...}" as two."""
+    good = json.dumps({"team": {"role": 2}})
+    assert scorecards([good, "", '{"team": {"role": 3}}{"team": {"role": 4}}'], 5) is None
+    assert handoffs([json.dumps([]), "", "[][]"]) is None
 
 
 def test_a_summary_reads_the_same_from_values_read_together_or_alone(tmp_path, monkeypatch):
@@ -116,8 +126,6 @@ def test_a_summary_reads_the_same_from_values_read_together_or_alone(tmp_path, m
 
 def _entry(rng: random.Random) -> dict | None:
     """A handoff review's entry as Baton writes it, or with parts missing or null."""
-    if rng.random() < 0.03:
-        return None
     e = {"index": rng.randint(0, 6), "step": rng.randint(0, 12), "from": rng.choice(AGENTS),
          "to": rng.choice(AGENTS), "flags": rng.sample(["info_loss", "garbling", "goal_drift"] * 2, rng.randint(0, 4)),
          "quality": rng.choice([None, 1, 2, 3, 4, 5, 7])}
@@ -158,7 +166,11 @@ def test_many_handoff_reviews_read_as_table_rows_reads_each(seed):
     '[{"index": 1, "step": 2, "from": "a", "to": "b", "quality": 4.5}]',
     '[{"index": 1, "step": 2, "from": "a", "to": "b", "quality": "4"}]',
     '[{"index": 1, "index": 2, "step": 2, "from": "a", "to": "b"}]',
+    '[null, {"index": 1, "step": 2, "from": "a", "to": "b", "flags": ["x"]}]',  # a null entry (Arrow 26 read
+    '[{"index": 0, "step": 2, "from": "a", "to": "b"}, null]',  # these wrong: lists past their items)
     '[1, 2]', '{"index": 1}', '"text"', "not json", "",
+    '[{"index": 1, "step": 2, "from": "a", "to": "b"}], "w": 5',  # a key after the value
+    '[{"index": 1, "step": 2, "from": "a", "to": "b"}]} {"v": []',
     '[{"index": 1,\n "step": 2, "from": "a", "to": "b"}]',
 ])
 def test_handoff_reviews_of_another_shape_are_left_to_table_rows(odd):
