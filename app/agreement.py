@@ -293,14 +293,15 @@ def find(keys: np.ndarray, wanted: np.ndarray, order: np.ndarray | None = None) 
     if not len(keys):
         return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
     bound = int(keys.max()) + 1
-    if _small(keys, bound):
-        # a position per possible key (8 bytes each, about the keys' own size): one take, no
-        # search (a search through `order` reads memory at random: 10 ms a million wanted)
+    wanted = np.asarray(wanted)
+    if wanted.dtype.kind in "iu" and _small(keys, bound):
+        # a position per possible key (8 bytes each: at most 8x the keys' own size, plus 8 MB):
+        # one take, no search (a search through `order` reads memory at random: 10 ms a
+        # million wanted)
         where = np.zeros(bound, dtype=np.int64)
         n = np.arange(len(keys))
         where[keys] = n
         if (where[keys] == n).all():  # (keys repeated: the search below finds the first)
-            wanted = np.asarray(wanted)
             inside = (wanted >= 0) & (wanted < bound)
             at = where[np.where(inside, wanted, 0)]
             return at, inside & (keys[at] == wanted)

@@ -31,10 +31,14 @@ def _long_digits(text: str) -> bool:
 
 
 def loads(text: str) -> Any:
-    """json.loads(text), by orjson where it can."""
-    if _long_digits(text):
-        return json.loads(text)
-    return _orjson_loads(text)
+    """json.loads(text), by orjson where it can; a value nested too deep for json (about a
+    thousand levels) raises ValueError too, as any text json cannot read."""
+    try:
+        if _long_digits(text):
+            return json.loads(text)
+        return _orjson_loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply to be read") from None
 
 
 def loads_each(texts: list[str]) -> list[Any]:
@@ -48,6 +52,8 @@ def loads_each(texts: list[str]) -> list[Any]:
             out.append(parse(text))
         except ValueError as e:
             out.append(e)
+        except RecursionError:  # (as loads() reads it)
+            out.append(ValueError("nested too deeply to be read"))
     return out
 
 

@@ -85,10 +85,11 @@ def _lines(texts: list[str], null: bool = True) -> pa.Array | None:
     joined = "\n".join(texts)
     if "\r" in joined or joined.count("\n") != n - 1:  # a value over several lines
         return None
-    if ("null" in joined if not null else _NULL_ITEM.search(joined)):
+    if ("null" in joined if not null else _NULL_ITEM.search(joined)) or _too_deep(joined):
         return None
-    data = ('{"v":' + '}\n{"v":'.join(texts) + "}").encode("utf-8", "surrogatepass")
     try:
+        # (a lone surrogate, which json reads, is no UTF-8: the caller reads it one by one)
+        data = ('{"v":' + '}\n{"v":'.join(texts) + "}").encode("utf-8")
         table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(
             use_threads=True, block_size=max(1 << 20, len(data) // 8 + 1)))
         table.validate(full=True)  # (never count from an array Arrow built wrong)
@@ -101,6 +102,36 @@ def _lines(texts: list[str], null: bool = True) -> pa.Array | None:
     return table.column("v").combine_chunks()
 
 
+# nesting deeper than this is read one by one: Arrow 26's reader slows down with depth (6,000
+# levels: 10 s) and crashes the process past ~20,000; Baton's values nest 4 deep
+MAX_DEPTH = 64
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}\n")
+_STEP = np.zeros(256, dtype=np.int64)
+_STEP[list(b"[{")], _STEP[list(b"]}")] = 1, -1
+
+
+def _too_deep(joined: str) -> bool:
+    """Whether any line nests brackets more than MAX_DEPTH deep (brackets inside strings count
+    too: at worst a value read one by one that need not be)."""
+    marks = np.frombuffer(b"\n" + joined.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS),
+                          dtype=np.uint8)
+    if len(marks) <= MAX_DEPTH:
+        return False
+    depth = np.cumsum(_STEP[marks])
+    # each line's depth counted from where it starts (the depth at its newline, whatever the
+    # lines before it left: an unbalanced one is not JSON and fails anyway)
+    newline = np.where(marks == ord("\n"), np.arange(len(marks)), 0)
+    return bool((depth - depth[np.maximum.accumulate(newline)]).max() > MAX_DEPTH)
+
+
+# more distinct agents than this (a struct field each, a column per agent and dimension) are read
+# one by one: Arrow's reader slows down with the fields (23,000 scorecards: 10 agents 0.17 s,
+# 100 agents 2.1 s, 1,000 9.6 s, against ~0.5 s one by one). Counted first on an even sample
+# of the values (a few milliseconds), then on them all.
+MAX_AGENTS = 32
+SAMPLE = 1_000
+
+
 def scorecards(texts: list[str], scale: int) -> dict[str, tuple[np.ndarray, dict]] | None:
     """The rows scorecard.table_rows() gives for each text, as columns, text by text:
     {"scores": (rows per text, {"level", "agent", "dimension": categoricals of the texts
@@ -108,11 +139,25 @@ def scorecards(texts: list[str], scale: int) -> dict[str, tuple[np.ndarray, dict
     "reached": bools as objects})}; None when a text is not of the shape read here."""
     # a milestone given as null is a row "not reached" to table_rows, and Arrow cannot tell it
     # from one left out (no row): Baton never writes null in a scorecard
+    if len(texts) > 2 * SAMPLE:
+        sample = _lines(texts[::len(texts) // SAMPLE], null=False)
+        if sample is None or _agents(sample) > MAX_AGENTS:
+            return None
     values = _lines(texts, null=False)
     try:
-        return None if values is None else _scorecard_rows(values, scale)
-    except (_Shape, pa.ArrowException):
+        if values is None or _agents(values) > MAX_AGENTS:
+            return None
+        return _scorecard_rows(values, scale)
+    except (_Shape, pa.ArrowException, UnicodeError):
         return None
+
+
+def _agents(values: pa.Array) -> int:
+    """How many agents (fields of "agents") the scorecards name."""
+    if not pa.types.is_struct(values.type) or values.type.get_field_index("agents") < 0:
+        return 0
+    agents = values.type.field("agents").type
+    return agents.num_fields if pa.types.is_struct(agents) else 0
 
 
 def _scorecard_rows(values: pa.Array, scale: int) -> dict:
@@ -152,12 +197,16 @@ def _scorecard_rows(values: pa.Array, scale: int) -> dict:
 
 def _by_text(columns: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The valid entries (>= 0) of each column, as rows ordered by text, then column: (rows
-    per text, each row's column, each row's value)."""
+    per text, each row's column, each row's value). (Column by column, then a stable sort by
+    text: no texts × columns grid.)"""
     if not columns:
         return np.zeros(n, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    grid = np.stack(columns, axis=1)  # texts × columns
-    text, col = np.nonzero(grid >= 0)  # (row-major: by text, then column)
-    return np.bincount(text, minlength=n).astype(np.int64), col, grid[text, col]
+    at = [np.flatnonzero(c >= 0) for c in columns]
+    text = np.concatenate(at)
+    order = np.argsort(text, kind="stable")  # (sorted runs, one per column: merged)
+    col = np.repeat(np.arange(len(columns)), [len(x) for x in at])[order]
+    value = np.concatenate([c[x] for c, x in zip(columns, at)])[order]
+    return np.bincount(text, minlength=n).astype(np.int64), col, value
 
 
 def _coded(keys: list[tuple], at: np.ndarray, width: int) -> list[pd.Categorical]:
@@ -183,7 +232,7 @@ def handoffs(texts: list[str]) -> dict[str, tuple[np.ndarray, dict]] | None:
     values = _lines(texts)
     try:
         return None if values is None else _handoff_rows(values)
-    except (_Shape, pa.ArrowException):
+    except (_Shape, pa.ArrowException, UnicodeError):
         return None
 
 
@@ -218,8 +267,9 @@ def _handoff_rows(col: pa.Array) -> dict:
     ok = ok.to_numpy(zero_copy_only=False) & (entries.is_valid().to_numpy(zero_copy_only=False)
                                                if entries.null_count else True)
     at = np.flatnonzero(ok)
-    i = index.to_numpy(zero_copy_only=False)[at].astype(np.int64)
-    s = step.to_numpy(zero_copy_only=False)[at].astype(np.int64)
+    # (filled before they leave Arrow: a column with nulls would come out as floats, inexact past 2**53)
+    i = index.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)[at]
+    s = step.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)[at]
     t = text[at]
     order = np.lexsort((s, i, t))  # text by text, then by index and step (stable, as table_rows sorts)
     at, i, s, t = at[order], i[order], s[order], t[order]

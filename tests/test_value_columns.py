@@ -199,3 +199,44 @@ def test_values_read_together_are_not_kept_per_value(tmp_path, monkeypatch):
         for got in (first, again):
             got = getattr(got, name).astype(object)
             pd.testing.assert_frame_equal(got.sort_values(key).reset_index(drop=True), want, obj=name)
+
+
+def test_values_nested_deep_are_read_one_by_one_and_summarized(tmp_path):
+    """Arrow 26's reader crashed the process on a value nested 25,000 deep (and took seconds
+    at a few thousand): such values are read one by one, where json refuses them as any text
+    it cannot read; the summary goes on."""
+    deep = '{"agents": ' + "[" * 25_000 + "]" * 25_000 + "}"
+    good = json.dumps({"team": {"role": 2}})
+    assert scorecards([good, deep], 5) is None
+    assert handoffs([json.dumps([]), "[" + deep + "]"]) is None
+    ws, der, df = generated_study(tmp_path, seed=2)
+    from tests.test_summary_parts import edited
+    out = core.summarize(ws, edited(edited(df, "scorecard", deep), "handoffs", "[" + deep + "]"), derived=der,
+                         disagreements=False)
+    assert out["counts"]["judgements"] > 1000
+
+
+def test_many_agents_are_read_one_by_one(monkeypatch):
+    """Arrow makes a field per agent: past MAX_AGENTS (seen in an even sample first) the
+    scorecards are read one by one, which does not slow down with the names."""
+    rng = random.Random(1)
+    texts = [json.dumps({"agents": {f"agent {rng.randrange(200)}": {"role": 3} for _ in range(3)}})
+             for _ in range(3_000)]
+    assert scorecards(texts, 5) is None
+    monkeypatch.setattr(value_columns, "SAMPLE", 10**9)  # (no sample: the count on every value)
+    assert scorecards(texts, 5) is None
+    few = [json.dumps({"agents": {f"agent {rng.randrange(20)}": {"role": 3}}}) for _ in range(3_000)]
+    assert scorecards(few, 5) is not None
+
+
+def test_handoff_indexes_past_2_53_are_exact():
+    big = 2**63 - 1
+    texts = [json.dumps([{"index": big, "step": 2**53 + 1, "from": "a", "to": "b"},
+                         {"step": 1, "from": "a", "to": "b"}]), json.dumps([])]
+    _counts, cols = handoffs(texts)["handoffs"]
+    assert list(cols["index"]) == [big] and list(cols["step"]) == [2**53 + 1]
+
+
+def test_a_lone_surrogate_is_read_one_by_one():
+    assert scorecards([json.dumps({"team": {"r": 2}}), '{"agents": {"\ud800": {"r": 3}}}'], 5) is None
+    assert handoffs([json.dumps([]), '[{"index": 1, "step": 2, "from": "\ud800", "to": "b"}]']) is None
