@@ -33,10 +33,15 @@ def _long_digits(text: str) -> bool:
 def loads(text: str) -> Any:
     """json.loads(text), by orjson where it can; a value nested too deep for json (about a
     thousand levels) raises ValueError too, as any text json cannot read."""
+    if _long_digits(text):
+        return _json_loads(text)
+    return _orjson_loads(text)
+
+
+def _json_loads(text: str) -> Any:
+    """json.loads(text), its RecursionError on a value nested too deep raised as ValueError."""
     try:
-        if _long_digits(text):
-            return json.loads(text)
-        return _orjson_loads(text)
+        return json.loads(text)
     except RecursionError:
         raise ValueError("nested too deeply to be read") from None
 
@@ -52,8 +57,6 @@ def loads_each(texts: list[str]) -> list[Any]:
             out.append(parse(text))
         except ValueError as e:
             out.append(e)
-        except RecursionError:  # (as loads() reads it)
-            out.append(ValueError("nested too deeply to be read"))
     return out
 
 
@@ -62,7 +65,7 @@ def _orjson_loads(text: str) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text)  # json's own result, or its error and message
+        return _json_loads(text)  # json's own result, or its error and message
 
 
 def dumps(obj: Any) -> str:

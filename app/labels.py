@@ -249,8 +249,8 @@ def build(df: pd.DataFrame, schemes: dict | None = None, spread: set | frozenset
     scorecards or handoff reviews) are not kept: a build reads them together again in about
     the time their kept rows took to be put back into columns (a filtered summary after the
     first, a million rows: 1.0-1.1 s either way), the first build is 0.2-0.7 s faster, and
-    their rows (49 MB of tuples at a million rows) stay out of memory. Give it the rows of every scheme (a subset of one scheme's rows
-    would leave only that subset's values kept)."""
+    their rows (49 MB of tuples at a million rows) stay out of memory. Give it the rows of
+    every scheme (a subset of one scheme's rows would leave only that subset's values kept)."""
     schemes = schemes or {}
     time = df[["item_id", "annotator", "scheme", "seconds_spent"]]
     is_done = (df["scheme"] == DONE).to_numpy(dtype=bool)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import agreement as ag
-from .tally import in_order, merge, order_key, prune, sum_by
+from .tally import in_order, merge, prune, sum_by
 from . import trace_columns
 from .labels import NO_ROWS, Labels, codes_of, groups, positions_in, rows_by
 from .timeline import UNLABELLED
@@ -255,7 +255,8 @@ class Objects:
         return self.panel.items[self.unit_item_list[u]], self.describe_row(row)
 
 
-def _pair_codes(a: np.ndarray, b: np.ndarray, ordered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_codes(a: np.ndarray, b: np.ndarray,
+                ordered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Codes of the distinct (a, b) integer pairs, in first-seen order (`ordered`: in order of
     a, then b), and each code's a and b."""
     a = np.asarray(a, dtype=np.int64)
@@ -510,7 +511,11 @@ def _codes_at(col: pd.Series, at: np.ndarray | None) -> tuple[np.ndarray, pd.Ind
     return (codes if at is None else codes[at]), names
 
 
-LAST = 1 << 30  # (the place of a name not configured: after those that are)
+def _as_configured(found: list, configured, name=lambda g: g[0][-1]) -> list:
+    """Groups (key, rows) in the order tally.in_order gives their names: the configured ones
+    first, in their order, then the others sorted."""
+    rank = {x: i for i, x in enumerate(in_order(configured, {name(g) for g in found}))}
+    return sorted(found, key=lambda g: rank[name(g)])
 
 
 def _scorecard(lab, s, panel, der, k, t, dis):
@@ -530,9 +535,8 @@ def _scorecard(lab, s, panel, der, k, t, dis):
     # value is not read): the agents' dimensions, then the team's, each as configured; in a
     # dimension, item by item, agents by name
     found = groups(keys if at is None else keys.take(at), ["level", "dimension"])
-    configured = {lv: {d: i for i, d in enumerate(in_order(s.get(f"{lv}_dimensions"), ()))} for lv in ("agent", "team")}
-    found.sort(key=lambda g: (g[0][0] != "agent", configured.get(g[0][0], {}).get(g[0][1], LAST),
-                              order_key(g[0][1])))
+    found = (_as_configured([g for g in found if g[0][0] == "agent"], s.get("agent_dimensions"))
+             + _as_configured([g for g in found if g[0][0] != "agent"], s.get("team_dimensions")))
     for (level, dim), rows in found:
         team = level != "agent"
         rows = rows[~np.isnan(score[rows])]
@@ -555,10 +559,7 @@ def _scorecard(lab, s, panel, der, k, t, dis):
     t["milestones"] = {}
     item, rater = ms["item"].to_numpy(), ms["rater"].to_numpy()
     reached = ms["reached"].astype(bool).astype(np.int64).to_numpy()
-    miles = groups(ms, ["milestone"])
-    configured_miles = {m: i for i, m in enumerate(in_order(s.get("milestones"), ()))}
-    miles.sort(key=lambda g: (configured_miles.get(g[0][0], LAST), order_key(g[0][0])))
-    for (m,), rows in miles:
+    for (m,), rows in _as_configured(groups(ms, ["milestone"]), s.get("milestones")):
         r = ag.Ratings(item[rows], rater[rows], reached[rows], [False, True], len(panel))
         t["milestones"][m] = r.nominal_tally(names)
         dis.add(r, names, lambda u, m=m: (panel.items[u], f"milestone {m}"), "milestone",

@@ -13,9 +13,10 @@ has the shape Baton writes: one per line, keys given once, numbers where numbers
 no null where the reading would tell it from a key left out, no null item in a list (Arrow
 26's reader builds such lists wrong). Anything else (a hand-edited score "4" or 4.0, a value
 over several lines, two values on a line) makes it return None, and the caller reads the
-values one by one; so does any array Arrow's own full validation refuses. Within one scorecard, rows come agent by agent in the order agents first
-appear among all the values (table_rows: in the value's own order); the summary counts rows
-and lists them in an order of its own, so it does not read that order.
+values one by one; so does any array Arrow's own full validation refuses. Within one
+scorecard, rows come agent by agent in the order agents first appear among all the values
+(table_rows: in the value's own order); the summary counts rows and lists them in an order of
+its own, so it does not read that order.
 
 No Streamlit here.
 """
@@ -54,16 +55,13 @@ def _scores(col: pa.Array, scale: int) -> np.ndarray:
 
 
 def _fields(col: pa.Array) -> list[tuple[str, pa.Array]]:
-    """An object column's fields as (key, column), null where the object is null or absent."""
+    """An object column's fields as (key, column), null where the object is null or absent
+    (StructArray.flatten() takes the objects' own nulls into the fields; .field() does not)."""
     if pa.types.is_null(col.type):
         return []
     if not pa.types.is_struct(col.type):
         raise _Shape
-    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    # a field of a null object is null too (the child arrays alone do not say so)
-    return [(col.type.field(i).name, col.field(i) if col.null_count == 0 else
-             pc.if_else(col.is_valid(), col.field(i), pa.nulls(len(col), col.type.field(i).type)))
-            for i in range(col.type.num_fields)]
+    return [(col.type.field(i).name, f) for i, f in enumerate(col.flatten())]
 
 
 # a null among a list's items (Arrow 26's reader builds lists with their offsets past their
@@ -210,8 +208,8 @@ def _by_text(columns: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray,
 
 
 def _coded(keys: list[tuple], at: np.ndarray, width: int) -> list[pd.Categorical]:
-    """Each of the `width` parts of the rows' keys (keys[at]) as a categorical whose categories are the texts
-    present, sorted (as labels.categorical() codes a text column)."""
+    """Each of the `width` parts of the rows' keys (keys[at]) as a categorical whose categories
+    are the texts present, sorted (as labels.categorical() codes a text column)."""
     used = np.unique(at)
     out = []
     for part in zip(*keys) if keys else ():
@@ -244,19 +242,15 @@ def _handoff_rows(col: pa.Array) -> dict:
         raise _Shape  # (values that are not lists of objects: table_rows' own reading)
     entries = col.flatten()  # every entry of every text, text by text (a null list holds none)
     text = np.repeat(np.arange(n), pc.list_value_length(col).fill_null(0).to_numpy(zero_copy_only=False))
-    m = len(entries)
-    names = {entries.type.field(i).name: i for i in range(entries.type.num_fields)}
+    fields = dict(_fields(entries))  # (null in a null entry)
 
     def field(name: str, want) -> pa.Array | None:
-        if name not in names:
-            return None
-        f = entries.field(names[name])
-        if pa.types.is_null(f.type):
+        f = fields.get(name)
+        if f is None or pa.types.is_null(f.type):
             return None
         if not want(f.type):
             raise _Shape
-        # a field of a null entry is null too (the child arrays alone do not say so)
-        return f if entries.null_count == 0 else pc.if_else(entries.is_valid(), f, pa.nulls(m, f.type))
+        return f
 
     ints = lambda name: field(name, pa.types.is_int64)  # noqa: E731
     texts_ = lambda name: field(name, pa.types.is_string)  # noqa: E731
