@@ -1184,6 +1184,18 @@ class Parts:
         if self._writer is not None:
             self._writer.join()
 
+    def on_disk(self, k: int = 1) -> bool:
+        """Whether the unfiltered summary's parts (decisive steps within k) are kept on disk
+        for this workspace (after flush(): what was last written)."""
+        return (self.folder is not None
+                and keptmod.load(self.folder, self.stamp, _where(None, None, None, k)) is not None)
+
+
+def _where(annotators, schemes, item_ids, k: int) -> tuple:
+    """The key of a summary's filters among the parts kept (item_ids None: every item)."""
+    return (tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
+            None if item_ids is None else tuple(item_ids), k)
+
 
 def _on_disk(where: tuple) -> bool:
     """Whether parts under these filters are kept on disk: the unfiltered summary's only."""
@@ -1341,8 +1353,7 @@ def _summarize(ws, df, *, annotators, schemes, items, k, derived, disagreements,
         found = {key: fn(lab, item_ids) for key, _reads, fn in specs}
         kept = None
     else:
-        where = (tuple(annotators) if annotators else None, tuple(schemes) if schemes else None,
-                 None if items is None else tuple(item_ids), k)
+        where = _where(annotators, schemes, None if items is None else item_ids, k)
         kept = parts.of_filters(where)
         # what each value spread into, updated by unfiltered summaries only (a filtered one
         # sees a subset of the values: it reads a copy)

@@ -38,15 +38,13 @@ def _keep_summary(ws) -> None:
     `summary` then start from it, not from every row (seconds at a million rows). A failure
     here loses nothing: the summary is then computed when first asked for."""
     import time
-    from .. import kept
     from ..summary import Parts, summarize
     t = time.perf_counter()
     try:
         parts = Parts.of(ws)
         summary = summarize(ws, disagreements=False, parts=parts)
         parts.flush()
-        written = parts.folder is not None and kept.load(parts.folder, parts.stamp, (None, None, None, 1))
-        if not written:  # (the reason is in the log)
+        if not parts.on_disk():  # (the reason is in the log)
             raise RuntimeError(f"nothing written to {parts.folder}")
     except Exception as e:  # noqa: BLE001 (the import itself is done and saved)
         print(f"the summary was not kept ({e}); it will be computed when first opened", file=sys.stderr)
