@@ -40,6 +40,7 @@ import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import tally
 from .counted import Counted
@@ -206,7 +207,24 @@ class RowsOnDisk:
         # written raises here, before anything reads through a bad offset or index)
         table = pa.Table.from_batches(batches).take(pa.array(within, pa.int64()))
         table.validate(full=True)
-        # (as text again, coded afresh by frame(): the few rows' own values as categories, not
-        # every value the file holds, which every later step would carry)
-        return frame(pa.table([c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
+        # (the few rows' own values as categories, not every value the file holds, which every
+        # later step would carry)
+        return frame(pa.table([own_values(c) if pa.types.is_dictionary(c.type) else c
                                for c in table.columns], names=table.column_names))
+
+
+def own_values(col: pa.ChunkedArray | pa.DictionaryArray) -> pa.DictionaryArray:
+    """A dictionary column with only the values its rows use, numbered in order of first use:
+    what casting it to text and dictionary-encoding that gives (frame()'s categories), without
+    making a string per row (at 130,000 rows of stored values, 50-100 ms of a summary's 0.7 s)."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    values = arr.dictionary
+    codes = np.asarray(arr.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    ok = codes >= 0
+    number = np.full(len(codes), -1, dtype=np.int32)
+    number[ok], used = pd.factorize(codes[ok])
+    used_values = values.take(pa.array(used, pa.int64()))
+    if used_values.null_count or pc.count_distinct(used_values, mode="all").as_py() != len(used_values):
+        # a dictionary holding a missing value, or one value twice: as text, coded afresh
+        return arr.cast(values.type).dictionary_encode()
+    return pa.DictionaryArray.from_arrays(pa.array(number, mask=~ok), used_values)

@@ -323,3 +323,28 @@ def test_kept_files_changed_since_they_were_written_are_not_counted_from(study, 
         names = pd.Index(sorted([s.name for s in ws.project.schemes] + [labels.DONE]), dtype=object)
         assert keptmod.load_rest(copy, state, pd.Index([it.id for it in ws.items], dtype=object), names) is None
         assert same(_summary(ws, der, df2, copy), want)
+
+
+@pytest.mark.parametrize("case", ["plain", "missing rows", "missing value", "twice", "chunks", "empty", "unused"])
+def test_rows_read_back_keep_only_their_own_values(case):
+    """own_values gives what casting a dictionary column to text and coding it afresh gives
+    (frame()'s categories, in order of first use, and missing rows), without a string per row."""
+    import pyarrow as pa
+    d = pa.array(["a", "b", "c", "d"])
+    idx = pa.array([2, 0, 2, 3], pa.int32())
+    col = {"plain": pa.DictionaryArray.from_arrays(idx, d),
+           "missing rows": pa.DictionaryArray.from_arrays(pa.array([2, None, 0, 2], pa.int32()), d),
+           "missing value": pa.DictionaryArray.from_arrays(idx, pa.array(["a", "b", None, "d"])),
+           "twice": pa.DictionaryArray.from_arrays(pa.array([0, 2, 1, 3], pa.int32()), pa.array(["a", "b", "a", "c"])),
+           "chunks": pa.chunked_array([pa.DictionaryArray.from_arrays(idx, d),
+                                       pa.DictionaryArray.from_arrays(pa.array([1, 1], pa.int32()), pa.array(["z", "b"]))]),
+           "empty": pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), d),
+           "unused": pa.DictionaryArray.from_arrays(pa.array([3, 3], pa.int32()), d)}[case]
+    got = keptmod.own_values(col)
+    plain = (col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)
+    want = plain.cast(pa.string()).dictionary_encode()
+    assert got.to_pylist() == want.to_pylist()
+    assert got.dictionary.to_pylist() == want.dictionary.to_pylist()
+    assert got.indices.to_pylist() == want.indices.to_pylist()
+    got_frame = labels.frame(pa.table({"value": got}))
+    pd.testing.assert_frame_equal(got_frame, labels.frame(pa.table({"value": want})))
