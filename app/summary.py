@@ -1281,9 +1281,12 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
         # counted over the rows of the changed (item, scheme) pairs only. A part reading several
         # schemes, or every row, may count across them (distinct items per annotator) and is
         # counted over every row of the changed items. (Two builds, not one per scheme: each
-        # build has a fixed cost, which made a build per group of schemes slower.) The rows are
-        # spread without the values kept: a build keeps what its own rows spread into.
+        # build has a fixed cost, which made a build per group of schemes slower.) The four
+        # builds take what values spread into from the values kept and from each other (the rows
+        # before and now share most values), on a copy: a build keeps what its own rows spread
+        # into, and these rows are a few items'.
         one = [len(x[1]) == 1 and EVERY not in x[1] for x in step]
+        shared = dict(spreads)  # (build() rebinds a scheme's values, never changes them)
         for group, pick in (([x for x, o in zip(step, one) if o], changes.rows),
                             ([x for x, o in zip(step, one) if not o], None)):
             if not group:
@@ -1291,7 +1294,7 @@ def _up_to_date(kept: dict, df: pd.DataFrame, specs: list, by_name: dict, spread
             reads = {n for x in group for n in x[1]} - {EVERY}
             pair = []
             for rows in (then, now):
-                lab_of = build(rows[pick(rows)] if pick is not None else rows, by_name, spread=reads)
+                lab_of = build(rows[pick(rows)] if pick is not None else rows, by_name, spread=reads, kept=shared)
                 trace_columns.cover(lab_of.memo, ids)
                 pair.append(lab_of)
             for key, _reads, fn, mark, part in group:
