@@ -47,8 +47,10 @@ def _num_show(v) -> str:
 class Panel:
     """The annotators of one scheme on the items two or more of them judged, as codes.
 
-    Items are numbered in order of first judgement, annotators in name order (so sorting by
-    code sorts by name)."""
+    Items are numbered in the summary's order of items (app.trace_columns.cover: the
+    workspace's), those outside it after them in order of first judgement, and annotators in
+    name order (so sorting by code sorts by name): units, and the disagreements listed, come in
+    an order that does not depend on the order of the rows."""
 
     def __init__(self, lab: Labels, scheme: str):
         at = lab.where("rows", scheme)
@@ -81,13 +83,18 @@ class Panel:
         shared = np.bincount(pair_item, minlength=len(item_names)) >= 2
         keep = shared[pair_item]
         pair_item, pair_ann = pair_item[keep], pair_ann[keep]
-        # items numbered in order of first judgement, annotators in name order
-        # (each item's first row: factorize numbers items in order of first appearance, so an
-        # item first appears where its number exceeds every number before it)
+        # items numbered in the summary's order of items, then in order of first judgement;
+        # annotators in name order (each item's first row: factorize numbers items in order of
+        # first appearance, so an item first appears where its number exceeds every number
+        # before it)
         number, seen = pd.factorize(ic)
         first_row = np.flatnonzero(number > np.r_[-1, np.maximum.accumulate(number)[:-1]]) if len(ic) else NO_ROWS
         first = np.full(len(item_names), len(ic), dtype=np.int64)
         first[seen] = first_row
+        covered = lab.memo.get("covered_items")
+        if covered:
+            place = pd.Index(covered, dtype=object).get_indexer(item_names)
+            first = np.where(place >= 0, place, len(covered) + first)
         items = ag.distinct_ints(pair_item, len(item_names))
         items = items[np.argsort(first[items], kind="stable")]
         item_rank = np.full(len(item_names), -1, dtype=np.int64)
@@ -453,10 +460,10 @@ def _handoffs(lab, s, panel, der, k, t, dis, judgements):
     j = panel.keyed(j) if not j.empty else j.assign(item=[], rater=[])
     if j.empty:
         return
-    unit, firsts, _ = _pair_codes(j["item"].to_numpy(), _ints(j["index"]))
-    # each unit's first row: codes number units in order of first appearance, so a unit first
-    # appears where its code exceeds every code before it
-    first_row = np.flatnonzero(unit > np.r_[-1, np.maximum.accumulate(unit)[:-1]])
+    # units in order of item, then handoff (not of the rows), each described by its first row
+    unit, firsts, _ = _pair_codes(j["item"].to_numpy(), _ints(j["index"]), ordered=True)
+    first_row = np.full(len(firsts), len(unit), dtype=np.int64)
+    np.minimum.at(first_row, unit, np.arange(len(unit)))
     ji, jx = j["item"].to_numpy()[first_row], j["index"].to_numpy()[first_row]
     js, jd = j["src"].iloc[first_row].to_numpy(), j["dst"].iloc[first_row].to_numpy()
     # a unit is named only when its disagreement is listed
@@ -669,7 +676,7 @@ def _emergent_from(t, s, k):
 def _tool_calls(lab, s, panel, der, k, t, dis):
     names = panel.raters
     v = panel.keyed(lab.of("tool_verdicts", s.name))
-    unit, unit_item, unit_call = _pair_codes(v["item"].to_numpy(), _ints(v["index"]))
+    unit, unit_item, unit_call = _pair_codes(v["item"].to_numpy(), _ints(v["index"]), ordered=True)
     tools = pd.Series(v["tool"].astype(object).to_numpy()).groupby(unit).first().tolist() if len(v) else []
     vc, vv = _factor(v["verdict"])
     r = ag.Ratings(unit, v["rater"], vc, vv, len(unit_item))

@@ -96,6 +96,26 @@ def test_kept_parts_follow_filters_k_rows_removed_and_the_listed_disagreements(s
         assert same(kept, core.summarize(ws, rows, derived=der, **{"disagreements": False, **kw})), kw
 
 
+def test_the_disagreements_listed_do_not_follow_the_order_of_the_rows(study):
+    """Records come item by item in the workspace's order, whatever order the rows come in, so
+    parts kept from rows in one order list what a summary afresh of the same rows in another
+    order lists (a row's order changes no fingerprint)."""
+    ws, der, df = study
+    shuffled = df.sample(frac=1.0, random_state=7).reset_index(drop=True)
+    listed = core.summarize(ws, df, derived=der, disagreements=True)
+    again = core.summarize(ws, shuffled, derived=der, disagreements=True)
+    assert json.dumps(listed["disagreements"]) == json.dumps(again["disagreements"])
+    place = {it.id: k for k, it in enumerate(ws.items)}
+    ranks: dict[tuple, list[int]] = {}
+    for r in listed["disagreements"]:  # (one object of one measure: items in the workspace's order)
+        ranks.setdefault((r["scheme"], r["kind"], r["object"]), []).append(place[r["item_id"]])
+    assert len(ranks) > 20 and all(x == sorted(x) for x in ranks.values())
+    parts = core.Parts()
+    core.summarize(ws, df, derived=der, disagreements=True, parts=parts)
+    kept = core.summarize(ws, shuffled, derived=der, disagreements=True, parts=parts)
+    assert json.dumps(kept["disagreements"]) == json.dumps(listed["disagreements"])
+
+
 def test_parts_are_kept_for_the_newest_filters(study, monkeypatch):
     ws, der, df = study
     monkeypatch.setattr(core.Parts, "FILTERS_KEPT", 2)
