@@ -48,7 +48,7 @@ from .labels import frame, positions_in
 
 FOLDER = ".summary"
 STATE = "state.json"
-VERSION = 4  # (raised whenever what a tally counts, or how it is finished, or the files' layout, changes)
+VERSION = 5  # (raised whenever what a tally counts, or how it is finished, or the files' layout, changes)
 # rows a record batch of the rows file (the batches are mapped, not read: their size only
 # bounds the arithmetic of where an item's rows are)
 BATCH = 65536

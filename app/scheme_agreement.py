@@ -595,7 +595,6 @@ def _contention(lab, s, panel, der, k, t, dis):
         return objs.ratings(given["unit"], given["rater"], hit, [False, True], False).nominal_tally(names)
     _labelled(t, "labels", one(np.zeros(len(given), dtype=np.int64)),
               {x: one(np.asarray([v == x for v in lv], dtype=np.int64)[lc]) for x in lv if x != UNLABELLED})
-    t["labels_seen"] = _counts(every["label"])
     dis.add(overall, names, objs.describe, "contention")
 
 
@@ -640,7 +639,6 @@ def _region_columns(traces: trace_columns.TraceColumns, ids: list) -> tuple[np.n
 def _emergent(lab, s, panel, der, k, t, dis):
     names = panel.raters
     every = lab.of("behaviours", s.name)
-    t["behaviors_seen"] = _counts(every["behavior"])
     behaviours = in_order(s.get("behaviors"), t["behaviors_seen"])
     b = panel.keyed(every)
     b = b.assign(turn=_ints(b["turn"]))
@@ -694,8 +692,6 @@ def _steps(lab, s, panel, der, k, t, dis):
     names = panel.raters
     objs = _step_objects(panel, der, s, with_agent=True)
     every = lab.of("step_modes", s.name)
-    # modes and categories seen anywhere in the scheme, shared items or not
-    t["modes_seen"], t["categories_seen"] = _counts(every["mode"]), _counts(every["category"])
     m = panel.keyed(every)
     m = m.assign(step=_ints(m["step"]))
     # (a mode repeated is counted once: Ratings and Sets keep one per unit and rater)
@@ -745,7 +741,6 @@ def _radio_from(t, s, k):
 
 def _multiselect(lab, s, panel, der, k, t, dis):
     every = lab.of("choices", s.name)
-    t["labels_seen"] = _counts(every["label"])
     # (a label repeated is counted once: Ratings and Sets keep one per item and rater)
     c = panel.keyed(every)
     item, rater, by_label = c["item"].to_numpy(), c["rater"].to_numpy(), rows_by(c, "label")
@@ -791,6 +786,14 @@ BY_TYPE = {
     "likert": (_likert, _likert_from),
 }
 FREE_TEXT = "free text: no agreement measure"
+# labels seen anywhere in a scheme's rows, on items two annotators judged or not (the order of
+# its per-label measures): (tally key, table, column). Counted whether or not any item has two
+# annotators, so that they add up over items (a kept tally brought up to date by the items that
+# changed counts an item's rows alone)
+SEEN = {"emergent_behavior": [("behaviors_seen", "behaviours", "behavior")],
+        "trajectory_eval": [("modes_seen", "step_modes", "mode"), ("categories_seen", "step_modes", "category")],
+        "tool_contention": [("labels_seen", "contention", "label")],
+        "multiselect": [("labels_seen", "choices", "label")]}
 
 
 def agreement_tally(lab: Labels, s, der, k: int, handoff_judgements=None, listed: bool = False
@@ -804,6 +807,8 @@ def agreement_tally(lab: Labels, s, der, k: int, handoff_judgements=None, listed
     t: dict[str, Any] = {"items_compared": len(panel), "annotators": sum_by([panel.rater], [panel.raters]),
                          "rows": panel.n_rows}
     dis = Differences(s.name, listed)
+    for key, table, col in SEEN.get(s.type, ()):
+        t[key] = _counts(lab.of(table, s.name)[col])
     if len(panel) and s.type in BY_TYPE:
         count = BY_TYPE[s.type][0]
         if s.type == "handoff_review":

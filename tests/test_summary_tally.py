@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
@@ -51,6 +52,26 @@ def test_every_schemes_agreement_tally_adds_up_over_items(study, seed):
         parts = merge(_tally(ws, der, df[mine], s), _tally(ws, der, df[~mine], s))
         assert parts == whole, s.name
         assert json.dumps(agreement_from(parts, s, 1)) == json.dumps(agreement_from(whole, s, 1)), s.name
+
+
+def test_a_tally_of_items_no_two_annotators_judged_adds_up_too(study):
+    """The labels seen anywhere in a scheme (behaviours, modes, categories, contention labels,
+    multiselect labels) count every row, so items judged by one annotator count for them even
+    where no item has two: a kept tally brought up to date by such items stays equal."""
+    ws, der, df = study
+    _some, _rest, mine = _halves(df, 2)
+    first = df["annotator"].astype(str) == df.groupby("item_id", observed=True)["annotator"].transform(
+        lambda a: sorted(a.astype(str))[0]).astype(str)
+    alone = df[mine & first.to_numpy()]  # one annotator an item: nobody to agree with
+    rest = df[~mine]
+    seen = 0
+    for s in ws.project.schemes:
+        solo = _tally(ws, der, alone, s)
+        assert not solo.get("items_compared"), s.name
+        seen += any(k.endswith("_seen") for k in solo)
+        both = _tally(ws, der, pd.concat([alone, rest]), s)
+        assert merge(solo, _tally(ws, der, rest, s)) == both, s.name
+    assert seen >= 4  # (emergent, MAST, contention, multiselect)
 
 
 def test_a_tally_kept_on_disk_and_updated_by_one_changed_item_finishes_equal(study):
