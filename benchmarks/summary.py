@@ -8,9 +8,11 @@ A generated project of small runs (12 steps, 6 timed calls) and a Parquet file w
 store's schema holding `--rows` rows: every item judged by `--annotators` annotators (of a
 pool of 30) on every scheme of the demo configuration, plus the per-item done marks. Values
 are valid for their type and refer to the run's real handoffs, steps, calls and regions, with
-annotators disagreeing now and then, in the store's order. The summary reads the rows as the
-store reads its row indexes for it (app/store_index.read_table: text columns as dictionaries, straight from
-Parquet's own); the reference is pyarrow's plain read of the same file. Derivations of the runs
+annotators disagreeing now and then, in the store's order, written as the store writes its row
+indexes (app/store_index.write_parquet: each text column's values coded once, in one dictionary
+page). The summary reads the rows as the store reads its row indexes for it
+(app/store_index.read_table: text columns as dictionaries, straight from Parquet's own); the
+reference is pyarrow's plain read of the same file. Derivations of the runs
 are computed before the timing (the app caches them); their columns, which the app keeps from
 a workspace's first summary (app/trace_columns), are built again in every timed summary. What
 is timed is the summary core: `app.labels.frame` of the read table and
@@ -62,7 +64,7 @@ from app import summary as summary_core  # noqa: E402
 from app import trace_columns  # noqa: E402
 from app.labels import frame  # noqa: E402
 from app.storage import SCHEMA, sort_rows  # noqa: E402
-from app.store_index import read_table  # noqa: E402
+from app.store_index import read_table, write_parquet  # noqa: E402
 from app.workspace import open_project  # noqa: E402
 
 STEPS, CALLS = 12, 6
@@ -153,7 +155,7 @@ def generate(folder: Path, n_rows: int, n_annotators: int, seed: int):
     # in the store's order (sorted by annotator, item and scheme): the order the app reads rows in
     t = sort_rows(pa.table({k: cols[k] for k in SCHEMA.names}, schema=SCHEMA))
     path = folder / "annotations.parquet"
-    pq.write_table(t, path)
+    write_parquet(t, path)  # (as the store writes its row index)
     return ws, der, path
 
 
@@ -173,7 +175,7 @@ def after_a_save(ws, der, path: Path, tbl: pa.Table, repeat: int, t_read: float,
     values = tbl["value"].to_pylist()
     values[first] = next(v for v in map(json.dumps, candidates) if v != values[first])
     saved = path.with_name("saved.parquet")
-    pq.write_table(tbl.set_column(tbl.schema.get_field_index("value"), "value", pa.array(values, pa.string())), saved)
+    write_parquet(tbl.set_column(tbl.schema.get_field_index("value"), "value", pa.array(values, pa.string())), saved)
     parts = summary_core.Parts()
     files = iter([path, saved] * (repeat + 2))
 
@@ -221,7 +223,7 @@ def kept_on_disk(ws, der, path: Path, tbl: pa.Table, repeat: int, t_read: float,
     for n in [0] + saves:
         rows_file = path if not n else folder / f"saved-{n}.parquet"
         if n:
-            pq.write_table(_saved(tbl, n, seed=n), rows_file)
+            write_parquet(_saved(tbl, n, seed=n), rows_file)
 
         def numbers():
             work = folder / "work"

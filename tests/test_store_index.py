@@ -169,3 +169,28 @@ def test_the_summary_read_gives_the_same_rows_with_text_as_dictionaries(filled, 
     assert {"changed", "new"} <= {json.loads(v)["text"] for v in changed.column("value").to_pylist()}
     empty = AnnotationStore(tmp_path / "none").to_table(dictionary=True)
     assert empty.num_rows == 0 and pa.types.is_dictionary(empty.schema.field("item_id").type)
+
+
+def test_the_index_codes_each_stored_text_once_however_many_there_are(filled, monkeypatch, tmp_path):
+    """Past Parquet's default dictionary page (1 MB of distinct text) a writer falls back to
+    plain pages, which a read wanting dictionaries codes again row by row: the index is written
+    with every distinct value in its dictionary page (write_parquet), so the column holds each
+    text once."""
+    texts = [json.dumps({"text": f"{k:05d} " + "x" * 300}) for k in range(5000)]  # 1.5 MB distinct
+    table = pa.table({"value": [texts[k % len(texts)] for k in range(20000)]})
+    plain, coded = tmp_path / "plain.parquet", tmp_path / "coded.parquet"
+    pq.write_table(table, plain)
+    store_index.write_parquet(table, coded)
+
+    def stored(path):
+        return pq.ParquetFile(path).metadata.row_group(0).column(0).total_uncompressed_size
+    distinct = sum(map(len, texts))
+    assert stored(plain) > 3 * distinct  # (the fallback: every row's text)
+    assert stored(coded) < 1.2 * distinct
+    assert pq.read_table(coded).equals(table)
+    written = []
+    real = store_index.write_parquet
+    monkeypatch.setattr(store_index, "write_parquet", lambda t, where: written.append(where) or real(t, where))
+    save(filled, "run-9", "alice", "note", {"text": "new"})
+    filled.to_table()
+    assert "alice" in {Path(w).parent.name for w in written}  # (the row index of the folder saved in)
