@@ -93,7 +93,7 @@ class Panel:
         first[seen] = first_row
         covered = lab.memo.get("covered_items")
         if covered:
-            place = pd.Index(covered, dtype=object).get_indexer(item_names)
+            place = pd.Index(list(dict.fromkeys(covered)), dtype=object).get_indexer(item_names)
             first = np.where(place >= 0, place, len(covered) + first)
         items = ag.distinct_ints(pair_item, len(item_names))
         items = items[np.argsort(first[items], kind="stable")]

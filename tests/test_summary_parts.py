@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app import labels, summary as core
+from app import labels, scheme_agreement, summary as core, trace_columns
 from app.labels import frame
 from tests.summary_data import generated_study, same
 
@@ -114,6 +114,13 @@ def test_the_disagreements_listed_do_not_follow_the_order_of_the_rows(study):
     core.summarize(ws, df, derived=der, disagreements=True, parts=parts)
     kept = core.summarize(ws, shuffled, derived=der, disagreements=True, parts=parts)
     assert json.dumps(kept["disagreements"]) == json.dumps(listed["disagreements"])
+    # (items covered twice are ordered by their first place)
+    lab = labels.build(shuffled, {s.name: s for s in ws.project.schemes})
+    ids = [it.id for it in ws.items]
+    trace_columns.cover(lab.memo, ids + ids[::-1])
+    twice = [r for s in ws.project.schemes
+             for r in scheme_agreement.agreement_for(lab, s, der, 1, core._handoff_judgements)[1]]
+    assert json.dumps(twice) == json.dumps(listed["disagreements"])
 
 
 def test_parts_are_kept_for_the_newest_filters(study, monkeypatch):
