@@ -265,13 +265,21 @@ class Objects:
 def _pair_codes(a: np.ndarray, b: np.ndarray,
                 ordered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Codes of the distinct (a, b) integer pairs, in first-seen order (`ordered`: in order of
-    a, then b), and each code's a and b."""
+    a, then b), and each code's a and b. `a` are codes (0 and up); `b` any integers (a call or
+    handoff index as stored: negative, or near 2**63)."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    span = int(b.max()) + 2 if len(b) else 1
-    code, uniq = pd.factorize(a * span + (b + 1), sort=ordered)
-    uniq = np.asarray(uniq, dtype=np.int64)
-    return np.asarray(code, dtype=np.int64), uniq // span, uniq % span - 1
+    if not len(b):
+        return np.zeros(0, dtype=np.int64), a[:0], b[:0]
+    low, high = int(b.min()), int(b.max())
+    span = high - low + 1  # (Python integers: no overflow in the check)
+    if (int(a.max()) + 1) * span < 1 << 62:  # one integer per pair
+        code, uniq = pd.factorize(a * span + (b - low), sort=ordered)
+        uniq = np.asarray(uniq, dtype=np.int64)
+        return np.asarray(code, dtype=np.int64), uniq // span, uniq % span + low
+    code, uniq = pd.MultiIndex.from_arrays([a, b]).factorize(sort=ordered)
+    return (np.asarray(code, dtype=np.int64), np.asarray(uniq.get_level_values(0), dtype=np.int64),
+            np.asarray(uniq.get_level_values(1), dtype=np.int64))
 
 
 def _factor(values) -> tuple[np.ndarray, list]:
@@ -675,12 +683,18 @@ def _tool_calls(lab, s, panel, der, k, t, dis):
     names = panel.raters
     v = panel.keyed(lab.of("tool_verdicts", s.name))
     unit, unit_item, unit_call = _pair_codes(v["item"].to_numpy(), _ints(v["index"]), ordered=True)
-    tools = pd.Series(v["tool"].astype(object).to_numpy()).groupby(unit).first().tolist() if len(v) else []
+    # each call's tool as named by the first annotator (by name) who named it, not by the rows' order
+    named = v["tool"].astype(object).to_numpy()
+    missing = pd.isna(named)
+    by_unit = np.lexsort((v["rater"].to_numpy(), missing, unit))
+    firsts = by_unit[np.r_[True, unit[by_unit][1:] != unit[by_unit][:-1]]] if len(v) else NO_ROWS
+    tools = [None if missing[r] else named[r] for r in firsts.tolist()]
     vc, vv = _factor(v["verdict"])
     r = ag.Ratings(unit, v["rater"], vc, vv, len(unit_item))
     t["verdict"] = r.nominal_tally(names)
     unit_item, unit_call = unit_item.tolist(), unit_call.tolist()
-    describe = lambda u: (panel.items[unit_item[u]], f"call {unit_call[u]} ({tools[u]})")  # noqa: E731
+    describe = lambda u: (panel.items[unit_item[u]],  # noqa: E731
+                          f"call {unit_call[u]}" + (f" ({tools[u]})" if tools[u] is not None else ""))
     dis.add(r, names, describe, "tool verdict")
 
 

@@ -123,6 +123,52 @@ def test_the_disagreements_listed_do_not_follow_the_order_of_the_rows(study):
     assert json.dumps(twice) == json.dumps(listed["disagreements"])
 
 
+def test_pairs_of_any_integers_are_told_apart():
+    """(item, index) pairs stored with any index (negative, or near 2**63: a hand-made or
+    imported value) are distinct units, first-seen or in order of item then index."""
+    rng = np.random.default_rng(4)
+    for wide in (False, True):
+        a = rng.integers(0, 6, 400)
+        b = rng.choice([-7, -2, -1, 0, 1, 5] + ([2**62, -(2**62), 2**63 - 1] if wide else []), 400)
+        for ordered in (False, True):
+            code, ua, ub = scheme_agreement._pair_codes(a, b, ordered=ordered)
+            pairs = list(zip(a.tolist(), b.tolist()))
+            assert list(zip(ua[code].tolist(), ub[code].tolist())) == pairs
+            assert len(set(zip(ua.tolist(), ub.tolist()))) == len(ua) == len(set(pairs))
+            if ordered:
+                assert list(zip(ua.tolist(), ub.tolist())) == sorted(set(pairs))
+
+
+def test_a_tool_call_is_listed_and_counted_whatever_its_rows_and_index(study):
+    """Two annotators naming different tools for one call: the record names the first
+    annotator's (by name), whatever order the rows are in; a call stored with a negative index
+    is a unit of its own, kept or afresh."""
+    ws, der, df = study
+    s = next(x for x in ws.project.schemes if x.type == "tool_call_review")
+    rows = df[(df["scheme"] == s.name).to_numpy()]
+    item = rows["item_id"].astype(str).value_counts().index[0]
+    a, b = sorted(rows[(rows["item_id"] == item).to_numpy()]["annotator"].astype(str))[:2]
+    values = df["value"].astype(object).copy()
+    for who, tool, verdict in ((a, "search", "correct"), (b, "grep", "wrong")):
+        at = (df["item_id"] == item) & (df["annotator"] == who) & (df["scheme"] == s.name)
+        values[at.to_numpy()] = json.dumps([{"index": 0, "step": 0, "tool": tool, "verdict": verdict, "notes": ""}])
+    odd = df.assign(value=values.astype("category"))
+
+    def listed(rows):
+        got = core.summarize(ws, rows, derived=der, disagreements=True, schemes=[s.name])["disagreements"]
+        return [r for r in got if r["item_id"] == item]
+    assert listed(odd) == listed(odd.iloc[::-1].reset_index(drop=True))
+    assert [r["object"] for r in listed(odd)] == ["call 0 (search)"]
+    parts = core.Parts()
+    core.summarize(ws, odd, derived=der, parts=parts, disagreements=False)
+    at = ((odd["item_id"] == item) & (odd["annotator"] == b) & (odd["scheme"] == s.name)).to_numpy()
+    values[at] = json.dumps([{"index": 0, "step": 0, "tool": "grep", "verdict": "wrong", "notes": ""},
+                             {"index": -2, "step": 0, "tool": "x", "verdict": "wrong", "notes": ""}])
+    saved = odd.assign(value=values.astype("category"))
+    assert same(core.summarize(ws, saved, derived=der, parts=parts, disagreements=False),
+                core.summarize(ws, saved, derived=der, disagreements=False))
+
+
 def test_parts_are_kept_for_the_newest_filters(study, monkeypatch):
     ws, der, df = study
     monkeypatch.setattr(core.Parts, "FILTERS_KEPT", 2)
