@@ -553,6 +553,11 @@ def _build_handoff_judgements(lab: Labels, scheme_obj, der: Derived) -> tuple[pd
     annotator and handoff columns took most of a second); a review whose item and annotator
     repeat, or entries naming one handoff twice, go through the merges instead."""
     raters = lab.of("rows", scheme_obj.name)
+    # a row without its item or annotator is nobody's review (its code, -1, would have been read
+    # as the last item's, or the item before's last annotator); its entries count as stale
+    named = (raters["item_id"].notna() & raters["annotator"].notna()).to_numpy()
+    if not named.all():
+        raters = raters[named]
     ent = lab.of("handoffs", scheme_obj.name)
     item_code, item_names = pd.factorize(raters["item_id"])  # items in order of first review
     ann_code, ann_names = pd.factorize(raters["annotator"])

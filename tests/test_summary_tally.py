@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
@@ -95,6 +96,27 @@ def _halves(df, seed):
     some = set(random.Random(seed).sample(items, len(items) // 3))
     mine = df["item_id"].astype(str).isin(some).to_numpy()
     return some, set(items) - some, mine
+
+
+def test_a_handoff_review_without_its_item_or_annotator_is_nobodys(study):
+    """A review row missing its annotator or item (a hand-made store) is no judgement: its code
+    (-1) was read as the last item's or the item before's last annotator, which crashed the
+    summary or counted it where it did not belong, so the tally did not add up over items."""
+    ws, der, df = study
+    s = next(x for x in ws.project.schemes if x.type == "handoff_review")
+    at = np.flatnonzero((df["scheme"] == s.name).to_numpy())
+    odd = df.astype({"item_id": object, "annotator": object})
+    odd.iloc[at[::7], odd.columns.get_loc("annotator")] = None
+    odd.iloc[at[3::11], odd.columns.get_loc("item_id")] = None
+    odd = odd.astype({"item_id": "category", "annotator": "category"})
+    j = S._handoff_judgements(_lab(ws, odd), s, der)[0]
+    assert len(j) and j["item_id"].notna().all() and j["annotator"].notna().all()
+    ids = [it.id for it in ws.items]
+    for seed in range(3):
+        some, _rest, mine = _halves(odd.dropna(subset=["item_id"]), seed)
+        mine = odd["item_id"].astype(object).isin(some).to_numpy()
+        for count in (lambda lab: S.handoffs_tally(lab, s, der), lambda lab: S.handoff_flags(lab, s, der)):
+            assert merge(count(_lab(ws, odd[mine])), count(_lab(ws, odd[~mine]))) == count(_lab(ws, odd))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
