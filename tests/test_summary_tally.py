@@ -111,10 +111,9 @@ def test_a_handoff_review_without_its_item_or_annotator_is_nobodys(study):
     odd = odd.astype({"item_id": "category", "annotator": "category"})
     j = S._handoff_judgements(_lab(ws, odd), s, der)[0]
     assert len(j) and j["item_id"].notna().all() and j["annotator"].notna().all()
-    ids = [it.id for it in ws.items]
     for seed in range(3):
-        some, _rest, mine = _halves(odd.dropna(subset=["item_id"]), seed)
-        mine = odd["item_id"].astype(object).isin(some).to_numpy()
+        some, _rest, _mine = _halves(odd.dropna(subset=["item_id"]), seed)
+        mine = odd["item_id"].astype(object).isin(some).to_numpy()  # (an item missing: the second half)
         for count in (lambda lab: S.handoffs_tally(lab, s, der), lambda lab: S.handoff_flags(lab, s, der)):
             assert merge(count(_lab(ws, odd[mine])), count(_lab(ws, odd[~mine]))) == count(_lab(ws, odd))
 
