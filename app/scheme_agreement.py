@@ -558,10 +558,9 @@ def _scorecard(lab, s, panel, der, k, t, dis):
         if coded:  # the categories' codes: sorted by name
             agent_code, agents = agent_codes[rows], list(agent_names) + [np.nan]
             agent_code = np.where(agent_code >= 0, agent_code, len(agent_names))  # (no agent: last)
-            unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code, ordered=True)
         else:
             agent_code, agents = _factor(agent.iloc[rows if at is None else at[rows]])
-            unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code)
+        unit, unit_item, unit_agent = _pair_codes(item[rows], agent_code, ordered=True)
         vc, vv = _factor(pd.Series(score[rows]))
         r = ag.Ratings(unit, rater[rows], vc, vv, len(unit_item))
         (t["team_dimensions"] if team else t["agent_dimensions"])[dim] = r.pairs_tally(names)

@@ -278,14 +278,11 @@ def _handoff_rows(col: pa.Array) -> dict:
 
 
 def _categorical(col: pa.Array) -> pd.Categorical:
-    """A text column (no nulls) as a categorical with sorted categories (as labels.categorical())."""
+    """A text column (no nulls) as labels.categorical() codes one: its distinct texts (Arrow's
+    dictionary) sorted, then each row's code taken."""
+    from .labels import categorical  # (labels reads values through this module)
     col = col.dictionary_encode()
-    cats = col.dictionary.to_pylist()
-    order = sorted(range(len(cats)), key=cats.__getitem__)
-    rank = np.empty(len(cats), dtype=np.int64)
-    rank[order] = np.arange(len(cats))
-    codes = rank[col.indices.to_numpy(zero_copy_only=False)] if len(cats) else np.zeros(0, dtype=np.int64)
-    return pd.Categorical.from_codes(codes, [cats[k] for k in order])
+    return categorical(col.dictionary.to_pylist(), col.indices.to_numpy(zero_copy_only=False))
 
 
 def _flag_sets(flags: pa.Array | None, at: np.ndarray) -> np.ndarray:
