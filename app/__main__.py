@@ -19,7 +19,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m app", description="Baton: annotate multi-agent runs")
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name, module in COMMANDS.items():
-        mod = importlib.import_module(f"app.commands.{module}")
+        mod = importlib.import_module(f"app.cli.{module}")
         p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(func=mod.run)

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from app.readers import read_file  # noqa: E402
+from app.traces.readers import read_file  # noqa: E402
 from benchmarks.gen import best_of  # noqa: E402
 
 SAMPLES = ROOT.parent / "shared" / "datasets" / "trail"

@@ -32,9 +32,10 @@ from benchmarks.gen import make_item, pct, table, verdict
 
 import pyarrow.parquet as pq  # noqa: E402
 
-from app import behavior, graph, handoff, scorecard, stepreview, timeline, toolreview, values  # noqa: E402
-from app.derive import derive  # noqa: E402
-from app.storage import Annotation, AnnotationStore, _normalise, _to_table  # noqa: E402
+from app.types import (
+    emergent_behavior as behavior, agent_interaction_graph as graph, handoff_review as handoff, agent_scorecard as scorecard, trajectory_eval as stepreview, tool_contention as timeline, tool_call_review as toolreview, values)  # noqa: E402
+from app.traces.derive import derive  # noqa: E402
+from app.store.storage import Annotation, AnnotationStore, _normalise, _to_table  # noqa: E402
 
 SCHEMES = ["outcome", "attribution", "graph", "handoffs", "scorecard", "contention", "emergent",
            "tool_review", "mast_steps", "notes"]

@@ -60,12 +60,12 @@ from benchmarks.gen import best_of, table, verdict, write_project
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from app import summary as summary_core  # noqa: E402
-from app import trace_columns  # noqa: E402
-from app.labels import frame  # noqa: E402
-from app.storage import SCHEMA, sort_rows  # noqa: E402
-from app.store_index import read_table, write_parquet  # noqa: E402
-from app.workspace import open_project  # noqa: E402
+from app._old import summary as summary_core  # noqa: E402
+from app._old import trace_columns  # noqa: E402
+from app._old.labels import frame  # noqa: E402
+from app.store.storage import SCHEMA, sort_rows  # noqa: E402
+from app.store.index import read_table, write_parquet  # noqa: E402
+from app.project.workspace import open_project  # noqa: E402
 
 STEPS, CALLS = 12, 6
 
@@ -263,7 +263,7 @@ def _each_scheme(ws, tbl: pa.Table) -> list[tuple[str, list]]:
 
 def store_read(n: int, seed: int) -> dict:
     """Whole-store reads of n rows in the real layout, cold, indexed and after one save."""
-    from app.storage import Annotation, AnnotationStore
+    from app.store.storage import Annotation, AnnotationStore
     from benchmarks.saves import fill
     with tempfile.TemporaryDirectory() as tmp:
         store = AnnotationStore(tmp)

@@ -143,5 +143,5 @@ def card_codes(card: dict) -> list[str]:
 
 def card_lines(at) -> list[str]:
     """Every line of text in the trace view's cards, folded ones included."""
-    from app.step_cards import plain
+    from app.traces.step_cards import plain
     return [line for card in step_cards(at) for line in plain(card)]

@@ -5,8 +5,8 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from app.storage import Annotation, AnnotationStore
-from app.workspace import open_project
+from app.store.storage import Annotation, AnnotationStore
+from app.project.workspace import open_project
 from tests.conftest import ROOT, write_project
 
 WHOWHEN_SHARED = ROOT.parent / "shared" / "datasets" / "whowhen"
@@ -53,7 +53,7 @@ def generated_study(folder: Path, seed: int):
     """A generated study (every scheme of the demo, 4 annotators an item, 2,400 rows:
     benchmarks/summary.py's generator): (workspace, derivations, its rows framed)."""
     import pyarrow.parquet as pq
-    from app.labels import frame
+    from app._old.labels import frame
     from benchmarks.summary import generate
     ws, der, path = generate(folder, 2_400, 4, seed=seed)
     return ws, der, frame(pq.read_table(path))

@@ -1,6 +1,6 @@
 """Access control: hashed tokens, constant-time checks, rotating one-time session tickets."""
-from app import access
-from app.storage import AnnotationStore
+from app.project import access
+from app.store.storage import AnnotationStore
 from tests.conftest import make_app, open_page, write_project
 
 TOKENS = {"alice": "alice-token-0123456789abcdef", "root": "root-token-0123456789abcdef"}
@@ -180,7 +180,7 @@ def test_concurrent_sign_ins_lose_no_ticket(tmp_path):
     path = tmp_path / ".baton-sessions.json"
     out: list = []
     other = subprocess.Popen(
-        [sys.executable, "-c", "import sys\nfrom app import access\nfor _ in range(40):\n"
+        [sys.executable, "-c", "import sys\nfrom app.project import access\nfor _ in range(40):\n"
          "    print(access.Tickets(sys.argv[1]).issue('proc'))", str(path)], cwd=ROOT, stdout=subprocess.PIPE,
         text=True)
     threads = [threading.Thread(target=_issue_and_redeem, args=(path, f"user{i}", 25, out)) for i in range(8)]

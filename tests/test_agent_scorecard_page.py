@@ -1,9 +1,9 @@
 """agent_scorecard page (AppTest): scores through the controls, the Parquet row, reopening."""
 from __future__ import annotations
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from app.values import REVIEWED_CLEAN
+from app.types.values import REVIEWED_CLEAN
 from app.ui.text import md
 from tests.conftest import make_app, open_page
 

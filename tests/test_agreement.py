@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from app import agreement as ag
+from app._old import agreement as ag
 
 N = None
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four observers,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app import agreement as ag
+from app._old import agreement as ag
 
 VALUES = ["a", "b", "c", None]
 

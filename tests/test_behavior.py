@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from app import behavior as bh
-from app.derive import derive
-from app.readers import whowhen
-from app.trace import Step
+from app.types import emergent_behavior as bh
+from app.traces.derive import derive
+from app.traces.readers import whowhen
+from app.traces.trace import Step
 from tests.conftest import DATASETS, ROOT
 
 ORDER = ["echoing", "role_swap", "sycophantic_agreement"]

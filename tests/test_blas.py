@@ -6,7 +6,7 @@ import builtins
 import numpy  # noqa: F401  (loads the BLAS library threadpoolctl looks for)
 from threadpoolctl import threadpool_info
 
-from app import blas
+from app._old import blas
 
 
 def _blas_threads() -> list[int]:

@@ -19,7 +19,7 @@ import textwrap
 import pandas as pd
 import pytest
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from tests.conftest import ROOT, write_project
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")

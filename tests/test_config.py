@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.config import load_config
-from app.registry import TYPES
+from app.project.config import load_config
+from app.types.registry import TYPES
 from tests.conftest import ROOT
 
 DATA = str(ROOT / "data" / "demo_runs.jsonl")

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from app.registry import TYPES
-from app.workspace import open_project
+from app.types.registry import TYPES
+from app.project.workspace import open_project
 from tests.conftest import ROOT
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

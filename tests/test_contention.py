@@ -8,16 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app import contention
-from app.contention import (
-    Call,
-    _label,
-    Region,
-    find_regions,
-    find_regions_quadratic,
-    normalize_calls,
-)
-from app.timeparse import parse_duration, parse_time
+from app.traces import contention
+from app.traces.contention import Call, _label, Region, find_regions, find_regions_quadratic, normalize_calls
+from app.traces.timeparse import parse_duration, parse_time
 
 
 def calls_of(*specs):

@@ -32,8 +32,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from app import kept, store_index
-from app.storage import AnnotationStore
+from app._old import kept
+from app.store import index as store_index
+from app.store.storage import AnnotationStore
 from tests.conftest import ROOT, write_project
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
@@ -59,7 +60,7 @@ LAUNCHER = textwrap.dedent(r"""
     root, cfg, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     sys.path.insert(0, root)
     os.environ["BATON_CONFIG"] = cfg
-    from app.storage import AnnotationStore
+    from app.store.storage import AnnotationStore
     ITEMS, ANNOTATORS, NS = json.loads(sys.argv[4]), json.loads(sys.argv[5]), int(sys.argv[6])
 
     def say(line):

@@ -3,7 +3,7 @@ notes through the controls, the Parquet row holds exactly the documented value, 
 session shows it, long runs are paged."""
 import json
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from app.ui.surfaces.emergent_behavior import PAGE_SIZE
 from app.ui.state import widget_key
 from tests.conftest import make_app, open_page, write_project

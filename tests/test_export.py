@@ -8,11 +8,11 @@ import sys
 import pandas as pd
 import pytest
 
-from app import export as ex
-from app import kept as keptmod
-from app.importer import import_file
-from app.storage import AnnotationStore
-from app.workspace import open_project
+from app.store import export as ex
+from app._old import kept as keptmod
+from app.store.importer import import_file
+from app.store.storage import AnnotationStore
+from app.project.workspace import open_project
 from tests.conftest import ROOT, write_project
 from tests.summary_data import CODE, TRIP, attribution, demo
 

@@ -17,9 +17,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.config import KNOWN_TOP_KEYS, POTATO_IGNORED_TOP_KEYS, load_config
-from app.problems import Problem, errors
-from app.registry import COMMON_KEYS, TYPES
+from app.project.config import KNOWN_TOP_KEYS, POTATO_IGNORED_TOP_KEYS, load_config
+from app.project.problems import Problem, errors
+from app.types.registry import COMMON_KEYS, TYPES
 from tests.conftest import ROOT
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

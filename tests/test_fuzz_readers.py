@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import app.readers as readers
-from app.derive import derive
-from app.problems import Problem
+import app.traces.readers as readers
+from app.traces.derive import derive
+from app.project.problems import Problem
 from tests.conftest import DATASETS, ROOT
 
 FORMATS = sorted(readers.FORMATS)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app import gold
-from app import summary as core
-from app.workspace import open_project
+from app.summary import gold
+from app._old import summary as core
+from app.project.workspace import open_project
 from tests.conftest import ROOT
 from tests.summary_data import attribution, whowhen
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app import graph
-from app.derive import derive
-from app.readers import read_file
-from app.workspace import open_project
+from app.types import agent_interaction_graph as graph
+from app.traces.derive import derive
+from app.traces.readers import read_file
+from app.project.workspace import open_project
 from tests.conftest import DATASETS, ROOT
 
 INJECTED = '<img src=x onerror="document.title=\'pwned\'">'

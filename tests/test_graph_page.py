@@ -1,8 +1,8 @@
 """The agent interaction graph page in AppTest: controls, injected graph clicks, reopening."""
 from __future__ import annotations
 
-from app import graph, values
-from app.storage import AnnotationStore
+from app.types import agent_interaction_graph as graph, values
+from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from tests.conftest import make_app, open_page
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings, strategies as st
 
-from app.labels import groups
+from app._old.labels import groups
 
 keys = st.lists(st.tuples(st.sampled_from(["agent", "team", None]), st.sampled_from(["d1", "d2", "é", None]),
                           st.integers(0, 5)), max_size=40)
@@ -31,7 +31,7 @@ def test_groups_of_one_column_name_their_key_as_a_tuple():
 
 def _stats_by_pandas(df, by):
     """The per-group statistics as pandas computes them (what summary._stats stands in for)."""
-    from app.summary import t975
+    from app._old.summary import t975
     g = df.groupby(by, sort=False, observed=True)
     out = g["score"].agg(n="count", mean="mean", sd="std").reset_index()
     out["runs"] = g["item_id"].nunique().values
@@ -65,7 +65,7 @@ class _Scheme(dict):
 def test_stats_are_pandas_stats(rows, categorical):
     """Per agent and dimension, from the scorecard's tally: n, mean, sd, 95 % interval, runs and
     annotators as pandas computes them (groups named in full only)."""
-    from app.summary import scorecards_from, scorecards_tally
+    from app._old.summary import scorecards_from, scorecards_tally
     df = pd.DataFrame(rows, columns=["agent", "dimension", "score", "item_id", "annotator"])
     df["score"] = df["score"].astype("float64")
     df = df.astype({c: "category" if categorical else object for c in ("agent", "dimension", "item_id", "annotator")})

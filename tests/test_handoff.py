@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from app import handoff
-from app.derive import Handoff, derive
-from app.readers import read_file
-from app.workspace import open_project
+from app.types import handoff_review as handoff
+from app.traces.derive import Handoff, derive
+from app.traces.readers import read_file
+from app.project.workspace import open_project
 from tests.conftest import DATASETS, ROOT
 
 FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 
-from app import values
-from app.storage import AnnotationStore
+from app.types import values
+from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.ui.surfaces.handoff_review import PAGE_SIZE
-from app.step_cards import plain
+from app.traces.step_cards import plain
 from tests.conftest import drawn_cards, make_app, open_page, step_cards, write_project
 
 ITEM = "trip-planner-001"
@@ -115,7 +115,7 @@ def test_long_trace_is_paged_and_stale_labels_are_not_attached(tmp_path):
 
 
 def test_entries_made_on_other_data_are_reported_not_attached(tmp_path):
-    from app.storage import Annotation
+    from app.store.storage import Annotation
     steps = [{"agent": a, "content": a} for a in ["A", "B", "A"]]
     data = tmp_path / "run.jsonl"
     data.write_text(json.dumps({"id": "r", "text": "t", "steps": steps}) + "\n")

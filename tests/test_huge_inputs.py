@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-import app.readers as readers
-from app.derive import derive
-from app.storage import Annotation, AnnotationStore
+import app.traces.readers as readers
+from app.traces.derive import derive
+from app.store.storage import Annotation, AnnotationStore
 from tests.conftest import DATASETS, ROOT, make_app, write_project
 
 DEEP = 100_000

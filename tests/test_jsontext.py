@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app import jsontext
+from app.traces import jsontext
 
 
 @pytest.mark.parametrize("text", ['{"a": [1, 2.5, "é", null, true]}', '[]', '"x"', '{"a": {"a": 1}, "a": 2}'])

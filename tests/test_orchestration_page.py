@@ -1,7 +1,7 @@
 """The demo's orchestration-pattern radio (pages/radio.py): a label and free text, both stored."""
 from __future__ import annotations
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from tests.conftest import make_app, open_page
 

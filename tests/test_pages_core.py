@@ -2,7 +2,7 @@
 value on disk, a new session (a refresh) shows it again."""
 import pandas as pd
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from tests.conftest import make_app, open_page, step_cards, write_project
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from app import readers
-from app.storage import AnnotationStore
+from app.traces import readers
+from app.store.storage import AnnotationStore
 from app.ui.shell import clean_name
 from app.ui.state import widget_key
 from tests.conftest import DATASETS, ROOT, make_app, write_project

@@ -1,7 +1,7 @@
 """shell.prefetch: the item "Done → next" opens is derived before it is opened (in a served app,
 in a background thread; here synchronously), once per item and set of keys."""
 from app.ui import shell, trace_view
-from app.workspace import open_project
+from app.project.workspace import open_project
 
 
 def test_prefetch_warms_the_derivation_once(demo_project):
@@ -20,7 +20,7 @@ def test_prefetch_warms_the_derivation_once(demo_project):
 
 
 def test_prefetch_builds_the_trace_views_conversation(demo_project, monkeypatch):
-    from app import conversation
+    from app.traces import conversation
     builds = []
     real = conversation.build
     monkeypatch.setattr(conversation, "build", lambda steps: builds.append(1) or real(steps))
@@ -50,7 +50,7 @@ def test_the_collector_runs_again_after_threads_pause_it_together(monkeypatch):
     import gc
     import threading
 
-    from app import derive
+    from app.traces import derive
     a_inside, b_looked, a_left = threading.Event(), threading.Event(), threading.Event()
     real = gc.isenabled
 

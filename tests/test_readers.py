@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from app.derive import derive
-from app.readers import read_file
-from app.readers.whowhen import agent_of
-from app.trace import UNKNOWN_AGENT, read_steps
+from app.traces.derive import derive
+from app.traces.readers import read_file
+from app.traces.readers.whowhen import agent_of
+from app.traces.trace import UNKNOWN_AGENT, read_steps
 from tests.conftest import DATASETS
 
 WHOWHEN = sorted((DATASETS / "whowhen").glob("*/*.json"))

@@ -1,6 +1,6 @@
 """The prefix-tree view of conversations (app/conversation.py), on literal steps."""
-from app.conversation import build
-from app.trace import read_steps
+from app.traces.conversation import build
+from app.traces.trace import read_steps
 
 
 def M(role, content):

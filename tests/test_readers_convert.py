@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from app.__main__ import main
-from app.derive import derive, to_json
-from app.readers import attach_golds, data_paths, read_file, read_path
+from app.traces.derive import derive, to_json
+from app.traces.readers import attach_golds, data_paths, read_file, read_path
 from tests.conftest import DATASETS, ROOT, write_project
 from tests.test_readers_formats import LANGFUSE
 

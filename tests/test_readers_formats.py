@@ -3,11 +3,11 @@ import json
 
 import pytest
 
-from app.config import DATA_FORMATS, load_config
-from app.derive import derive
-from app.readers import FORMATS, read_file
-from app.readers.mast import mode_of
-from app.workspace import open_project
+from app.project.config import DATA_FORMATS, load_config
+from app.traces.derive import derive
+from app.traces.readers import FORMATS, read_file
+from app.traces.readers.mast import mode_of
+from app.project.workspace import open_project
 from tests.conftest import DATASETS, write_project
 
 MAD = DATASETS / "mast" / "mad_human_sample.json"

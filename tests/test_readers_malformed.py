@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from app.derive import derive
-from app.readers import read_file
+from app.traces.derive import derive
+from app.traces.readers import read_file
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "trail" / "gaia" / "512475a321c616e45337da3575f6a185.json"

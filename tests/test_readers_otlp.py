@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from app.derive import derive
-from app.readers import read_file
-from app.readers.otlp import hex_id
+from app.traces.derive import derive
+from app.traces.readers import read_file
+from app.traces.readers.otlp import hex_id
 from tests.conftest import DATASETS
 
 OTEL = sorted((DATASETS / "otel").glob("*.json"))

@@ -52,7 +52,7 @@ def test_trace_pager_is_one_pair_of_buttons_and_each_item_keeps_its_page(tmp_pat
 
 from hypothesis import given, settings, strategies as hs  # noqa: E402
 
-from app.trace import one_line  # noqa: E402
+from app.traces.trace import one_line  # noqa: E402
 
 
 def _one_line_whole(text, limit):

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from app.conversation import savings
-from app.derive import derive
-from app.readers import attach_golds, data_paths, read_file, read_path
-from app.timeparse import parse_duration, parse_time
+from app.traces.conversation import savings
+from app.traces.derive import derive
+from app.traces.readers import attach_golds, data_paths, read_file, read_path
+from app.traces.timeparse import parse_duration, parse_time
 from tests.conftest import DATASETS, ROOT
 
 TRAIL = DATASETS / "trail"
@@ -142,7 +142,7 @@ def test_conversation_shown_once_saves_characters(path):
 
 
 def test_demo_has_the_trail_run():
-    from app.workspace import open_project
+    from app.project.workspace import open_project
     ws = open_project(ROOT / "configs" / "demo.yaml")
     it = ws.by_id["512475a321c616e45337da3575f6a185"]
     d = derive(it.data)

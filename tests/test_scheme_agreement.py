@@ -1,10 +1,10 @@
 """app.scheme_agreement: the panels of annotators agreement is computed over."""
 from __future__ import annotations
 
-from app import summary as core
-from app.labels import build
-from app.scheme_agreement import Panel
-from app.workspace import open_project
+from app._old import summary as core
+from app._old.labels import build
+from app._old.scheme_agreement import Panel
+from app.project.workspace import open_project
 from tests.summary_data import CODE, TRIP, demo
 
 

@@ -5,8 +5,8 @@ import json
 
 from hypothesis import given, strategies as st
 
-from app import scorecard as sc
-from app.derive import derive
+from app.types import agent_scorecard as sc
+from app.traces.derive import derive
 from tests.conftest import ROOT
 
 MS = ["plan produced", "task delegated correctly", "result verified"]

@@ -1,6 +1,6 @@
 """The trace view's step cards as data (app/step_cards.py): what each card holds, folded."""
-from app import conversation, step_cards
-from app.derive import derive
+from app.traces import conversation, step_cards
+from app.traces.derive import derive
 
 
 def _cards(data, start=0, stop=10):
@@ -69,7 +69,7 @@ def test_conversation_shown_once_full_input_folded_within_budget():
 
 
 def test_handoff_card_sides_and_folded_full_text():
-    from app import handoff
+    from app.types import handoff_review as handoff
     long = "z " * 400
     d = derive({"id": "r", "steps": [{"agent": "A", "content": "hand over"}, {"agent": "B", "content": long}]})
     (card,) = [step_cards.handoff_card(c) for c in handoff.cards(d)]

@@ -7,10 +7,10 @@ import json
 import yaml
 from hypothesis import given, strategies as st
 
-from app import stepreview as sr
-from app.config import load_config
-from app.derive import derive
-from app.trace import step_text
+from app.types import trajectory_eval as sr
+from app.project.config import load_config
+from app.traces.derive import derive
+from app.traces.trace import step_text
 from tests.conftest import DATASETS, ROOT
 
 OPTS = ["correct", "incorrect", "partially_correct"]
@@ -143,7 +143,7 @@ def test_label_steps_of_a_real_ag2_trajectory():
 
 
 def test_whowhen_steps_keep_their_trace_indices():
-    from app.readers import whowhen
+    from app.traces.readers import whowhen
     path = DATASETS / "whowhen"
     f = next(iter(sorted(path.rglob("*.json"))))
     item = whowhen.to_item(json.loads(f.read_text()), str(f), "id", "text", file=f)

@@ -23,14 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.storage import (
-    SCHEMA,
-    Annotation,
-    AnnotationStore,
-    encode_component,
-    value_from_json,
-    value_to_json,
-)
+from app.store.storage import (
+    SCHEMA, Annotation, AnnotationStore, encode_component, value_from_json, value_to_json)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = [
@@ -463,7 +457,7 @@ def test_multiprocess_saves(tmp_path):
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
         # pandas: pyarrow imports it lazily on the first write (~0.4 s per process)
-        ctx.set_forkserver_preload(["pandas", "app.storage", _mp_worker.__module__])
+        ctx.set_forkserver_preload(["pandas", "app.store.storage", _mp_worker.__module__])
     procs = [ctx.Process(target=_mp_worker, args=(str(root), i)) for i in range(4)]
     for p in procs:
         p.start()
@@ -495,7 +489,7 @@ CRASH_LAUNCHER = textwrap.dedent(
     """
     import io, os, sys
     import pyarrow as pa, pyarrow.parquet as pq
-    from app.storage import Annotation, AnnotationStore
+    from app.store.storage import Annotation, AnnotationStore
     pq.write_table(pa.table({"warm": ["up"]}), io.BytesIO())  # one-off lazy imports
     root = sys.argv[1]
     for line in sys.stdin:
@@ -584,7 +578,7 @@ def test_warm_writer_leaves_nothing_for_the_first_save_to_import(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys
         import pandas  # (a server has it: Streamlit imports it)
-        from app.storage import Annotation, AnnotationStore, warm_writer
+        from app.store.storage import Annotation, AnnotationStore, warm_writer
         os.chdir({str(tmp_path)!r})
         warm_writer()
         assert os.listdir(".") == [], os.listdir(".")

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from app import store_index
-from app.storage import Annotation, AnnotationStore
+from app.store import index as store_index
+from app.store.storage import Annotation, AnnotationStore
 
 
 def save(store, item, who, scheme, value):

@@ -12,8 +12,8 @@ import math
 
 import pytest
 
-from app import summary as core
-from app.workspace import open_project
+from app._old import summary as core
+from app.project.workspace import open_project
 from tests.summary_data import CODE, TRIP, attribution, demo
 
 
@@ -245,7 +245,7 @@ def test_t_quantiles():
 
 
 def test_report_lists_the_first_disagreements_and_counts_them_all(tmp_path, monkeypatch):
-    from app import report
+    from app.summary import report
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "attribution", attribution("Coder", 4))
     save(CODE, "bob", "attribution", attribution("Tester", 7))
@@ -318,7 +318,7 @@ def _judgements_by_merges(lab, s, der):
 def test_handoff_judgements_by_position_equal_the_merges(tmp_path, twice):
     """Each review row repeated per handoff of its item, stored entries placed on the handoff they
     name (stale ones counted, not placed); an entry naming one handoff twice takes the merges."""
-    from app.labels import build
+    from app._old.labels import build
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "handoffs", [entry(0, 1, "Manager", "Coder", q=4), entry(9, 99, "Ghost", "Coder", ["x"]),
                                      entry(1, 3, "Coder", "Tester", ["info_loss"], 2)]

@@ -1,7 +1,7 @@
 """app.summary_charts: what a chart shows when there is nothing to show."""
 import pytest
 
-from app import summary_charts as charts
+from app.summary import charts
 
 
 @pytest.mark.parametrize("fig", [

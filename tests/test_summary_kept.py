@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app import kept as keptmod
-from app import labels, summary as core
+from app._old import kept as keptmod
+from app._old import labels, summary as core
 from tests.summary_data import generated_study, same
 
 
@@ -127,7 +127,7 @@ def test_a_state_of_another_workspace_is_not_taken(study, tmp_path, spy):
 def test_a_workspaces_stamp_follows_its_files(tmp_path):
     import shutil
     from tests.conftest import ROOT, write_project
-    from app.workspace import open_project
+    from app.project.workspace import open_project
     data = tmp_path / "runs.jsonl"
     shutil.copy(ROOT / "data" / "demo_runs.jsonl", data)
     cfg = write_project(tmp_path, data_files=[str(data)])

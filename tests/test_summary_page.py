@@ -84,7 +84,7 @@ def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, 
 
 
 def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, monkeypatch):
-    from app import summary as core
+    from app._old import summary as core
     from app.ui import summary_page
     monkeypatch.setattr(summary_page, "DIS_PAGE", 1)
     listed = []
@@ -113,7 +113,7 @@ def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, mon
 
 
 def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypatch):
-    from app import summary as core
+    from app._old import summary as core
     calls = []
     real = core.summarize
     monkeypatch.setattr(core, "summarize", lambda *a, **kw: calls.append(1) or real(*a, **kw))

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app import labels, scheme_agreement, summary as core, trace_columns
-from app.labels import frame
+from app._old import labels, scheme_agreement, summary as core, trace_columns
+from app._old.labels import frame
 from tests.summary_data import generated_study, same
 
 
@@ -226,8 +226,8 @@ def test_gold_status_and_item_filters_are_computed_again(tmp_path):
     """The parts reading several schemes or the item list: gold accuracy follows an edit of the
     attribution and of the step tags; a judgement cleared is a change; two item filters that
     differ by an item nobody judged are two sets of parts."""
-    from app.storage import AnnotationStore
-    from app.workspace import open_project
+    from app.store.storage import AnnotationStore
+    from app.project.workspace import open_project
     from tests.summary_data import attribution, demo
     cfg, save = demo(tmp_path)
     ws = open_project(cfg)

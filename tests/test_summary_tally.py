@@ -13,10 +13,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from app import summary as S
-from app.labels import build, frame
-from app.scheme_agreement import agreement_from, agreement_tally
-from app.tally import dumps, loads, merge
+from app._old import summary as S
+from app._old.labels import build, frame
+from app._old.scheme_agreement import agreement_from, agreement_tally
+from app._old.tally import dumps, loads, merge
 from benchmarks.summary import generate
 
 

@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app import agreement as ag
-from app import tally
+from app._old import agreement as ag
+from app._old import tally
 
 NAMES = ["ann", "bob", "cy", "dee"]
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from app import timeline as tl
-from app.contention import Call, Region, find_regions, normalize_calls
-from app.derive import derive
-from app.timeparse import parse_duration, parse_time
+from app.types import tool_contention as tl
+from app.traces.contention import Call, Region, find_regions, normalize_calls
+from app.traces.derive import derive
+from app.traces.timeparse import parse_duration, parse_time
 from tests.conftest import DATASETS, ROOT
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from app.storage import Annotation, AnnotationStore
+from app.store.storage import Annotation, AnnotationStore
 from app.ui.state import widget_key
-from app.values import REVIEWED_CLEAN
+from app.types.values import REVIEWED_CLEAN
 from app.ui.surfaces.tool_call_review import PAGE_SIZE
-from app.step_cards import plain
+from app.traces.step_cards import plain
 from tests.conftest import call_cards, card_codes, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"

@@ -2,7 +2,7 @@
 row holds exactly the documented value, a new session shows it; chart clicks select regions."""
 import json
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from app.ui.surfaces.tool_contention import PAGE_SIZE
 from tests.conftest import components, make_app, open_page, send_trigger, write_project
 
@@ -328,10 +328,10 @@ def test_the_next_items_opening_chart_is_handed_ahead(demo_project):
 
 
 def test_chart_views_are_kept_with_the_derivation_a_few_at_a_time(demo_project):
-    from app.derive import derive
+    from app.traces.derive import derive
     from app.ui import shell
     from app.ui.surfaces import tool_contention as tc
-    from app.workspace import open_project
+    from app.project.workspace import open_project
     ws = open_project(str(demo_project))
     scheme = next(s for s in ws.project.schemes if s.type == "tool_contention")
     d = derive(ws.by_id["code-team-002"].data, **shell.scheme_keys(scheme))

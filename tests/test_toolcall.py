@@ -1,6 +1,6 @@
 """Tests for app.toolcall.extract_tool_calls, one literal trace per shape."""
 
-from app.toolcall import ToolCall, extract_tool_calls
+from app.traces.toolcall import ToolCall, extract_tool_calls
 
 
 def agent_of(step):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 
-from app import toolreview as tr
-from app.derive import derive
-from app.toolcall import ToolCall
+from app.types import tool_call_review as tr
+from app.traces.derive import derive
+from app.traces.toolcall import ToolCall
 from tests.conftest import ROOT
 
 CALLS = [ToolCall(0, 1, "Planner", "delegate", {"to": "X"}),

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 from hypothesis import given, settings, strategies as st
 
-from app import summary as core
-from app import trace_columns
-from app.workspace import open_project
+from app._old import summary as core
+from app._old import trace_columns
+from app.project.workspace import open_project
 from tests.summary_data import CODE, TRIP, demo
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from app.values import REVIEWED_CLEAN
+from app.types.values import REVIEWED_CLEAN
 from app.ui.surfaces.trajectory_eval import PAGE_SIZE
-from app.step_cards import plain
+from app.traces.step_cards import plain
 from tests.conftest import drawn_cards, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
@@ -167,7 +167,7 @@ def test_step_text_key_fallbacks_without_score(tmp_path):
 
 
 def test_saved_labels_the_config_or_trace_no_longer_has_are_kept(demo_project):
-    from app.storage import Annotation
+    from app.store.storage import Annotation
     tmp = demo_project.parent
     old = {"step_index": 2, "agent": "FlightAgent", "correctness": "incorrect",
            "errors": [{"type": "Old category", "subtype": "x"}], "severity": "blocker", "rationale": ""}
@@ -217,7 +217,7 @@ def test_a_cards_place_takes_the_judgement_of_the_step_it_now_holds(demo_project
 def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
     """An unjudged card draws no modes or severity (a new item's first screen is lighter); they
     appear when a correctness is chosen, on request, or when a saved value has them."""
-    from app.storage import Annotation
+    from app.store.storage import Annotation
     db = AnnotationStore(demo_project.parent / "annotations")
     db.save(Annotation(ITEM, "alice", "mast_steps", "trajectory_eval", {"steps": [
         {"step_index": 1, "agent": "Planner", "correctness": None,
@@ -237,7 +237,7 @@ def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
 
 def test_controls_shown_for_saved_data_stay_while_emptied(demo_project):
     """A card showing modes only because they are saved keeps them when the last one is removed."""
-    from app.storage import Annotation
+    from app.store.storage import Annotation
     AnnotationStore(demo_project.parent / "annotations").save(Annotation(
         ITEM, "alice", "mast_steps", "trajectory_eval", {"steps": [
             {"step_index": 1, "agent": "Planner", "correctness": None,
@@ -270,7 +270,7 @@ def test_the_failure_modes_legend_lists_every_category_and_mode_in_one_element(d
     legend = next(e for e in at.expander if e.label.startswith("Failure modes:"))
     texts = [m.value for m in legend.markdown]
     assert len(texts) == 1
-    from app.config import load_config
+    from app.project.config import load_config
     scheme = next(s for s in load_config(demo_project)[0].schemes if s.type == "trajectory_eval")
     for et in scheme["error_types"]:
         assert f"**{et['name']}**" in texts[0].replace("\\", "")

@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app import handoff, labels, summary as core, value_columns
-from app.scorecard import TEAM, table_rows
-from app.value_columns import handoffs, scorecards
+from app.types import handoff_review as handoff
+from app._old import labels, summary as core, value_columns
+from app.types.agent_scorecard import TEAM, table_rows
+from app._old.value_columns import handoffs, scorecards
 from tests.summary_data import generated_study, same
 
 AGENTS = ["Planner", "Coder", "Critic", "Ünïcode agent", "a \"quoted\" one", "", "team"]

@@ -5,11 +5,11 @@ from functools import lru_cache
 
 import streamlit as st
 
-from ..registry import TYPES
-from ..workspace import Workspace
-from . import shell, state
-from .state import widget_key
-from .text import excerpt, md
+from app.types.registry import TYPES
+from app.project.workspace import Workspace
+from app.ui import shell, state
+from app.ui.state import widget_key
+from app.ui.text import excerpt, md
 
 
 @lru_cache(maxsize=None)
@@ -86,7 +86,7 @@ def pages_of(ws: Workspace) -> list[st.Page]:
     """The pages this session may open, in menu order."""
     if not shell.annotator():
         return [home_page()]
-    from . import summary_page  # the summary page module imports this one
+    from app.ui import summary_page  # the summary page module imports this one
     return [home_page()] + annotation_pages(ws) + ([summary_page.page()] if shell.is_admin() else [])
 
 

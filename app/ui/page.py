@@ -5,13 +5,13 @@ from typing import Callable
 
 import streamlit as st
 
-from ..config import Scheme
-from ..registry import TYPES
-from ..trace import Item
-from ..values import radio_choice
-from ..workspace import Workspace
-from . import nav, shell, state, trace_view
-from .text import md
+from app.project.config import Scheme
+from app.types.registry import TYPES
+from app.traces.trace import Item
+from app.types.values import radio_choice
+from app.project.workspace import Workspace
+from app.ui import nav, shell, state, trace_view
+from app.ui.text import md
 
 # draws a scheme's surface; returns shell.CARDS when its cards re-run alone and say what they saved
 Renderer = Callable[[Workspace, Item, Scheme], object]

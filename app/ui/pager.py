@@ -6,8 +6,8 @@ from typing import Callable
 
 import streamlit as st
 
-from ..paging import page_count
-from .state import widget_key
+from app.paging import page_count
+from app.ui.state import widget_key
 
 
 def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = None) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .text import EL_JS
+from app.ui.text import EL_JS
 
 _CSS = """
 .baton-regions { display: flex; flex-direction: column; gap: 0.75rem; }

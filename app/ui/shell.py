@@ -17,17 +17,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from .. import access
-from ..config import load_config
-from ..derive import Derivation, derive, no_gc, scheme_keys
-from ..readers import data_paths
-from ..registry import TYPES
-from ..storage import SUFFIX, Annotation, AnnotationStore, encode_component, warm_writer
-from ..trace import Item
-from ..values import ANNOTATED, REVIEWED_CLEAN
-from ..workspace import ProjectError, Workspace, open_project
-from . import state
-from .text import md
+from app.project import access
+from app.project.config import load_config
+from app.traces.derive import Derivation, derive, no_gc, scheme_keys
+from app.traces.readers import data_paths
+from app.types.registry import TYPES
+from app.store.storage import SUFFIX, Annotation, AnnotationStore, encode_component, warm_writer
+from app.traces.trace import Item
+from app.types.values import ANNOTATED, REVIEWED_CLEAN
+from app.project.workspace import ProjectError, Workspace, open_project
+from app.ui import state
+from app.ui.text import md
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = ROOT / "configs" / "demo.yaml"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .text import EL_JS, agent_color
+from app.ui.text import EL_JS, agent_color
 
 _CSS = """
 .baton-steps { display: flex; flex-direction: column; gap: 1rem; }

@@ -12,13 +12,13 @@ from typing import NamedTuple
 import pandas as pd
 import streamlit as st
 
-from .. import summary as core
-from .. import summary_charts as charts
-from ..registry import TYPES
-from ..workspace import Workspace
-from . import nav, shell
-from .state import widget_key
-from .text import excerpt, md
+from app._old import summary as core
+from app.summary import charts
+from app.types.registry import TYPES
+from app.project.workspace import Workspace
+from app.ui import nav, shell
+from app.ui.state import widget_key
+from app.ui.text import excerpt, md
 
 PAGE = shell.ROOT / "pages" / "summary.py"
 ALL, SHARED, GOLD, CHOSEN = "All items", "Items with two or more annotators", "Items with gold", "Chosen items"
@@ -330,7 +330,7 @@ def _agreement(ws: Workspace, s: dict, listing) -> None:
     """The main measure per scheme; then the objects annotators disagree on, one scheme at a
     time and a page at a time, each openable on its item's page. `listing(scheme)` gives a
     scheme's records (computed when the scheme is chosen here)."""
-    from ..report import headline_agreement
+    from app.summary.report import headline_agreement
     st.subheader("Main measure per scheme")
     _table(headline_agreement(s["agreement"]))
     with st.expander("Every measure (JSON)"):
@@ -382,8 +382,8 @@ def _gold(s: dict) -> None:
 
 
 def _exports(ws: Workspace, df: pd.DataFrame, f: dict) -> None:
-    from .. import export as ex
-    from ..report import build_html
+    from app.store import export as ex
+    from app.summary.report import build_html
     st.subheader("Download every annotation")
     st.caption("One row per item, annotator and scheme, with the trace objects each index names.")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from ..trace import one_line
+from app.traces.trace import one_line
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&=\"'/^])")
 # Streamlit's Markdown colours; every agent gets one, always the same.

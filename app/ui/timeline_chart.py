@@ -22,8 +22,8 @@ from __future__ import annotations
 import plotly.io as pio
 import streamlit as st
 
-from .launch import PLOTLY_JS  # in static/, served at app/static/
-from .state import trigger
+from app.ui.launch import PLOTLY_JS  # in static/, served at app/static/
+from app.ui.state import trigger
 
 AHEAD_AFTER_MS = 300  # quiet time after new data before the next item's chart is drawn unseen
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .. import conversation, step_cards
-from ..derive import Derivation
-from ..trace import UNKNOWN_AGENT, Item
-from . import state, step_card_view
-from .pager import arrows
-from .text import md
+from app.traces import conversation, step_cards
+from app.traces.derive import Derivation
+from app.traces.trace import UNKNOWN_AGENT, Item
+from app.ui import state, step_card_view
+from app.ui.pager import arrows
+from app.ui.text import md
 
 PAGE_SIZE = 10  # steps per page: a page turn or a new item draws this many cards
 

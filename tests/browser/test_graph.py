@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from tests.browser.conftest import Server, wait_app
 from tests.conftest import write_project
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from app.registry import TYPES
-from app.storage import Annotation, AnnotationStore
-from app.workspace import open_project
+from app.types.registry import TYPES
+from app.store.storage import Annotation, AnnotationStore
+from app.project.workspace import open_project
 from tests.browser.conftest import Server, wait_app
 from tests.conftest import write_project
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from app.storage import Annotation, AnnotationStore
-from app.workspace import open_project
+from app.store.storage import Annotation, AnnotationStore
+from app.project.workspace import open_project
 from tests.conftest import ROOT, write_project
 
 pytestmark = pytest.mark.browser

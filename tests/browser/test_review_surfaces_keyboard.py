@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from tests.browser.conftest import wait_app
 
 pytestmark = pytest.mark.browser

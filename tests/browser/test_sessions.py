@@ -12,8 +12,8 @@ import re
 import pandas as pd
 import pytest
 
-from app import access
-from app.storage import AnnotationStore
+from app.project import access
+from app.store.storage import AnnotationStore
 from tests.browser.conftest import Server, wait_app
 from tests.conftest import write_project
 

@@ -2,8 +2,8 @@
 saved are computed again (the other schemes' parts are kept, app/summary.Parts) and drawn."""
 from __future__ import annotations
 
-from app.storage import AnnotationStore
-from app.workspace import open_project
+from app.store.storage import AnnotationStore
+from app.project.workspace import open_project
 from tests.browser.conftest import wait_app
 from tests.summary_data import CODE, Saver, attribution
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from app.storage import AnnotationStore
+from app.store.storage import AnnotationStore
 from tests.browser.conftest import wait_app
 
 pytestmark = pytest.mark.browser

@@ -53,8 +53,8 @@ def _variants(rows: pa.Table, item_ids: list[str]) -> list[tuple[str, dict]]:
 
 
 def _write(folder: Path, ws, rows: pa.Table) -> None:
-    from app.labels import frame
-    from app.summary import summarize
+    from app._old.labels import frame
+    from app._old.summary import summarize
     pq.write_table(rows, folder / "rows.parquet")
     out = {}
     for name, kw in _variants(rows, [it.id for it in ws.items]):
@@ -70,15 +70,15 @@ def generated(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copy(Path(tmp) / "items.jsonl", folder / "items.jsonl")
         (folder / "project.yaml").write_text((Path(tmp) / "project.yaml").read_text().replace(str(Path(tmp)) + "/", ""))
-        from app.workspace import open_project
+        from app.project.workspace import open_project
         _write(folder, open_project(folder / "project.yaml"), rows)
 
 
 def real(folder: Path) -> None:
     import yaml
-    from app.storage import SCHEMA, sort_rows
-    from app.summary import Derived
-    from app.workspace import open_project
+    from app.store.storage import SCHEMA, sort_rows
+    from app._old.summary import Derived
+    from app.project.workspace import open_project
     from benchmarks.summary import _variants as valid_values
     folder.mkdir(parents=True, exist_ok=True)
     cfg = yaml.safe_load((ROOT / "configs" / "demo.yaml").read_text())
@@ -126,7 +126,7 @@ def real(folder: Path) -> None:
 
 
 def main() -> int:
-    from app.storage import SCHEMA  # noqa: F401  (fails early when run outside the repo)
+    from app.store.storage import SCHEMA  # noqa: F401  (fails early when run outside the repo)
     generated(HERE / "generated")
     real(HERE / "real")
     return 0

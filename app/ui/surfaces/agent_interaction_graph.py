@@ -18,13 +18,13 @@ import time
 import streamlit as st
 from streamlit_agraph import Edge, Node, _agraph
 
-from ... import graph, values
-from ...config import Scheme
-from ...trace import Item
-from ...workspace import Workspace
-from .. import shell, state
-from ..state import widget_key
-from ..text import md
+from app.types import agent_interaction_graph as graph, values
+from app.project.config import Scheme
+from app.traces.trace import Item
+from app.project.workspace import Workspace
+from app.ui import shell, state
+from app.ui.state import widget_key
+from app.ui.text import md
 
 EDGES_PER_PAGE = 20
 STATE_WORDS = {graph.NORMAL: "normal", graph.CRITICAL: "★ critical", graph.PROBLEMATIC: "⚠ problematic"}

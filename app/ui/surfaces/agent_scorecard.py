@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import scorecard
-from ...config import Scheme
-from ...trace import Item
-from ...workspace import Workspace
-from .. import shell
-from ..state import widget_key
-from ..text import agent_badge, md
+from app.types import agent_scorecard as scorecard
+from app.project.config import Scheme
+from app.traces.trace import Item
+from app.project.workspace import Workspace
+from app.ui import shell
+from app.ui.state import widget_key
+from app.ui.text import agent_badge, md
 
 PAGE_SIZE = 15  # agent rows per page
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import values
-from ...config import Scheme
-from ...trace import Item
-from ...workspace import Workspace
-from .. import shell
-from ..state import follow, widget_key
-from ..text import md
+from app.types import values
+from app.project.config import Scheme
+from app.traces.trace import Item
+from app.project.workspace import Workspace
+from app.ui import shell
+from app.ui.state import follow, widget_key
+from app.ui.text import md
 
 
 def _saver(ws: Workspace, item: Item, scheme: Scheme, build):

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import behavior as bh
-from ... import values
-from ...config import Scheme
-from ...trace import Item
-from ...workspace import Workspace
-from .. import shell
-from ..pager import arrows
-from ..state import remembered, widget_key
-from ..text import md
+from app.types import emergent_behavior as bh
+from app.types import values
+from app.project.config import Scheme
+from app.traces.trace import Item
+from app.project.workspace import Workspace
+from app.ui import shell
+from app.ui.pager import arrows
+from app.ui.state import remembered, widget_key
+from app.ui.text import md
 
 PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the behaviour's fragment, so it redraws these
 

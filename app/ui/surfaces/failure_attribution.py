@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import values
-from ...config import Scheme
-from ...trace import Item
-from ...workspace import Workspace
-from .. import shell, trace_view
-from ..state import widget_key
-from ..text import excerpt, md
+from app.types import values
+from app.project.config import Scheme
+from app.traces.trace import Item
+from app.project.workspace import Workspace
+from app.ui import shell, trace_view
+from app.ui.state import widget_key
+from app.ui.text import excerpt, md
 
 
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import handoff, step_cards, values
-from ...config import Scheme
-from ...trace import Item
-from ...workspace import Workspace
-from .. import shell, step_card_view, trace_view
-from ..state import follow, widget_key
-from ..text import md
+from app.types import handoff_review as handoff, values
+from app.traces import step_cards
+from app.project.config import Scheme
+from app.traces.trace import Item
+from app.project.workspace import Workspace
+from app.ui import shell, step_card_view, trace_view
+from app.ui.state import follow, widget_key
+from app.ui.text import md
 
 PAGE_SIZE = 5
 NOT_RATED = 0  # the rating radio's "not rated" option (stored as None)

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import step_cards, toolreview
-from ...config import Scheme
-from ...trace import Item
-from ...workspace import Workspace
-from .. import shell, step_card_view
-from ..pager import pager
-from ..state import follow, widget_key
-from ..text import md
+from app.traces import step_cards
+from app.types import tool_call_review as toolreview
+from app.project.config import Scheme
+from app.traces.trace import Item
+from app.project.workspace import Workspace
+from app.ui import shell, step_card_view
+from app.ui.pager import pager
+from app.ui.state import follow, widget_key
+from app.ui.text import md
 
 # calls per page: about a screenful of cards (arguments and result shown); a page turn draws
 # this many cards: three took 1.9-2.3x a trivial Streamlit round trip, five 2.5-3.3x

@@ -18,16 +18,16 @@ import math
 
 import streamlit as st
 
-from ... import timeline as tl
-from ... import values
-from ...config import Scheme
-from ...derive import Derivation
-from ...trace import Item, one_line
-from ...workspace import Workspace
-from .. import region_cards, shell, timeline_chart
-from ..pager import arrows
-from ..state import follow, trigger, widget_key
-from ..text import md
+from app.types import tool_contention as tl
+from app.types import values
+from app.project.config import Scheme
+from app.traces.derive import Derivation
+from app.traces.trace import Item, one_line
+from app.project.workspace import Workspace
+from app.ui import region_cards, shell, timeline_chart
+from app.ui.pager import arrows
+from app.ui.state import follow, trigger, widget_key
+from app.ui.text import md
 
 PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
 RADIO_UP_TO = 6  # labels: up to this many are a radio row, more a dropdown

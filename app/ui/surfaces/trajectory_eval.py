@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import step_cards, stepreview
-from ...config import Scheme
-from ...trace import Item, step_text
-from ...workspace import Workspace
-from .. import shell, step_card_view
-from ..pager import pager
-from ..state import follow, widget_key
-from ..text import md
+from app.traces import step_cards
+from app.types import trajectory_eval as stepreview
+from app.project.config import Scheme
+from app.traces.trace import Item, step_text
+from app.project.workspace import Workspace
+from app.ui import shell, step_card_view
+from app.ui.pager import pager
+from app.ui.state import follow, widget_key
+from app.ui.text import md
 
 PAGE_SIZE = 5
 

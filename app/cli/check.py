@@ -1,0 +1,82 @@
+"""`python -m app check`."""
+from __future__ import annotations
+
+import sys
+
+from app.cli._common import open_or_exit
+
+HELP = "validate a project and its data"
+
+
+def add_arguments(p):
+    p.add_argument("config")
+
+
+def run(args) -> int:
+    from app.traces.conversation import savings
+    from app.traces.derive import derive, scheme_keys
+    from app.types.registry import TYPES
+    ws = open_or_exit(args.config)
+    p = ws.project
+    print(f"project: {p.name}  ({p.path})")
+    print(f"data: {', '.join(str(d.path) for d in p.data_files)}")
+    print(f"annotations: {p.output_dir}")
+    problems = [x for x in ws.problems if x.level in ("error", "warning")]
+    agents: dict[str, None] = {}
+    trace_schemes = [s for s in p.schemes if TYPES[s.type].trace]
+    conversations = []
+    for it in ws.items:
+        seen_keys = set()
+        for s in trace_schemes or [None]:
+            keys = scheme_keys(s)
+            sig = tuple(sorted(keys.items()))
+            if sig in seen_keys:
+                continue
+            seen_keys.add(sig)
+            d = derive(it.data, **keys)
+            agents.update(dict.fromkeys(d.agents))
+            if trace_schemes:
+                problems += [f"{it.source}: item {it.id!r}: {m}" for m in d.problems]
+                if d.unknown_steps:
+                    print(f"note: item {it.id!r}: {d.unknown_steps} step(s) without "
+                          f'"{keys["agent_key"]}", counted as agent (unknown)')
+        keys = scheme_keys(trace_schemes[0] if trace_schemes else None)
+        view = savings(it.data, keys["steps_key"], keys["agent_key"])
+        if view.has_inputs:
+            conversations.append((it.id, view))
+    print(f"items: {len(ws.items)}")
+    print(f"agents: {len(agents)}: {', '.join(agents)}")
+    print(f"schemes: {len(p.schemes)}")
+    for s in p.schemes:
+        print(f"  - {s.name} ({s.type})")
+    if conversations:
+        print("conversations (characters shown, each agent's conversation once / characters in the raw steps):")
+        shown = raw = 0
+        for item_id, v in conversations:
+            shown += v.shown_chars
+            raw += v.raw_chars
+            print(f"  {item_id}: {v.shown_chars:,} / {v.raw_chars:,} ({v.saved:.0%} saved, "
+                  f"{len(v.threads)} threads)")
+        if len(conversations) > 1:
+            print(f"  total: {shown:,} / {raw:,} ({1 - shown / raw if raw else 0:.0%} saved)")
+    for x in ws.problems:
+        if x.level == "ignored":
+            print(x)
+    notes = [x for x in ws.problems if x.level == "note"]
+    if notes:
+        print(f"notes ({len(notes)}; read in full):")
+        for x in notes:
+            print(f"  {x}")
+    data = [x for x in problems if not isinstance(x, str)]
+    if data:  # what the readers could not read, or read only in part, and why
+        print(f"skipped or misread ({len(data)}):", file=sys.stderr)
+        for x in data:
+            print(f"  {x}", file=sys.stderr)
+    for x in problems:
+        if isinstance(x, str):
+            print(x, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print("ok")
+    return 0

@@ -1,0 +1,53 @@
+"""`python -m app import`."""
+from __future__ import annotations
+
+import sys
+
+from app.cli._common import open_or_exit
+
+HELP = ("load annotations: JSON Lines of {item_id, annotator, scheme, value}, Baton's own export "
+        "(.jsonl/.csv/.parquet) or Potato's annotation output (a folder or file)")
+SHOWN = 20
+
+
+def add_arguments(p):
+    p.add_argument("config")
+    p.add_argument("file", help="the file, or Potato's annotation_output folder")
+    p.add_argument("--overwrite", action="store_true", help="replace annotations that already exist")
+    p.add_argument("--annotator", help="annotator for records that do not name one")
+
+
+def run(args) -> int:
+    from app.store.importer import import_file
+    ws = open_or_exit(args.config)
+    r = import_file(ws, args.file, overwrite=args.overwrite, annotator=args.annotator)
+    for p in r.problems[:SHOWN]:
+        print(p, file=sys.stderr)
+    if len(r.problems) > SHOWN:
+        print(f"... and {len(r.problems) - SHOWN} more problem(s)", file=sys.stderr)
+    src = ", ".join(f"{n} {k} record(s)" for k, n in r.sources.items()) or "no records"
+    print(f"read {src}; imported {r.imported}, kept {r.kept_existing} existing"
+          f"{' (use --overwrite to replace them)' if r.kept_existing else ''}, skipped {r.skipped}")
+    if r.imported:
+        _keep_summary(ws)
+    return 1 if (r.problems and not r.imported and not r.kept_existing) else 0
+
+
+def _keep_summary(ws) -> None:
+    """The summary of the imported rows, kept on disk (app/kept.py): the summary page and
+    `summary` then start from it, not from every row (seconds at a million rows). A failure
+    here loses nothing: the summary is then computed when first asked for."""
+    import time
+    from app._old.summary import Parts, summarize
+    t = time.perf_counter()
+    try:
+        parts = Parts.of(ws)
+        summary = summarize(ws, disagreements=False, parts=parts)
+        parts.flush()
+        if not parts.on_disk():  # (the reason is in the log)
+            raise RuntimeError(f"nothing written to {parts.folder}")
+    except Exception as e:  # noqa: BLE001 (the import itself is done and saved)
+        print(f"the summary was not kept ({e}); it will be computed when first opened", file=sys.stderr)
+        return
+    print(f"summary of {summary['counts']['judgements']} judgements computed and kept for the summary page "
+          f"in {time.perf_counter() - t:.1f} s")

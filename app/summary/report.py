@@ -1,0 +1,257 @@
+"""A one-file HTML report for people who will not open Baton: headline numbers, the charts with
+their tables, and a few runs with their decisive step and flagged handoffs.
+
+The file is self-contained and works offline: Plotly's JavaScript is inlined once, nothing is
+fetched. Every string from a trace or an annotation is HTML-escaped (`html.escape`), in the page
+and in the charts' labels; figure data is JSON that Plotly writes with ``<``/``>``/``/`` escaped,
+so no trace text can close a script element. No Streamlit here.
+"""
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from app.summary import charts
+from app._old.labels import build
+from app._old.summary import Derived, apply_filters, behaviour_runs, load, summarize
+
+MAX_ROWS = 200
+RUNS = 5
+TEXT = 400
+
+
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x), quote=True)
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.3f}".rstrip("0").rstrip(".") if v == v else "–"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+LISTED = 200  # disagreement records in the report (a large study has hundreds of thousands)
+
+
+def table(records: list[dict], caption: str = "") -> str:
+    if not records:
+        return f"<p class='none'>{_e(caption)}: nothing yet.</p>" if caption else ""
+    cols = list(dict.fromkeys(k for r in records for k in r))
+    head = "".join(f"<th>{_e(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{_e(_fmt(r.get(c)))}</td>" for c in cols) + "</tr>"
+                   for r in records[:MAX_ROWS])
+    more = f"<p class='more'>{len(records) - MAX_ROWS} more rows not shown.</p>" if len(records) > MAX_ROWS else ""
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+
+def _fig(fig) -> str:
+    return "<div class='chart'>" + fig.to_html(include_plotlyjs=False, full_html=False,
+                                               config={"displaylogo": False, "responsive": True}) + "</div>"
+
+
+def _measure(m: dict | None) -> str:
+    """One agreement measure as text: the coefficient, or why there is none."""
+    if not m:
+        return "–"
+    v = m.get("kappa", m.get("alpha", m.get("jaccard", m.get("exact"))))
+    name = m.get("measure") or ("Jaccard" if "jaccard" in m else "")
+    pa = m.get("percent_agreement")
+    if v is None:
+        return f"undefined ({m.get('note', 'no data')})" + (f", {pa:.0%} agree" if pa is not None else "")
+    return f"{name.replace('_', ' ')} {v:.2f}" + (f" · {pa:.0%} agree" if pa is not None else "") + \
+        f" · {m.get('n_units', 0)} units"
+
+
+def headline_agreement(agreement: dict) -> list[dict]:
+    """One line per scheme: its main agreement figure."""
+    rows = []
+    for name, a in agreement.items():
+        main = {"failure_attribution": lambda: a.get("agent"), "handoff_review": lambda: a.get("quality"),
+                "agent_interaction_graph": lambda: a.get("critical_nodes"),
+                "tool_contention": lambda: a.get("label"), "tool_call_review": lambda: a.get("verdict"),
+                "trajectory_eval": lambda: a.get("any_mode"), "radio": lambda: a.get("choice"),
+                "multiselect": lambda: a.get("jaccard"), "likert": lambda: a.get("rating"),
+                "emergent_behavior": lambda: next(iter((a.get("behaviors") or {}).values()), None),
+                "agent_scorecard": lambda: next(iter((a.get("agent_dimensions") or {}).values()), None),
+                }.get(a.get("type"), lambda: None)()
+        rows.append({"scheme": name, "type": a.get("type"), "items compared": a.get("items_compared"),
+                     "agreement": _measure(main) if a.get("items_compared") else a.get("note", "–"),
+                     "objects disagreed on": a.get("disagreements")})
+    return rows
+
+
+def runs(ws, lab, der: Derived, attribution_schemes, handoff_schemes, graph_schemes, n: int = RUNS) -> list[dict]:
+    """Up to n runs with attributions (most-annotated first): decisive steps and flagged handoffs."""
+    att = lab.attribution[lab.attribution["scheme"].isin([s.name for s in attribution_schemes])]
+    if att.empty:
+        return []
+    counts = att.groupby("item_id")["annotator"].nunique().sort_values(ascending=False, kind="stable")
+    out = []
+    by_scheme = {s.name: s for s in attribution_schemes}
+    for item_id in list(counts.index)[:n]:
+        item = ws.by_id.get(item_id)
+        if item is None:
+            continue
+        decisive = []
+        for who, agent, step, scheme in zip(*[att[att["item_id"] == item_id][c]
+                                              for c in ("annotator", "agent", "step", "scheme")]):
+            d = der.get(item_id, by_scheme[scheme])
+            s = d.steps[int(step)] if d and step is not None and step == step and 0 <= int(step) < len(d.steps) \
+                else None
+            decisive.append({"annotator": who, "agent": agent if isinstance(agent, str) else "(no failure)",
+                             "step": None if step is None or step != step else int(step),
+                             "acting": s.agent if s else None, "text": (s.text[:TEXT] if s else "")})
+        flagged = []
+        ho = lab.handoffs[(lab.handoffs["item_id"] == item_id)
+                          & lab.handoffs["scheme"].isin([s.name for s in handoff_schemes])]
+        for who, idx, src, dst, fl, q in zip(ho["annotator"], ho["index"], ho["src"], ho["dst"], ho["flags"],
+                                             ho["quality"]):
+            if fl or (q == q and q is not None and q <= 2):
+                flagged.append({"annotator": who, "handoff": f"#{idx}: {src} → {dst}",
+                                "flags": ", ".join(fl) or "–", "quality": None if q != q else q})
+        ge = lab.graph_edges[(lab.graph_edges["item_id"] == item_id)
+                             & lab.graph_edges["scheme"].isin([s.name for s in graph_schemes])]
+        for who, src, dst, state in zip(ge["annotator"], ge["src"], ge["dst"], ge["state"]):
+            flagged.append({"annotator": who, "handoff": f"{src} → {dst}", "flags": f"marked {state}",
+                            "quality": None})
+        out.append({"item_id": item_id, "task": (item.text or "")[:TEXT], "gold": item.gold,
+                    "decisive": decisive, "flagged": flagged})
+    return out
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;
+padding:0 1rem;color:#222;line-height:1.45}
+h1{margin-bottom:.2rem} .meta{color:#666;margin-top:0}
+table{border-collapse:collapse;margin:.5rem 0 1.5rem;font-size:.9rem;width:100%}
+th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f4f4f4} caption{text-align:left;font-weight:600;padding:.3rem 0}
+.cards{display:flex;flex-wrap:wrap;gap:1rem;margin:1rem 0}
+.card{border:1px solid #ddd;border-radius:8px;padding:.8rem 1rem;min-width:150px}
+.card b{display:block;font-size:1.6rem} .none,.more{color:#666;font-style:italic}
+.run{border:1px solid #ddd;border-radius:8px;padding:.5rem 1rem;margin:1rem 0}
+.run blockquote{white-space:pre-wrap;background:#fafafa;border-left:3px solid #ccc;margin:.3rem 0;padding:.3rem .6rem}
+"""
+
+
+def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes: Iterable[str] | None = None,
+               items: Iterable[str] | None = None, k: int = 1, summary: dict | None = None) -> str:
+    """The report as one HTML string."""
+    from plotly.offline import get_plotlyjs
+
+    if df is None:
+        df = load(ws)
+    der = Derived(ws)
+    s = summary or summarize(ws, df, annotators=annotators, schemes=schemes, items=items, k=k, derived=der)
+    item_ids = [it.id for it in ws.items] if items is None else list(items)
+    lab = build(apply_filters(df, annotators, schemes, item_ids), {x.name: x for x in ws.project.schemes})
+    chosen = [x for x in ws.project.schemes if not schemes or x.name in set(schemes)]
+    of = lambda t: [x for x in chosen if x.type == t]  # noqa: E731
+    parts: list[str] = []
+    c = s["counts"]
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts.append(f"<h1>{_e(s['project'])}</h1><p class='meta'>Baton report · {when} · "
+                 f"{c['items']} runs · {c['annotators']} annotators · {c['judgements']} judgements</p>")
+
+    # headline
+    cards = [("runs", c["items"]), ("annotators", c["annotators"]), ("judgements", c["judgements"]),
+             ("runs with gold", c["items_with_gold"])]
+    for name, att in s["attribution"].items():
+        if att["blame"]:
+            top = att["blame"][0]
+            cards.append((f"most blamed ({name})", f"{top['agent']} ({top['count']})"))
+    for who, g in s["gold"].items():
+        if g.get("agent_accuracy") is not None:
+            cards.append((f"{who}: agent accuracy", f"{g['agent_accuracy']:.0%}"))
+    parts.append("<h2>At a glance</h2><div class='cards'>" + "".join(
+        f"<div class='card'><b>{_e(v)}</b>{_e(n)}</div>" for n, v in cards) + "</div>")
+    parts.append(table(s["progress"]["by_annotator"], "Progress per annotator (seconds spent)"))
+
+    # failure attribution
+    for name, att in s["attribution"].items():
+        parts.append(f"<h2>Failure attribution: {_e(name)}</h2>")
+        parts.append(_fig(charts.blame(att)) + table(att["blame"], "Blame per agent"))
+        parts.append(_fig(charts.position_histogram(att)) + table(att["position_histogram"],
+                                                                   "Decisive-step position"))
+        acting = att.get("acting_is_blamed") or {}
+        if acting.get("of"):
+            parts.append(f"<p>The blamed agent acts at the decisive step in {acting['share']:.0%} of attributions "
+                         f"({acting['count']} of {acting['of']}).</p>")
+    # gold
+    if s["gold"]:
+        parts.append("<h2>Accuracy against gold</h2>")
+        parts.append(_fig(charts.gold_accuracy(s["gold"])))
+        parts.append(table([{"annotator": w, **g} for w, g in s["gold"].items()], "Accuracy per annotator"))
+        parts.append(table(s["gold_detail"]["confusion"], "Gold agent × annotated agent"))
+    # scorecards
+    for name, sc in s["scorecards"].items():
+        scale = ws.project.scheme(name).get("scale") if name in {x.name for x in chosen} else None
+        parts.append(f"<h2>Scorecard: {_e(name)}</h2>")
+        parts.append(_fig(charts.scorecard_heatmap(sc["agents"], scale)))
+        parts.append(table(sc["agents"], "Per agent and dimension (mean, 95% interval)"))
+        parts.append(table(sc["team"], "Team dimensions") + table(sc["milestones"], "Milestones reached"))
+    # handoffs and interaction graph
+    inter = s["interaction"]
+    if inter["edges"]:
+        parts.append("<h2>Interaction graph across runs</h2>")
+        parts.append(_fig(charts.interaction_graph(inter)) + table(inter["edges"], "Ordered agent pairs"))
+    for name, h in s["handoffs"].items():
+        parts.append(f"<h2>Handoffs: {_e(name)}</h2>")
+        recs = [{**p, "pair": f"{p['src']} → {p['dst']}"} for p in h["pairs"]]
+        parts.append(_fig(charts.bar(recs, "pair", "flag_rate", "Flag rate per ordered pair", percent=True)))
+        parts.append(table(h["pairs"], "Flag rate and mean quality per pair"))
+    for name, m in s["mast"].items():
+        parts.append(f"<h2>MAST failure modes: {_e(name)}</h2>")
+        parts.append(_fig(charts.bar(m["by_category"], "category", "tags", "Tags per category")))
+        parts.append(_fig(charts.bar(m["by_agent"], "agent", "tags", "Tags per acting agent", color="category")))
+        parts.append(table(m["by_mode"], "Tags per mode") + table(m["by_agent"], "Tags per agent and category"))
+    for name, ct in s["contention"].items():
+        parts.append(f"<h2>Contention: {_e(name)}</h2>")
+        parts.append(_fig(charts.bar(ct["labels"], "resource", "count", "Labels per resource", color="label")))
+        parts.append(table(ct["labels"], "Labels per resource"))
+    for name, tv in s["tool_verdicts"].items():
+        parts.append(f"<h2>Tool calls: {_e(name)}</h2>")
+        parts.append(_fig(charts.bar(tv, "tool", "count", "Verdicts per tool", color="verdict")))
+        parts.append(table(tv, "Verdicts per tool"))
+    for name, em in s["emergent"].items():
+        parts.append(f"<h2>Emergent behaviours: {_e(name)}</h2>" + table(em["totals"], "Behaviours")
+                     + table(behaviour_runs(lab, ws.project.scheme(name)), "Per run"))
+    for name, ch in s["choices"].items():
+        parts.append(f"<h2>{_e(name)}</h2>")
+        parts.append(_fig(charts.bar(ch["labels"], "label", "count", f"{name}")) + table(ch["labels"]))
+    # agreement
+    parts.append("<h2>Agreement between annotators</h2>")
+    parts.append(table(headline_agreement(s["agreement"]), "Main measure per scheme"))
+    dis = s["disagreements"] or []
+    n = sum(a.get("disagreements", 0) for a in s["agreement"].values())
+    caption = f"Where annotators differ ({n:,})" if len(dis) <= LISTED else (
+        f"Where annotators differ ({n:,}; the first {LISTED} listed: the Summary page and "
+        "`python -m app summary --json` list every one)")
+    parts.append(table(dis[:LISTED], caption))
+    # runs
+    rs = runs(ws, lab, der, of("failure_attribution"), of("handoff_review"), of("agent_interaction_graph"))
+    if rs:
+        parts.append("<h2>A few runs</h2>")
+    for r in rs:
+        gold = r["gold"] or {}
+        g = (f"<p>Gold: {_e(gold.get('mistake_agent'))} at step {_e(gold.get('mistake_step'))}</p>"
+             if gold.get("mistake_agent") is not None else "")
+        dec = "".join(
+            f"<li><b>{_e(d['annotator'])}</b>: {_e(d['agent'])}"
+            + (f", decisive step {d['step']} (acting: {_e(d['acting'])})<blockquote>{_e(d['text'])}</blockquote>"
+               if d["step"] is not None else "") + "</li>" for d in r["decisive"])
+        parts.append(f"<div class='run'><h3>{_e(r['item_id'])}</h3><blockquote>{_e(r['task'])}</blockquote>{g}"
+                     f"<ul>{dec}</ul>{table(r['flagged'], 'Flagged handoffs')}</div>")
+    body = "\n".join(parts)
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{_e(s['project'])} · Baton report</title><style>{CSS}</style>"
+            f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>{body}</body></html>")

@@ -1,0 +1,147 @@
+"""Langfuse trace exports: a trace `{"id", "name", "input", "observations": [...]}` (the public
+API's trace object), or a file of bare observations grouped by `traceId`.
+
+An observation is `{"id", "traceId", "type", "name", "parentObservationId", "startTime",
+"endTime", "input", "output", "level", "statusMessage", "model", "metadata"}`. Types map to
+span kinds: AGENT names an agent (its `name`), GENERATION is an LLM step (input: a list of
+messages, `{"messages": [...]}` or text; output: a message or text), TOOL and RETRIEVER are
+tool calls (input = arguments, output = result; a `resource` in metadata overrides the
+tool name as the contended resource), SPAN/CHAIN/EVENT only shape the tree. Level ERROR
+marks the observation as failed.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from app.traces.trace import Item
+from app.traces.readers import spantree as st
+
+NAME = "langfuse"
+SHAPE = 'a Langfuse trace ({"id", "observations": [{"id", "type", "parentObservationId", ...}]})'
+TYPES = {"GENERATION": st.LLM, "AGENT": st.AGENT, "TOOL": st.TOOL, "RETRIEVER": "RETRIEVER",
+         "CHAIN": "CHAIN", "SPAN": "", "EVENT": "EVENT", "EMBEDDING": "EMBEDDING",
+         "EVALUATOR": "EVALUATOR", "GUARDRAIL": "GUARDRAIL"}
+
+
+def _is_observation(record) -> bool:
+    return (isinstance(record, dict) and "traceId" in record and isinstance(record.get("type"), str)
+            and record["type"].upper() in TYPES and "id" in record)
+
+
+def detect(record) -> bool:
+    if isinstance(record, dict) and isinstance(record.get("observations"), list):
+        return True
+    return _is_observation(record)
+
+
+def _messages(value, intern):
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        value = value["messages"]
+    if isinstance(value, list) and value and all(isinstance(m, dict) and "role" in m for m in value):
+        return [st.message_of(m, intern) for m in value]
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return [{"role": "user", "content": intern(text)}]
+
+
+def _output(value, intern):
+    if isinstance(value, dict) and ("content" in value or "tool_calls" in value or "choices" in value):
+        return st._output_of(value, intern)
+    if isinstance(value, str):
+        return intern(value), None
+    if value is None:
+        return None, None
+    return intern(json.dumps(value, ensure_ascii=False, default=str)), None
+
+
+def _span(obs: dict, where: str, problems: st.Problems, intern) -> st.Span:
+    oid = str(obs.get("id"))
+    name = str(obs.get("name") or "")
+    wh = f"observation {oid}" + (f" ({name})" if name else "")
+    kind = TYPES.get(str(obs.get("type", "")).upper())
+    if kind is None:
+        problems.add(wh, f"unknown observation type {obs.get('type')!r}; read as a plain span", "note")
+        kind = ""
+    parent = st.parent_id(obs.get("parentObservationId"), "parentObservationId", wh, problems)
+    span = st.Span(id=oid, parent=parent, name=name, kind=kind, where=wh)
+    span.start, span.end = st.times(obs.get("startTime"), obs.get("endTime"), None, wh, problems)
+    if str(obs.get("level") or "").upper() == "ERROR":
+        span.status = "error"
+        span.status_message = str(obs.get("statusMessage") or "")
+    meta = obs.get("metadata") if isinstance(obs.get("metadata"), dict) else {}
+    span.attrs = {k: meta[k] for k in st.RESOURCE_KEYS if k in meta}
+    if kind == st.AGENT:
+        span.agent_name = name or meta.get("agent_name") or None
+        span.task = obs.get("input")
+    elif kind == st.LLM:
+        span.messages = _messages(obs.get("input"), intern)
+        span.output, span.output_calls = _output(obs.get("output"), intern)
+        span.model = obs.get("model")
+    elif kind in st.TOOL_KINDS:
+        span.tool = name or None
+        span.arguments = st.maybe_json(obs.get("input"))
+        if "output" in obs:
+            span.result, span.has_result = obs.get("output"), True
+    else:
+        span.task = obs.get("input")
+    agent = meta.get("agent") or meta.get("agent_name")
+    if kind != st.AGENT and isinstance(agent, str) and agent.strip():
+        span.agent_name = agent.strip()
+    return span
+
+
+def _item(trace_id: str, observations: list, where: str, ctx, text=None):
+    problems = st.Problems()
+    intern = st.Interner()
+    seen = st.SeenIds(problems)
+    entries = []
+    for i, obs in enumerate(observations):
+        w = f"{where}observations[{i}]"
+        if not isinstance(obs, dict) or obs.get("id") in (None, ""):
+            problems.add(w, "expected an observation object with an id; skipped")
+            continue
+        oid = seen.check(str(obs["id"]), obs, f"observation {obs['id']}")
+        if oid is None:
+            continue
+        span = _span(obs, w, problems, intern)
+        span.id = oid
+        entries.append((span, None))
+    roots = st.assemble(entries, problems, container="trace")
+    task = st.task_text(text) if text is not None else None
+    data = st.build_item(roots, trace_id, NAME, text=task or None, problems=problems)
+    if not data["steps"]:
+        problems.add("", "no GENERATION or TOOL observations: the trace has no steps", "warning")
+    return Item(trace_id, data, f"{ctx.path} trace {trace_id}", NAME, data["text"], None), problems
+
+
+def read(records, ctx):
+    items, problems = [], []
+    loose: dict[str, list] = {}
+    for record, where in records:
+        if isinstance(record, dict) and isinstance(record.get("observations"), list):
+            tid = str(record.get("id") or record.get("traceId") or (where and f"{ctx.path.stem}-{where.split()[-1]}")
+                      or ctx.path.stem)
+            item, probs = _item(tid, record["observations"], "", ctx, record.get("input"))
+            gold = record.get("gold") if isinstance(record.get("gold"), dict) else None
+            if gold:
+                item.gold = item.data["gold"] = gold
+            items.append(item)
+            problems.extend(st.convert_problems(probs, ctx.path, f"{where + ', ' if where else ''}trace {tid}, "))
+        elif _is_observation(record):
+            tid = record["traceId"]
+            if tid is None or tid == "" or isinstance(tid, (dict, list)):
+                got = "null" if tid is None else "an empty text" if tid == "" else type(tid).__name__
+                tid = ctx.path.stem
+                problems.append(ctx.problem(where or "record", f"traceId: expected an id (text or a number), "
+                                            f"got {got}; read as part of trace {tid}", "warning"))
+            loose.setdefault(str(tid), []).append(record)
+        else:
+            from app.traces.readers import wrong_shape
+            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
+    for tid, obs in loose.items():
+        item, probs = _item(tid, obs, "", ctx)
+        items.append(item)
+        problems.extend(st.convert_problems(probs, ctx.path, f"trace {tid}, "))
+    return items, problems

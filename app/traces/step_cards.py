@@ -1,0 +1,203 @@
+"""Cards of what a trace says (its steps, tool calls and handoffs): plain data the browser draws.
+
+Each card is a ``title`` (a list of plain strings and ``{"agent": name}`` parts, shown in the
+agent's colour) and a list of blocks:
+
+- ``{"k": "note", "t": ...}``: a small grey line (a message's role, "Output", a tool call);
+- ``{"k": "text", "t": ...}``: the trace's text as written (whitespace kept);
+- ``{"k": "code", "t": ...}``: a tool call's arguments;
+- ``{"k": "more", "t": label, "b": [blocks]}``: blocks folded under a label (a long text in
+  full, the whole input of an LLM call), opened in the browser without a rerun;
+- ``{"k": "cols", "b": [[blocks], [blocks]]}``: side by side (a handoff's two steps).
+
+All of it is untrusted text: the browser puts it in the page as text, never as HTML. Long
+texts start folded (an excerpt shows), and no text sends more than SHOW_AT_MOST characters.
+
+Pure: no Streamlit; app/ui/step_card_view.py draws the cards (the trace view, step review,
+tool-call review and handoff review use them).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.traces import conversation
+from app.traces.derive import Derivation
+from app.types.handoff_review import excerpt
+from app.types.tool_call_review import pretty
+
+COLLAPSE_AT = 600  # characters: longer texts start folded, an excerpt shown
+EXCERPT = 240  # characters of a folded text shown
+SHOW_AT_MOST = 200_000  # characters sent to the browser for one text; a 50 MB field would stall the tab
+
+
+def note(t: str) -> dict:
+    return {"k": "note", "t": t}
+
+
+def code(t: str) -> dict:
+    if len(t) > SHOW_AT_MOST:  # said, not dropped silently
+        t = t[:SHOW_AT_MOST] + f"\n… (the first {SHOW_AT_MOST:,} of {len(t):,} characters)"
+    return {"k": "code", "t": t}
+
+
+def more(label: str, blocks: list[dict]) -> dict:
+    return {"k": "more", "t": label, "b": blocks}
+
+
+def card(head: str, agent: str, blocks: list[dict], tail: str = "", **extra) -> dict:
+    """A card titled `head`, the agent, `tail`."""
+    return titled([head, {"agent": agent}, tail], blocks, **extra)
+
+
+def titled(title: list, blocks: list[dict], **extra) -> dict:
+    """A card with any title (strings and {"agent": name} parts)."""
+    return {"title": [t for t in title if t], "blocks": blocks, **extra}
+
+
+def _short(name: str, limit: int) -> str:
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
+def text_blocks(text: str, label: str) -> list[dict]:
+    """A text as written; a long one as an excerpt with the rest folded under `label`."""
+    if len(text) <= COLLAPSE_AT:
+        return [{"k": "text", "t": text}]
+    full = [{"k": "text", "t": text[:SHOW_AT_MOST]}]
+    if len(text) > SHOW_AT_MOST:
+        full.append(note(f"First {SHOW_AT_MOST:,} of {len(text):,} characters shown; "
+                         "`python -m app derive` or the data file has the rest."))
+    return [{"k": "text", "t": text[:EXCERPT].rstrip() + " …"}, more(f"{label} ({len(text):,} characters)", full)]
+
+
+def step_text_blocks(text: str) -> list[dict]:
+    """A step's text (folded when long), or a note that it has none."""
+    return text_blocks(text, "Full text") if text else [note("(no text)")]
+
+
+def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
+    """The new part of a step's input; earlier messages only referred to, all of them folded."""
+    msgs = conversation.messages_of(s.raw) or []
+    if sv.new_thread:
+        out = [note(f"New conversation thread of {_short(sv.agent, 60)}" + (f" · {len(msgs)} input messages" if msgs else ""))]
+    else:
+        line = f"Input: {sv.known} earlier message(s) of this conversation not repeated"
+        if sv.branch_of is not None:
+            line += f" · branches from step {sv.branch_of} (its later messages are not in this input)"
+        out = [note(line)]
+    for p in range(sv.known, len(msgs)):
+        role, text = msgs[p]
+        echo = sv.echoes.get(p)
+        who = f"{_short(role or 'message', 30)} · message {p}"
+        if echo is not None and not echo.partial:
+            what = "its output" if echo.pos is None else f"its input message {echo.pos}"
+            out.append(note(f"{who}: repeats step {echo.step} ({what}), {len(text):,} characters"))
+            continue
+        out.append(note(who))
+        if echo is not None:
+            text = (text[:echo.start] + f"[… output of step {echo.step}, {echo.end - echo.start:,} characters …]"
+                    + text[echo.end:])
+        out += text_blocks(text, "Full message")
+    if msgs and (sv.known or sv.echoes):
+        full, budget = [], SHOW_AT_MOST
+        for p, (role, text) in enumerate(msgs):
+            if budget <= 0:
+                full.append(note(f"Messages {p}–{len(msgs) - 1} not shown (more than {SHOW_AT_MOST:,} "
+                                 "characters in all); `python -m app derive` has them."))
+                break
+            full += [note(f"{_short(role or 'message', 30)} · message {p}"), {"k": "text", "t": text[:budget]}]
+            if len(text) > budget:
+                full.append(note(f"First {budget:,} of {len(text):,} characters of message {p} shown."))
+            budget -= len(text)
+        out.append(more(f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)", full))
+    out.append(note("Output"))
+    return out
+
+
+def _call_blocks(tc, raw_calls: dict) -> list[dict]:
+    """A tool call under its step: name, failure, arguments pretty-printed as in the reviewer."""
+    raw = raw_calls.get(str(tc.call_id), {})
+    line = f"Tool call {tc.index}: {_short(str(tc.tool), 80)}"
+    if raw.get("status") == "error":
+        line += f" · failed: {_short(str(raw.get('error') or 'error'), 160)}"
+    return [note(line), code(pretty(tc.arguments)[0])]
+
+
+def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: int) -> list[dict[str, Any]]:
+    """The cards of steps start..stop-1: header fields and blocks (see the module's docstring)."""
+    calls_by_step: dict[int, list] = {}
+    for tc in d.tool_calls:
+        if start <= tc.step < stop:
+            calls_by_step.setdefault(tc.step, []).append(tc)
+    out = []
+    for s in d.steps[start:stop]:
+        blocks: list[dict] = []
+        sv = view.steps[s.index] if s.index < len(view.steps) else None
+        if sv is not None and sv.has_input:
+            blocks += _input_blocks(s, sv)
+        blocks += step_text_blocks(s.text)
+        raw_calls = {str(x.get("id")): x for x in (s.raw.get("tool_calls") or [])
+                     if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
+        for tc in calls_by_step.get(s.index, []):
+            blocks += _call_blocks(tc, raw_calls)
+        out.append(card(f"Step {s.index} · ", s.agent, blocks, step=s.index))
+    return out
+
+
+CALL_LONG = 1500  # characters: a tool call's longer arguments or result start folded
+CALL_SHORT = 400  # characters: a result this short is shown open
+
+
+def _data_blocks(label: str, data, shown: bool) -> list[dict]:
+    """A call's arguments or result, pretty-printed: shown under a note, or folded."""
+    text, _ = pretty(data)  # JSON, and JSON held in a string, indented
+    if len(text) > CALL_LONG:
+        return [more(f"{label} ({len(text):,} characters)", [code(text)])]
+    return [note(label), code(text)] if shown else [more(label, [code(text)])]
+
+
+def call_card(call) -> dict:
+    """A tool call to review: who called what at which step, its arguments and result."""
+    blocks = [note("No arguments")] if call.arguments is None else _data_blocks("Arguments", call.arguments, True)
+    if call.result is not None:
+        blocks += _data_blocks("Result", call.result, len(pretty(call.result)[0]) <= CALL_SHORT)
+    return card(f"Call {call.index} · step {call.step} · ", call.agent, blocks,
+                tail=f" · tool {_short(str(call.tool), 120)}", call=call.index)
+
+
+def handoff_card(card) -> dict:
+    """A handoff (app/handoff.Card): who handed over to whom, the giver's last step and the
+    taker's first side by side (excerpts; the full texts folded)."""
+    h = card.handoff
+
+    def side(label: str, step) -> list[dict]:
+        text, cut = excerpt(step.text)
+        out = [note(label), {"k": "text", "t": text if text else "(no text)"}]
+        if cut:
+            out.append(more(f"Full text of step {step.index} ({len(step.text):,} characters)",
+                            [{"k": "text", "t": step.text[:SHOW_AT_MOST]}]))
+        return out
+
+    a, b = card.last_of_src, card.first_of_dst
+    return titled([f"Handoff {h.index} · ", {"agent": h.src}, " → ", {"agent": h.dst},
+                   f" · step {a.index} → step {b.index}"],
+                  [{"k": "cols", "b": [side(f"Last step of {_short(h.src, 60)} (step {a.index})", a),
+                                       side(f"First step of {_short(h.dst, 60)} (step {b.index})", b)]}],
+                  handoff=h.index)
+
+
+def plain(c: dict) -> list[str]:
+    """A card's texts in order, folded ones included (what a reader could see): for tests and
+    for anything that needs the card as lines of text."""
+    out = ["".join(t if isinstance(t, str) else t["agent"] for t in c["title"])]
+
+    def walk(blocks):
+        for b in blocks:
+            if b["k"] == "cols":
+                for col in b["b"]:
+                    walk(col)
+                continue
+            out.append(b["t"])
+            if b["k"] == "more":
+                walk(b["b"])
+    walk(c["blocks"])
+    return out

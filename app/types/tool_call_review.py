@@ -1,0 +1,125 @@
+"""tool_call_review values: a verdict and notes per tool call.
+
+Stored value (the `value` of the Parquet row): a list, sorted by `index`, of
+
+    {"index": int, "step": int, "tool": str, "verdict": str | None, "notes": str}
+
+for the calls the annotator touched: a call is kept while it has a verdict or
+non-blank notes (verdict None = "no verdict yet", distinct from any verdict). `index`
+is the call's position over the whole trace (Derivation.tool_calls), `step` the trace
+step index and `tool` the tool name, both stored so that a label can be checked
+against the call it was made for: when the data changes and `index` now names a
+different call, the label is not re-attached to it (see `reconcile`).
+
+An empty list is "not annotated" (the row is removed); "Reviewed, nothing to flag"
+stores `[]` with the reviewed_clean status.
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from app.traces.toolcall import ToolCall
+
+
+def entry(call: ToolCall, verdict: str | None, notes: str) -> dict:
+    return {"index": call.index, "step": call.step, "tool": call.tool,
+            "verdict": verdict or None, "notes": notes or ""}
+
+
+def touched(e: dict) -> bool:
+    return bool(e.get("verdict")) or bool((e.get("notes") or "").strip())
+
+
+def _clean(e: Any) -> dict | None:
+    """One stored entry, checked; None when it is not an entry at all."""
+    if not isinstance(e, dict) or isinstance(e.get("index"), bool) or not isinstance(e.get("index"), int):
+        return None
+    step = e.get("step")
+    verdict = e.get("verdict")
+    return {"index": e["index"], "step": step if isinstance(step, int) and not isinstance(step, bool) else None,
+            "tool": "" if e.get("tool") is None else str(e.get("tool")),
+            "verdict": str(verdict) if verdict not in (None, "") else None,
+            "notes": "" if e.get("notes") is None else str(e.get("notes"))}
+
+
+def parse(value: Any) -> list[dict]:
+    """A stored value as clean entries, sorted by index (the last entry wins on a repeated index)."""
+    by_index: dict[int, dict] = {}
+    for e in value if isinstance(value, list) else []:
+        c = _clean(e)
+        if c is not None:
+            by_index[c["index"]] = c
+    return [by_index[i] for i in sorted(by_index)]
+
+
+def build(entries: Iterable[dict]) -> list[dict]:
+    """The stored list: touched entries only, one per index, sorted by index."""
+    return [e for e in parse(list(entries)) if touched(e)]
+
+
+def put(value: Any, new: dict) -> list[dict]:
+    """`value` with the entry for `new["index"]` replaced by `new` (dropped if untouched)."""
+    rest = [e for e in parse(value) if e["index"] != new["index"]]
+    return build(rest + [new])
+
+
+def drop(value: Any, index: int) -> list[dict]:
+    return build(e for e in parse(value) if e["index"] != index)
+
+
+def matches(e: dict, call: ToolCall) -> bool:
+    return e["index"] == call.index and e["step"] == call.step and e["tool"] == call.tool
+
+
+def reconcile(value: Any, calls: list[ToolCall]) -> tuple[dict[int, dict], list[dict]]:
+    """Split stored entries into ({call index: entry} for calls they still describe, orphans).
+
+    An entry whose index, step and tool no longer name the same call (the trace was
+    edited) is an orphan: it is shown apart and never attached to another call.
+    """
+    by_index = {c.index: c for c in calls}
+    matched: dict[int, dict] = {}
+    orphans: list[dict] = []
+    for e in parse(value):
+        call = by_index.get(e["index"])
+        if call is not None and matches(e, call):
+            matched[e["index"]] = e
+        else:
+            orphans.append(e)
+    return matched, orphans
+
+
+def pretty(data: Any) -> tuple[str, str | None]:
+    """(text, code language) to show tool arguments or a result, pretty-printed.
+
+    Dicts and lists become indented JSON; a string holding JSON (OpenAI sends arguments
+    that way, tools often return it) is parsed and indented too; other strings stay as
+    they are; None is "".
+    """
+    if data is None:
+        return "", None
+    if isinstance(data, str):
+        s = data.strip()
+        if s[:1] in ("{", "["):
+            try:
+                return json.dumps(json.loads(s), indent=2, ensure_ascii=False), "json"
+            except (ValueError, RecursionError):
+                pass
+        return data, None
+    if isinstance(data, (dict, list, tuple, int, float, bool)):
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str), "json"
+    return str(data), None
+
+
+def summary(value: Any, n_calls: int, verdicts: list[str]) -> str:
+    """A text line: how many calls have a verdict, and the count per verdict."""
+    with_verdict = [e for e in parse(value) if e["verdict"]]
+    counts = dict.fromkeys(verdicts, 0)
+    for e in with_verdict:
+        counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+    parts = [f"{n} {v}" for v, n in counts.items() if n]
+    text = f"{len(with_verdict)} of {n_calls} calls judged"
+    return text + (f" ({', '.join(parts)})" if parts else "")
