@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
+from app.project import validators as v
+from app.types.base import AnnotationType, Key
 
 NORMAL, CRITICAL, PROBLEMATIC = "normal", "critical", "problematic"
 EDGE_STATES = (NORMAL, CRITICAL, PROBLEMATIC)
@@ -456,3 +458,7 @@ def vis_options(height: int = 440) -> dict:
                         "selectConnectedEdges": False, "multiselect": False},
         "edges": {"smooth": False},
     }
+
+
+TYPE = AnnotationType(name="agent_interaction_graph", title="Interaction graph",
+                      page="pages/agent_interaction_graph.py", trace=True)

@@ -23,6 +23,8 @@ No Streamlit here: pure functions on plain data.
 from __future__ import annotations
 
 from typing import Any, Iterable
+from app.project import validators as v
+from app.types.base import AnnotationType, Key
 
 EMPTY: dict = {"agents": {}, "team": {}, "milestones": {}}
 
@@ -169,3 +171,9 @@ def summary(value: Any, n_agents: int, agent_dims: list[str], team_dims: list[st
     if card["milestones"]:
         parts.append(f"{len(_reached(card))} of {len(card['milestones'])} milestones reached")
     return ", ".join(parts)
+
+
+TYPE = AnnotationType(
+    name="agent_scorecard", title="Agent scorecard", page="pages/agent_scorecard.py", trace=True,
+    keys={"scale": Key(v.integer(2, 10), default=5), "agent_dimensions": Key(v.string_list(1), required=True),
+          "team_dimensions": Key(v.string_list(0), default=[]), "milestones": Key(v.string_list(0), default=[])})

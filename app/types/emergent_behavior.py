@@ -12,6 +12,8 @@ from typing import Any, Iterable
 
 from app.paging import page_count
 from app.traces.trace import Step, one_line, step_label
+from app.project import validators as v
+from app.types.base import AnnotationType, Key
 
 EXCERPT = 90  # characters of a step's text shown beside its number
 
@@ -138,3 +140,6 @@ def summary(value: Any, behaviors: Iterable[str]) -> list[str]:
     return out
 
 
+TYPE = AnnotationType(
+    name="emergent_behavior", title="Emergent behaviour", page="pages/emergent_behavior.py", trace=True,
+    keys={"behaviors": Key(v.string_list(1), required=True), "allow_note": Key(v.boolean, default=True)})

@@ -21,6 +21,8 @@ from typing import Any, Iterable
 from app.traces.derive import Derivation, Handoff
 from app.paging import page_count
 from app.traces.trace import Step
+from app.project import validators as v
+from app.types.base import AnnotationType, Key
 
 EXCERPT = 280
 
@@ -190,3 +192,9 @@ def page_slice(n: int, page: int, size: int) -> tuple[int, int]:
     """[start, end) of a page, the page clamped into range."""
     page = min(max(page, 0), page_count(n, size) - 1)
     return page * size, min(n, (page + 1) * size)
+
+
+TYPE = AnnotationType(
+    name="handoff_review", title="Handoff review", page="pages/handoff_review.py", trace=True,
+    keys={"flags": Key(v.string_list(1), default=["info_loss", "dropped_constraint", "garbling", "goal_drift"]),
+          "quality_scale": Key(v.integer(2, 10), default=5)})

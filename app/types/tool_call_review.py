@@ -22,6 +22,8 @@ import json
 from typing import Any, Iterable
 
 from app.traces.toolcall import ToolCall
+from app.project import validators as v
+from app.types.base import AnnotationType, Key
 
 
 def entry(call: ToolCall, verdict: str | None, notes: str) -> dict:
@@ -123,3 +125,11 @@ def summary(value: Any, n_calls: int, verdicts: list[str]) -> str:
     parts = [f"{n} {v}" for v, n in counts.items() if n]
     text = f"{len(with_verdict)} of {n_calls} calls judged"
     return text + (f" ({', '.join(parts)})" if parts else "")
+
+
+DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
+
+
+TYPE = AnnotationType(
+    name="tool_call_review", title="Tool-call review", page="pages/tool_call_review.py", trace=True,
+    keys={"verdict_options": Key(v.string_list(1), default=DEFAULT_VERDICTS)})

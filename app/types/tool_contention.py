@@ -23,6 +23,8 @@ from typing import Any, Iterable
 from app.traces.contention import Call, Region
 from app.paging import page_count
 from app.traces.trace import one_line
+from app.project import validators as v
+from app.types.base import AnnotationType, Key
 
 SECONDS = "seconds"
 DATETIME = "datetime"
@@ -555,3 +557,11 @@ def set_label(value: Any, region: int, label: str | None) -> dict:
 
 def is_empty(value: Any) -> bool:
     return not labels_of(value)
+
+
+TYPE = AnnotationType(
+    name="tool_contention", title="Tool contention", page="pages/tool_contention.py", trace=True,
+    keys={"calls_key": Key(v.nonempty_string, default="calls"), "resource_key": Key(v.nonempty_string, default="resource"),
+          "contention_labels": Key(v.string_list(1), default=["deadlock", "circular_wait", "race_condition", "benign"]),
+          "include_same_agent": Key(v.boolean, default=False,
+                                    doc="also count overlapping calls of one agent as contention")})

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
+from app.project import validators as v
+from app.types.base import AnnotationType, Key
 
 SEP = " › "
 
@@ -186,3 +188,12 @@ def summary(value: Any, n_steps: int, options: list[str]) -> str:
     n_modes = sum(len(e["errors"]) for e in flagged)
     return (f"{judged} of {n_steps} steps judged · {len(flagged)} with failure modes "
             f"({n_modes} mode{'s' if n_modes != 1 else ''} tagged)")
+
+
+TYPE = AnnotationType(
+    name="trajectory_eval", title="Step review (MAST)", page="pages/trajectory_eval.py", trace=True,
+    keys={"step_text_key": Key(v.nonempty_string, default="content"), "error_types": Key(v.error_types, required=True),
+          "correctness_options": Key(v.string_list(1), default=["correct", "incorrect", "partially_correct"]),
+          "severities": Key(v.severities, default=[{"name": "minor", "weight": -1}, {"name": "major", "weight": -5},
+                                                   {"name": "critical", "weight": -10}]),
+          "show_score": Key(v.boolean, default=False), "max_score": Key(v.number, default=100)})

@@ -1,0 +1,246 @@
+"""Agreement between annotators, from long tables of judgements.
+
+A judgement table has one row per (unit, rater): ``unit`` (an integer code: an item, a handoff,
+a step, an agent × dimension), ``rater`` (the annotator's name) and ``value``. A unit judged by
+fewer than two raters says nothing about agreement and is left out. Units are listed in the
+order of their codes, raters by name.
+
+Coefficients (each None, never NaN, when undefined; the result then says why in ``note``):
+
+- **Cohen's kappa** for exactly two raters, ``(p_o - p_e) / (1 - p_e)`` with each rater's own
+  margins (Cohen 1960); **Fleiss' kappa** otherwise, units may have different numbers of
+  raters (Fleiss 1971).
+- **Krippendorff's alpha**, nominal, ordinal or interval, from the ``krippendorff`` package
+  on the units × values counts (Krippendorff 2011).
+- **Percent agreement**: the mean over units of the share of agreeing rater pairs.
+- **Jaccard** ``|A ∩ B| / |A ∪ B|`` of two raters' sets, averaged over pairs then units; two
+  empty sets agree.
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import krippendorff
+import numpy as np
+import pandas as pd
+
+NO_PAIRS = "no unit was judged by two or more annotators: no agreement to compute"
+NO_VARIATION = "every judgement is in one category: chance-corrected agreement is undefined"
+JUDGEMENT_COLUMNS = ["unit", "rater", "value"]
+
+
+def judgements(unit, rater, value) -> pd.DataFrame:
+    """A judgement table of three equal-length columns; the last judgement per (unit, rater) wins."""
+    table = pd.DataFrame({"unit": np.asarray(unit, dtype=np.int64), "rater": pd.Series(rater, dtype=object).values,
+                          "value": pd.Series(value, dtype=object).values})
+    return table.drop_duplicates(["unit", "rater"], keep="last")
+
+
+def with_default(given: pd.DataFrame, panel: pd.DataFrame, default: Any) -> pd.DataFrame:
+    """`given` plus `default` for every (unit, rater) of `panel` who gave nothing: an annotator
+    who judged an item and left one of its objects alone gave that object the default value
+    ("normal" edge, "unlabelled" region, untagged step)."""
+    given = given.drop_duplicates(["unit", "rater"], keep="last")
+    known = pd.MultiIndex.from_frame(given[["unit", "rater"]])
+    silent = panel[~pd.MultiIndex.from_frame(panel[["unit", "rater"]]).isin(known)]
+    if silent.empty:
+        return given
+    return pd.concat([given, silent[["unit", "rater"]].assign(value=[default] * len(silent))], ignore_index=True)
+
+
+def _pairable(table: pd.DataFrame) -> pd.DataFrame:
+    m = table.groupby("unit")["rater"].transform("size")
+    return table[m >= 2]
+
+
+def _counts(table: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
+    """(units × values counts, the values, each row's unit code) of a pairable table."""
+    unit_code, units = pd.factorize(table["unit"], sort=True)
+    value_code, values = pd.factorize(table["value"].to_numpy(dtype=object), use_na_sentinel=False)
+    n = np.zeros((len(units), len(values)))
+    np.add.at(n, (unit_code, value_code), 1.0)
+    return n, list(values), np.asarray(units)
+
+
+def _agreeing_pairs(n: np.ndarray) -> np.ndarray:
+    """Per unit, the share of its rater pairs that agree."""
+    m = n.sum(axis=1)
+    return (np.square(n).sum(axis=1) - m) / (m * (m - 1))
+
+
+def alpha(n: np.ndarray, values: list, level: str) -> float | None:
+    """Krippendorff's alpha of a units × values count matrix (None: one value only)."""
+    used = n.sum(axis=0) > 0
+    if used.sum() < 2:
+        return None
+    n = n[:, used]
+    domain = [v for v, u in zip(values, used) if u]
+    if level != "nominal":
+        order = np.argsort(np.asarray(domain, dtype=np.float64), kind="stable")
+        n, domain = n[:, order], [float(domain[i]) for i in order]
+    else:
+        domain = list(range(len(domain)))  # (the package compares values: codes are enough)
+    return float(krippendorff.alpha(value_counts=n, value_domain=domain, level_of_measurement=level))
+
+
+def nominal(table: pd.DataFrame) -> dict:
+    """Agreement on categories: Cohen's kappa (two raters) or Fleiss', Krippendorff's nominal
+    alpha and the percent agreement."""
+    pairable = _pairable(table)
+    if pairable.empty:
+        return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None, "n_units": 0,
+                "n_raters": int(table["rater"].nunique()), "note": NO_PAIRS}
+    n, values, _units = _counts(pairable)
+    raters = sorted(pairable["rater"].unique())
+    out: dict[str, Any] = {"n_units": len(n), "n_raters": len(raters),
+                           "percent_agreement": float(_agreeing_pairs(n).mean()), "alpha": alpha(n, values, "nominal")}
+    if len(raters) == 2:
+        out.update(measure="cohen_kappa", kappa=_cohen(pairable, n, raters))
+    else:
+        p_j = n.sum(axis=0) / n.sum()
+        p_e = float(np.square(p_j).sum())
+        p_bar = out["percent_agreement"]
+        out.update(measure="fleiss_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1 - p_e))
+    if out["kappa"] is None:
+        out["note"] = NO_VARIATION
+    return out
+
+
+def _cohen(pairable: pd.DataFrame, n: np.ndarray, raters: list) -> float | None:
+    """Cohen's kappa: each of the two raters judged every pairable unit."""
+    units = len(n)
+    p_o = float((n.max(axis=1) == n.sum(axis=1)).sum()) / units
+    first, second = (pairable.loc[pairable["rater"] == r, "value"].value_counts(dropna=False) for r in raters)
+    p_e = float((first * second.reindex(first.index, fill_value=0)).sum()) / (units * units)
+    if np.isclose(p_e, 1.0):
+        return None
+    return (p_o - p_e) / (1 - p_e)
+
+
+def _numbers(table: pd.DataFrame) -> pd.DataFrame:
+    return table.assign(value=pd.to_numeric(table["value"], errors="coerce").astype(np.float64))
+
+
+def _pair_sums(n: np.ndarray, x: np.ndarray, weight: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Per unit, Σ over rater pairs giving different values of weight(|x_i - x_j|), both orders."""
+    gap = np.abs(x[:, None] - x[None, :])
+    return np.einsum("ui,ij,uj->u", n, weight(gap) * (gap > 0), n)
+
+
+def ordinal(table: pd.DataFrame, level: str = "ordinal") -> dict:
+    """Agreement on numbers: Krippendorff's alpha (ordinal by default), exact agreement and the
+    mean absolute difference between two raters' numbers for a unit."""
+    measure = f"krippendorff_alpha_{level}"
+    pairable = _pairable(_numbers(table))
+    if pairable.empty:
+        return {"measure": measure, "alpha": None, "percent_agreement": None, "mean_abs_diff": None, "n_units": 0,
+                "n_raters": int(table["rater"].nunique()), "note": NO_PAIRS}
+    n, values, _units = _counts(pairable)
+    x = np.asarray(values, dtype=np.float64)
+    m = n.sum(axis=1)
+    a = alpha(n, values, level)
+    out = {"measure": measure, "alpha": a, "percent_agreement": float(_agreeing_pairs(n).mean()),
+           "mean_abs_diff": float((_pair_sums(n, x, lambda g: g) / (m * (m - 1))).mean()),
+           "n_units": len(n), "n_raters": int(pairable["rater"].nunique())}
+    if a is None:
+        out["note"] = NO_VARIATION
+    return out
+
+
+def within(table: pd.DataFrame, k: int) -> dict:
+    """The share of rater pairs whose numbers are equal, and within ±k, averaged over units."""
+    pairable = _pairable(_numbers(table))
+    if pairable.empty:
+        return {"exact": None, "within_k": None, "k": k, "n_units": 0, "note": NO_PAIRS}
+    n, values, _units = _counts(pairable)
+    x = np.asarray(values, dtype=np.float64)
+    m = n.sum(axis=1)
+    near = _pair_sums(n, x, lambda g: (g <= k).astype(np.float64))
+    exact = _agreeing_pairs(n)
+    return {"exact": float(exact.mean()), "within_k": float((exact + near / (m * (m - 1))).mean()), "k": k,
+            "n_units": len(n)}
+
+
+def jaccard(table: pd.DataFrame) -> dict:
+    """Mean over units (two or more raters) of the mean Jaccard over rater pairs; a table of
+    (unit, rater, value) where value is a frozenset."""
+    pairable = _pairable(table)
+    if pairable.empty:
+        return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
+    per_unit = []
+    for _unit, sets in pairable.groupby("unit", sort=True)["value"]:
+        s = sets.tolist()
+        pairs = [_jaccard(s[i], s[j]) for i in range(len(s)) for j in range(i + 1, len(s))]
+        per_unit.append(sum(pairs) / len(pairs))
+    return {"jaccard": float(sum(per_unit) / len(per_unit)), "n_units": len(per_unit)}
+
+
+def _jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / len(a | b) if (a or b) else 1.0
+
+
+def sets_of(unit, rater, member) -> pd.DataFrame:
+    """One row per (unit, rater) holding the frozenset of its members (missing members dropped)."""
+    rows = pd.DataFrame({"unit": np.asarray(unit, dtype=np.int64), "rater": pd.Series(rater, dtype=object).values,
+                         "member": pd.Series(member, dtype=object).values})
+    rows = rows[rows["member"].notna()]
+    if rows.empty:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in JUDGEMENT_COLUMNS})
+    grouped = rows.groupby(["unit", "rater"], sort=True)["member"].agg(frozenset)
+    return grouped.rename("value").reset_index()
+
+
+def marked(marks: pd.DataFrame, panel: pd.DataFrame) -> dict:
+    """Agreement on whether each panel rater marked each unit (a step tagged with a mode, a
+    label chosen): `marks` holds the (unit, rater) pairs marked."""
+    given = marks[["unit", "rater"]].drop_duplicates().assign(value=True)
+    return nominal(with_default(given, panel, False))
+
+
+def differing(table: pd.DataFrame, gap: float | None = None) -> list[int]:
+    """Units judged by two or more raters who differ (numbers: by `gap` or more), in unit order."""
+    pairable = _pairable(table)
+    if pairable.empty:
+        return []
+    by_unit = pairable.groupby("unit", sort=True)["value"]
+    if gap is None:
+        distinct = by_unit.agg(lambda v: len(set(v.tolist())))
+        return distinct.index[distinct > 1].tolist()
+    numbers = by_unit.agg(lambda v: max(map(float, v)) - min(map(float, v)))
+    return numbers.index[numbers >= gap].tolist()
+
+
+class Disagreements:
+    """The objects of one scheme that annotators disagree on: counted always, listed (a record
+    each naming the item, the object and every annotator's value) when asked."""
+
+    def __init__(self, scheme: str, listed: bool):
+        self.scheme, self.listed = scheme, listed
+        self.count = 0
+        self.records: list[dict] = []
+
+    def add(self, table: pd.DataFrame, describe: Callable[[int], tuple[str, str]], kind: str,
+            show: Callable[[Any], str] = str, gap: float | None = None) -> None:
+        """Counts (and lists) the differing units of a judgement table; describe(unit) gives
+        the unit's (item id, object)."""
+        units = differing(table, gap)
+        self.count += len(units)
+        if not self.listed or not units:
+            return
+        chosen = table[table["unit"].isin(units)].sort_values(["unit", "rater"], kind="stable")
+        for unit, rows in chosen.groupby("unit", sort=True):
+            item, obj = describe(int(unit))
+            shown = "; ".join(f"{r}: {show(v)}" for r, v in zip(rows["rater"], rows["value"]))
+            self.records.append({"item_id": item, "scheme": self.scheme, "kind": kind, "object": obj,
+                                 "judgements": shown})
+
+
+def show_set(values) -> str:
+    """A set of labels as annotators read it in a disagreement."""
+    return ", ".join(map(str, values)) if values else "(none)"
+
+
+def show_number(x) -> str:
+    return f"{x:g}"

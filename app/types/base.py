@@ -1,0 +1,135 @@
+"""What an annotation type is: the protocol every module of app/types follows.
+
+One module per type (`app/types/<type name>.py`) defines `TYPE = AnnotationType(...)`, which
+owns everything about the type:
+
+- **config**: `keys`, the scheme keys it accepts, each with its validator and default (common
+  keys, COMMON_KEYS, come on top); `trace` says whether it works on the trace (it then
+  accepts the trace keys `steps_key` and `agent_key` too).
+- **stored value**: `coerce(value, scheme)` turns what an import or a hand-made file holds into
+  the stored form (raising ValueError with the reason when it cannot).
+- **summary**: `rows(value, scheme)` spreads one parsed stored value into rows of plain fields
+  (an attribution, a handoff entry, a score, a marked turn); the summary puts them in one
+  long table per scheme (`SchemeRows.table`). `rollup(rows)` gives the scheme's entry in the
+  summary's `section`; `agreement(rows, disagreements)` its agreement measures, adding what
+  annotators disagree on; `listings` the records the summary lists only when asked.
+- **export**: `objects(value, derivation)`, what each index in a stored value names in the
+  trace as it is now.
+
+The registry (app/types/registry.py) lists the modules and nothing else. Its Streamlit surface
+is app/ui/surfaces/<type name>.py.
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from app.project import validators as v
+
+if TYPE_CHECKING:  # (for annotations only: the summary's view imports nothing of the types)
+    from app.stats.agreement import Disagreements
+    from app.traces.derive import Derivation
+    from app.types.panel import SchemeRows
+
+
+@dataclass
+class Scheme:
+    """One configured annotation scheme: its type, name and options (the config's keys)."""
+
+    index: int
+    type: str
+    name: str
+    description: str
+    options: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.options[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.options.get(key, default)
+
+    @property
+    def where(self) -> str:
+        return f"annotation_schemes[{self.index}]"
+
+
+@dataclass(frozen=True)
+class Key:
+    """A scheme key: how it is checked, its default, whether it must be given."""
+
+    check: v.Validator
+    default: Any = None
+    required: bool = False
+    doc: str = ""
+
+
+# Keys every scheme may have.
+COMMON_KEYS: dict[str, Key] = {
+    "annotation_type": Key(v.nonempty_string, required=True),
+    "name": Key(v.nonempty_string, required=True),
+    "description": Key(v.string, default=""),
+    "show_if": Key(v.show_if, doc="ask only when another scheme's answer is one of `any_of`"),
+}
+
+# Potato scheme keys that only change Potato's HTML; accepted and reported as ignored.
+POTATO_IGNORED_SCHEME_KEYS = {
+    "horizontal", "sequential_key_binding", "displaying_score", "label_requirement", "tooltip",
+    "tooltip_file", "annotation_id", "displayed_label", "label_css", "allow_paste", "textarea",
+    "video_as_label", "image_as_label", "hide_label", "option_randomization", "keyboard_shortcuts",
+    "required", "display", "title", "layout", "instructions", "min_value", "max_value",
+}
+
+# Keys of every type that works on the trace.
+TRACE_KEYS: dict[str, Key] = {
+    "steps_key": Key(v.nonempty_string, default="steps", doc="item field holding the step list"),
+    "agent_key": Key(v.nonempty_string, default="agent", doc="step field naming the acting agent"),
+}
+
+
+def _no_objects(value: Any, derivation: "Derivation | None") -> Any:
+    return None
+
+
+def _as_is(value: Any, scheme: Scheme) -> Any:
+    return value
+
+
+def hidden_input(value: Any, looks_like: Callable[[Any], bool]) -> Any:
+    """Potato keeps a multi-agent scheme's value as JSON text in a hidden input of the scheme,
+    `{input name: "<JSON>"}`: the value inside, where `value` is such a wrapper."""
+    if isinstance(value, dict) and len(value) == 1 and not looks_like(value):
+        inner = next(iter(value.values()))
+        if isinstance(inner, str):
+            try:
+                inner = json.loads(inner)
+            except ValueError:
+                return value
+        if isinstance(inner, (dict, list)):
+            return inner
+    return value
+
+
+@dataclass(frozen=True)
+class AnnotationType:
+    """Everything about one annotation type (see the module's docstring)."""
+
+    name: str
+    title: str
+    page: str | None  # its page, relative to the repository's root
+    keys: dict[str, Key] = field(default_factory=dict)
+    trace: bool = False
+    section: str | None = None  # its part of the summary (None: agreement only)
+    rows: Callable[[Any, Scheme], list[dict]] = lambda value, scheme: []
+    rollup: "Callable[[SchemeRows], Any] | None" = None
+    agreement: "Callable[[SchemeRows, Disagreements], dict] | None" = None
+    listings: "Mapping[str, Callable[[SchemeRows], list[dict]]]" = field(default_factory=dict)
+    coerce: Callable[[Any, Scheme], Any] = _as_is
+    looks_like: Callable[[Any], bool] = lambda value: isinstance(value, dict)  # the stored shape, roughly
+    objects: "Callable[[Any, Derivation | None], Any]" = _no_objects
+
+    def __post_init__(self):
+        if self.trace:  # (a type that works on the trace takes the trace keys too)
+            object.__setattr__(self, "keys", {**TRACE_KEYS, **self.keys})

@@ -1,0 +1,64 @@
+"""multiselect: any labels of the scheme's list (Potato's `{label: "true", ...}`), with an optional free response.
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.project import validators as v
+from app.stats.agreement import jaccard, judgements, marked, sets_of, show_set, with_default
+from app.stats.counting import in_order
+from app.types.base import AnnotationType, Key, Scheme
+from app.types.choices import label_counts
+from app.types.panel import SchemeRows
+from app.types.radio import FREE, labels_dict
+
+
+def build(labels: list[str], free_text: str = "") -> dict:
+    out = {label: "true" for label in labels}
+    if free_text and free_text.strip():
+        out[FREE] = free_text
+    return out
+
+
+def choices(value: dict | None) -> list[str]:
+    """The labels a stored value chose."""
+    return [k for k, x in (value or {}).items() if k != FREE and x == "true"]
+
+
+def coerce(value: Any, scheme: Scheme) -> Any:
+    """The stored form of an imported value: a list of labels, or `{label: truthy}`."""
+    if isinstance(value, list):
+        return {str(x): "true" for x in value}
+    return labels_dict(value)
+
+
+def rows(value: Any, scheme: Scheme) -> list[dict]:
+    return [{"label": label} for label in choices(value if isinstance(value, dict) else None)]
+
+
+def rollup(scheme_rows: SchemeRows) -> dict:
+    return label_counts(scheme_rows, "label", scheme_rows.scheme.get("labels"))
+
+
+def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
+    """Per label, whether each annotator chose it; the Jaccard of the sets chosen."""
+    panel = scheme_rows.panel
+    chosen = panel.members(scheme_rows.table)
+    seen = scheme_rows.table["label"].dropna().unique() if "label" in scheme_rows.table else []
+    every = panel.per_item()
+    labels = {}
+    for label in in_order(scheme_rows.scheme.get("labels"), seen):
+        mine = chosen[chosen["label"] == label] if len(chosen) else chosen
+        labels[label] = marked(mine.rename(columns={"item": "unit"}), every)
+    sets = sets_of(chosen["item"], chosen["rater"], chosen.get("label", []))
+    shown = sets.assign(value=[tuple(sorted(x)) for x in sets["value"]])
+    disagreements.add(with_default(shown, every, ()), lambda unit: (panel.items[unit], "labels"), "labels", show_set)
+    return {"labels": labels, "jaccard": jaccard(with_default(sets, every, frozenset()))}
+
+
+TYPE = AnnotationType(
+    name="multiselect", title="Multiple choice", page="pages/multiselect.py",
+    keys={"labels": Key(v.labels, required=True), "has_free_response": Key(v.free_response, default=False)},
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce)

@@ -1,0 +1,127 @@
+"""One scheme's judgements as the summary sees them, and the panel of annotators who judged each item.
+
+`SchemeRows` is what a type's summary functions receive: the scheme, its judgement rows, its
+long table (one row per thing a stored value says: an attribution, a handoff entry, a score,
+a marked turn; built by the type's own `rows`), the summary's items in order, the tolerance k
+and the trace derivations.
+
+`Panel` holds the items two or more annotators judged on the scheme: those are the only ones
+where agreement means anything. An annotator who judged an item on the scheme and left one of
+its objects alone gave that object the type's default ("normal" edge, untagged step). Items
+are numbered in the summary's order (those no longer in the project after, by first
+judgement), annotators listed by name.
+
+No Streamlit here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from app.types.base import Scheme
+from app.traces.derive import Derivation
+
+
+def _key(frame: pd.DataFrame, columns: list[str]) -> pd.MultiIndex:
+    return pd.MultiIndex.from_frame(frame[columns].astype(object))
+
+
+class Panel:
+    """The items of one scheme judged by two or more annotators, and who judged each."""
+
+    def __init__(self, judged: pd.DataFrame, item_order: list[str]):
+        named = judged[judged["item_id"].notna() & judged["annotator"].notna()]
+        pairs = named[["item_id", "annotator"]].astype(object).drop_duplicates()
+        raters_per_item = pairs.groupby("item_id", sort=False)["annotator"].size()
+        shared = raters_per_item[raters_per_item >= 2].index
+        place = {item: i for i, item in enumerate(dict.fromkeys(item_order))}
+        first_seen = {item: i for i, item in enumerate(dict.fromkeys(named["item_id"].astype(object)))}
+        self.items: list[str] = sorted(shared, key=lambda i: (0, place[i]) if i in place else (1, first_seen[i]))
+        self.code: dict[str, int] = {item: i for i, item in enumerate(self.items)}
+        entries = pairs[pairs["item_id"].isin(self.code)]
+        self.entries = pd.DataFrame({"item": entries["item_id"].map(self.code).to_numpy(dtype=np.int64),
+                                     "rater": entries["annotator"].to_numpy(dtype=object)}
+                                    ).sort_values(["item", "rater"], kind="stable").reset_index(drop=True)
+        self.raters: list[str] = sorted(self.entries["rater"].unique())
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def members(self, table: pd.DataFrame) -> pd.DataFrame:
+        """The rows of `table` (item_id, annotator, ...) whose annotator is on the item's panel,
+        with the item's code (`item`) and the annotator (`rater`) as columns."""
+        if table.empty or not len(self):
+            return table.iloc[:0].assign(item=pd.Series([], dtype=np.int64), rater=pd.Series([], dtype=object))
+        out = table[table["item_id"].isin(self.code)].copy()
+        out["item"] = out["item_id"].map(self.code).astype(np.int64)
+        out["rater"] = out["annotator"].astype(object)
+        inside = _key(out, ["item", "rater"]).isin(_key(self.entries, ["item", "rater"]))
+        return out[inside]
+
+    def per_item(self) -> pd.DataFrame:
+        """(unit, rater) of every panel member, the item being the unit."""
+        return self.entries.rename(columns={"item": "unit"})
+
+    def objects(self, of_item: Callable[[str], list[dict]], describe: Callable[[dict], str]) -> "Objects":
+        """The objects annotators judge on each panel item (its steps, handoffs, regions)."""
+        return Objects(self, of_item, describe)
+
+
+class Objects:
+    """One row per object of each panel item, with its unit code (in item, then object order)."""
+
+    def __init__(self, panel: Panel, of_item: Callable[[str], list[dict]], describe: Callable[[dict], str]):
+        rows = [{"item": code, **obj} for code, item in enumerate(panel.items) for obj in of_item(item)]
+        self.frame = pd.DataFrame(rows) if rows else pd.DataFrame({"item": pd.Series([], dtype=np.int64)})
+        self.frame["unit"] = np.arange(len(self.frame), dtype=np.int64)
+        self.panel = panel
+        self._describe = describe
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def every_rater(self, units: pd.Series | None = None) -> pd.DataFrame:
+        """(unit, rater) for every panel rater of each object's item (of `units`, or all)."""
+        frame = self.frame if units is None else self.frame[self.frame["unit"].isin(units)]
+        return frame[["item", "unit"]].merge(self.panel.entries, on="item")[["unit", "rater"]]
+
+    def attach(self, given: pd.DataFrame, on: list[str]) -> pd.DataFrame:
+        """`given` (with item codes) joined to the objects it names on `on`: adds `unit`, drops
+        judgements of objects the trace does not have."""
+        if given.empty or self.frame.empty:
+            return given.iloc[:0].assign(unit=pd.Series([], dtype=np.int64))
+        keys = self.frame[["item", "unit"] + on]
+        left = given.copy()
+        for c in on:
+            if pd.api.types.is_integer_dtype(keys[c]):
+                left[c] = pd.to_numeric(left[c], errors="coerce").astype("Int64")
+                keys = keys.astype({c: "Int64"})
+            else:
+                left[c] = left[c].astype(object)
+                keys = keys.astype({c: object})
+        return left.merge(keys, on=["item"] + on, how="inner")
+
+    def describe(self, unit: int) -> tuple[str, str]:
+        row = self.frame.iloc[unit]
+        return self.panel.items[int(row["item"])], self._describe(row.to_dict())
+
+
+@dataclass
+class SchemeRows:
+    """One scheme's judgements under the summary's filters (see the module's docstring)."""
+
+    scheme: Scheme
+    judged: pd.DataFrame  # item_id, annotator, status, seconds_spent: one row per judgement
+    table: pd.DataFrame  # item_id, annotator, status + the type's row columns
+    item_ids: list[str]  # the summary's items, in order
+    k: int
+    derive: Callable[[str], Derivation | None]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def panel(self) -> Panel:
+        return Panel(self.judged, self.item_ids)

@@ -1,0 +1,93 @@
+"""The summary equals the golden files written by the summary it replaced (tests/golden/).
+
+Two studies (the benchmark's generated one, and the demo's real runs annotated), six sets of
+filters each; every section of the summary is compared on its own (each scheme's rollup,
+agreement and disagreements apart), numbers to 1e-9. Select one with `-k`, e.g.
+`pytest tests/test_summary_golden.py -k "real and handoffs"`.
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from app.project.workspace import open_project
+from app.summary.rows import frame
+from app.summary.summarize import summarize
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+CASES = ["generated", "real"]
+PER_SCHEME = ["agreement", "scorecards", "attribution", "handoffs", "contention", "emergent", "tool_verdicts",
+              "mast", "choices"]
+
+
+@lru_cache(maxsize=None)
+def _study(case: str):
+    folder = GOLDEN / case
+    ws = open_project(folder / "project.yaml")
+    return ws, frame(pq.read_table(folder / "rows.parquet")), json.loads((folder / "summaries.json").read_text())
+
+
+@lru_cache(maxsize=None)
+def _summary(case: str, variant: str) -> dict:
+    ws, rows, golden = _study(case)
+    return summarize(ws, rows, **golden[variant]["kwargs"])
+
+
+def _paths() -> list[tuple[str, str, str]]:
+    out = []
+    for case in CASES:
+        golden = json.loads((GOLDEN / case / "summaries.json").read_text())
+        for variant, found in golden.items():
+            s = found["summary"]
+            for section, part in s.items():
+                if section in PER_SCHEME:
+                    out += [(case, variant, f"{section}.{name}") for name in part]
+                elif section == "disagreements":
+                    out += [(case, variant, f"disagreements.{name}") for name in dict.fromkeys(r["scheme"] for r in part)]
+                else:
+                    out.append((case, variant, section))
+    return out
+
+
+def _pick(summary: dict, path: str):
+    section, _, name = path.partition(".")
+    if section == "disagreements":
+        return [r for r in summary["disagreements"] or [] if r["scheme"] == name]
+    part = summary[section]
+    return part.get(name) if name else part
+
+
+def mismatch(got, want, where: str = "") -> str | None:
+    """Where two JSON values first differ (floats to 1e-9), or None."""
+    if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
+        return None if math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12) else f"{where}: {got!r} != {want!r}"
+    if isinstance(want, dict) and isinstance(got, dict):
+        if set(want) != set(got):
+            return f"{where}: keys {sorted(set(got) ^ set(want))} differ"
+        for key in want:
+            found = mismatch(got[key], want[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(want, list) and isinstance(got, list):
+        if len(want) != len(got):
+            return f"{where}: {len(got)} entries != {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            found = mismatch(g, w, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return None if got == want and type(got) is type(want) else f"{where}: {got!r} != {want!r}"
+
+
+@pytest.mark.parametrize("case,variant,path", _paths(), ids=lambda x: x)
+def test_summary_equals_golden(case, variant, path):
+    _ws, _rows, golden = _study(case)
+    want = _pick(golden[variant]["summary"], path)
+    got = _pick(_summary(case, variant), path)
+    assert mismatch(got, want, path) is None, mismatch(got, want, path)
