@@ -26,7 +26,7 @@ check: $(BIN)/.installed
 
 # Benchmarks (on demand, never part of `make test`): all of them, or BENCH=derive,saves;
 # BENCH_ARGS=--quick for a smoke run with small sizes. Each also runs alone, with options for
-# its sizes: `$(BIN)/python -m benchmarks.browser --sizes 50,2000` (see README, Benchmarks).
+# its sizes: `$(BIN)/python -m benchmarks.browser --sizes 50,2000` (see docs/performance.md).
 BENCH ?=
 BENCH_ARGS ?=
 bench: $(BIN)/.installed
