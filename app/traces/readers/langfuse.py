@@ -15,7 +15,7 @@ import json
 import sys
 
 from app.traces.trace import Item
-from app.traces.readers import spantree as st
+from app.traces.readers import spans as span_fields, spantree as st
 
 NAME = "langfuse"
 SHAPE = 'a Langfuse trace ({"id", "observations": [{"id", "type", "parentObservationId", ...}]})'
@@ -39,7 +39,7 @@ def _messages(value, intern):
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         value = value["messages"]
     if isinstance(value, list) and value and all(isinstance(m, dict) and "role" in m for m in value):
-        return [st.message_of(m, intern) for m in value]
+        return [span_fields.message_of(m, intern) for m in value]
     if value is None:
         return None
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
@@ -48,7 +48,7 @@ def _messages(value, intern):
 
 def _output(value, intern):
     if isinstance(value, dict) and ("content" in value or "tool_calls" in value or "choices" in value):
-        return st._output_of(value, intern)
+        return span_fields._output_of(value, intern)
     if isinstance(value, str):
         return intern(value), None
     if value is None:
@@ -66,7 +66,7 @@ def _span(obs: dict, where: str, problems: st.Problems, intern) -> st.Span:
         kind = ""
     parent = st.parent_id(obs.get("parentObservationId"), "parentObservationId", wh, problems)
     span = st.Span(id=oid, parent=parent, name=name, kind=kind, where=wh)
-    span.start, span.end = st.times(obs.get("startTime"), obs.get("endTime"), None, wh, problems)
+    span.start, span.end = span_fields.times(obs.get("startTime"), obs.get("endTime"), None, wh, problems)
     if str(obs.get("level") or "").upper() == "ERROR":
         span.status = "error"
         span.status_message = str(obs.get("statusMessage") or "")
@@ -94,7 +94,7 @@ def _span(obs: dict, where: str, problems: st.Problems, intern) -> st.Span:
 
 def _item(trace_id: str, observations: list, where: str, ctx, text=None):
     problems = st.Problems()
-    intern = st.Interner()
+    intern = span_fields.Interner()
     seen = st.SeenIds(problems)
     entries = []
     for i, obs in enumerate(observations):

@@ -18,7 +18,7 @@ import re
 import sys
 
 from app.traces.trace import Item
-from app.traces.readers import spantree as st
+from app.traces.readers import spans as span_fields, spantree as st
 
 NAME = "otlp"
 SHAPE = 'an OTLP/JSON export ({"resourceSpans": [{"resource", "scopeSpans": [{"spans": [...]}]}]})'
@@ -141,7 +141,7 @@ def read(records, ctx):
     problems.extend(st.convert_problems(file_probs, ctx.path))
     for tid, spans in traces.items():
         probs = st.Problems()
-        intern = st.Interner()
+        intern = span_fields.Interner()
         seen = st.SeenIds(probs)
         entries = []
         for n, (sp, where, service) in enumerate(spans):
@@ -156,7 +156,7 @@ def read(records, ctx):
             wh = f"span {sid}" + (f" ({name})" if name else "")
             span = st.Span(id=sid, parent=hex_id(sp.get("parentSpanId", sp.get("parent_span_id"))), name=name,
                            where=wh, service=service)
-            span.start, span.end = st.times(_nanos(sp.get("startTimeUnixNano")), _nanos(sp.get("endTimeUnixNano")),
+            span.start, span.end = span_fields.times(_nanos(sp.get("startTimeUnixNano")), _nanos(sp.get("endTimeUnixNano")),
                                             None, wh, probs)
             status = sp.get("status") if isinstance(sp.get("status"), dict) else {}
             if status.get("code") in ("STATUS_CODE_ERROR", 2, "2", "ERROR"):
@@ -166,7 +166,7 @@ def read(records, ctx):
             if isinstance(links, list) and links:
                 span.links = [{"trace_id": hex_id(ln.get("traceId")), "span_id": hex_id(ln.get("spanId"))}
                               for ln in links if isinstance(ln, dict)]
-            st.fill_from_attributes(span, attributes(sp.get("attributes"), wh, probs), probs, intern)
+            span_fields.fill_from_attributes(span, attributes(sp.get("attributes"), wh, probs), probs, intern)
             entries.append((span, None))
         roots = st.assemble(entries, probs, container="export")
         data = st.build_item(roots, tid, NAME, problems=probs)

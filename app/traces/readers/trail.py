@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from app.traces.trace import Item
-from app.traces.readers import spantree as st
+from app.traces.readers import spans as span_fields, spantree as st
 from app.traces.readers import trail_gold
 
 NAME = "trail"
@@ -50,11 +50,11 @@ def _attributes(raw: dict, where: str, problems: st.Problems) -> dict:
     return attrs
 
 
-def _span(raw: dict, sid: str, where: str, problems: st.Problems, intern: st.Interner,
+def _span(raw: dict, sid: str, where: str, problems: st.Problems, intern: span_fields.Interner,
           nested: bool = False) -> st.Span:
     parent = st.parent_id(raw.get("parent_span_id"), "parent_span_id", where, problems, nested)
     span = st.Span(id=sid, parent=parent, name=str(raw.get("span_name") or ""), where=where, service=None)
-    span.start, span.end = st.times(raw.get("timestamp"), None, raw.get("duration"), where, problems)
+    span.start, span.end = span_fields.times(raw.get("timestamp"), None, raw.get("duration"), where, problems)
     code = str(raw.get("status_code") or "")
     if code.lower() in ("error", "status_code_error", "2"):
         span.status = "error"
@@ -62,14 +62,14 @@ def _span(raw: dict, sid: str, where: str, problems: st.Problems, intern: st.Int
     links = raw.get("links")
     if isinstance(links, list) and links:
         span.links = links
-    st.fill_from_attributes(span, _attributes(raw, where, problems), problems, intern)
+    span_fields.fill_from_attributes(span, _attributes(raw, where, problems), problems, intern)
     return span
 
 
 def trace_item(record: dict, path: Path, where: str = "") -> tuple[Item | None, st.Problems]:
     """One TRAIL trace as an item (with its gold when found beside it)."""
     problems = st.Problems()
-    intern = st.Interner()
+    intern = span_fields.Interner()
     spans = record.get("spans")
     tid = record.get("trace_id")
     if tid in (None, ""):
