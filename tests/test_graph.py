@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.types import agent_interaction_graph as graph
+from app.ui import graph_view as view
 from app.traces.derive import derive
 from app.traces.readers import read_file
 from app.project.workspace import open_project
@@ -133,6 +134,7 @@ def test_summary_separates_what_the_trace_lacks():
 def _demo_derivations():
     ws = open_project(ROOT / "configs" / "demo.yaml")
     out = [(it.id, derive(it.data)) for it in ws.items]
+    # and the shared Who&When runs when beside the clone (a bare clone: the demo's four in data/whowhen)
     for path in sorted((DATASETS / "whowhen").rglob("*.json")):
         items, _ = read_file(path)
         out += [(it.id, derive(it.data)) for it in items]
@@ -142,7 +144,7 @@ def _demo_derivations():
 DERIVATIONS = _demo_derivations()
 
 
-def _check_layout(lay: graph.Layout, agents, edges):
+def _check_layout(lay: view.Layout, agents, edges):
     assert [n.agent for n in lay.nodes] == list(agents)
     assert [(e.src, e.dst, e.count) for e in lay.edges] == [(a, b, c) for a, b, c in edges]
     ids = [n.id for n in lay.nodes] + [e.id for e in lay.edges]
@@ -150,7 +152,7 @@ def _check_layout(lay: graph.Layout, agents, edges):
     pts = [(n.x, n.y) for n in lay.nodes]
     for i in range(len(pts)):
         for j in range(i + 1, len(pts)):
-            assert math.dist(pts[i], pts[j]) >= graph.MIN_NODE_DISTANCE - 1
+            assert math.dist(pts[i], pts[j]) >= view.MIN_NODE_DISTANCE - 1
     for e in lay.edges:  # a handle never sits on an agent
         for n in lay.nodes:
             assert math.dist((e.x, e.y), (n.x, n.y)) > n.size
@@ -161,14 +163,14 @@ def _check_layout(lay: graph.Layout, agents, edges):
 
 @pytest.mark.parametrize("item_id, d", DERIVATIONS, ids=[i for i, _ in DERIVATIONS])
 def test_layout_of_real_traces(item_id, d):
-    lay = graph.layout(d.agents, d.step_counts, d.edges, prefix="g1-")
+    lay = view.layout(d.agents, d.step_counts, d.edges, prefix="g1-")
     _check_layout(lay, d.agents, d.edges)
-    assert graph.layout(d.agents, d.step_counts, d.edges, prefix="g1-") == lay  # stays put
+    assert view.layout(d.agents, d.step_counts, d.edges, prefix="g1-") == lay  # stays put
     assert [n.id for n in lay.nodes] == [f"g1-n{i}" for i in range(len(d.agents))]  # opaque ids
 
 
 def test_layout_edge_width_grows_with_count():
-    lay = graph.layout(["a", "b", "c"], {"a": 5, "b": 3, "c": 1}, [("a", "b", 1), ("b", "c", 4), ("c", "a", 2)])
+    lay = view.layout(["a", "b", "c"], {"a": 5, "b": 3, "c": 1}, [("a", "b", 1), ("b", "c", 4), ("c", "a", 2)])
     w = {(e.src, e.dst): e.width for e in lay.edges}
     assert w[("a", "b")] < w[("c", "a")] < w[("b", "c")]
     size = {n.agent: n.size for n in lay.nodes}
@@ -179,14 +181,14 @@ def test_layout_edge_width_grows_with_count():
 def test_layout_sizes(n):
     agents = [f"agent {i}" for i in range(n)]
     edges = [(agents[i], agents[(i + 1) % n], 1) for i in range(n)] if n > 1 else []
-    lay = graph.layout(agents, {a: 1 for a in agents}, edges)
+    lay = view.layout(agents, {a: 1 for a in agents}, edges)
     _check_layout(lay, agents, edges)
 
 
 def test_layout_reciprocal_handles_are_apart():
-    lay = graph.layout(["a", "b"], {"a": 1, "b": 1}, [("a", "b", 1), ("b", "a", 1)])
+    lay = view.layout(["a", "b"], {"a": 1, "b": 1}, [("a", "b", 1), ("b", "a", 1)])
     (e1, e2) = lay.edges
-    assert math.dist((e1.x, e1.y), (e2.x, e2.y)) >= 2 * graph.HANDLE_OFFSET - 1
+    assert math.dist((e1.x, e1.y), (e2.x, e2.y)) >= 2 * view.HANDLE_OFFSET - 1
 
 
 # --- drawing and clicks --------------------------------------------------------------------------
@@ -194,11 +196,11 @@ def test_layout_reciprocal_handles_are_apart():
 def test_drawing_is_safe_and_text_carries_state():
     agents = ["Planner", INJECTED, "Critic"]
     edges = [("Planner", INJECTED, 2), (INJECTED, "Critic", 1), ("Critic", "Planner", 1)]
-    lay = graph.layout(agents, {a: 2 for a in agents}, edges, prefix="g3-")
+    lay = view.layout(agents, {a: 2 for a in agents}, edges, prefix="g3-")
     value = {"critical_nodes": [INJECTED],
              "edges": {graph.edge_key("Planner", INJECTED): "critical",
                        graph.edge_key(INJECTED, "Critic"): "problematic"}}
-    nodes, vis_edges = graph.drawing(lay, value)
+    nodes, vis_edges = view.drawing(lay, value)
     ids = [n["id"] for n in nodes]
     assert len(ids) == len(set(ids))
     for n in nodes:
@@ -222,59 +224,59 @@ def test_drawing_is_safe_and_text_carries_state():
 
 
 def test_drawing_pads_the_view_around_labels():
-    lay = graph.layout(["A very long agent name indeed", "b"], {}, [("b", "A very long agent name indeed", 1)])
-    nodes, _ = graph.drawing(lay, None)
+    lay = view.layout(["A very long agent name indeed", "b"], {}, [("b", "A very long agent name indeed", 1)])
+    nodes, _ = view.drawing(lay, None)
     pads = [n for n in nodes if "pad" in n["id"]]
     real = [n for n in nodes if "pad" not in n["id"]]
     assert len(pads) == 2
     assert pads[0]["x"] < min(n["x"] for n in real) and pads[1]["x"] > max(n["x"] for n in real)
-    assert graph.resolve(lay, pads[0]["id"]) is None
+    assert view.resolve(lay, pads[0]["id"]) is None
 
 
 def test_apply_click():
-    lay = graph.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix="g0-")
-    v = graph.apply_click(None, lay, "g0-n2")
+    lay = view.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix="g0-")
+    v = view.apply_click(None, lay, "g0-n2")
     assert v == {"critical_nodes": ["Critic"], "edges": {}}
-    v = graph.apply_click(v, lay, "g0-e1")
+    v = view.apply_click(v, lay, "g0-e1")
     assert v["edges"] == {"Coder->Critic": "critical"}
-    v = graph.apply_click(v, lay, "g0-e1")
+    v = view.apply_click(v, lay, "g0-e1")
     assert v["edges"] == {"Coder->Critic": "problematic"}
-    v = graph.apply_click(v, lay, "g0-e1")
-    v = graph.apply_click(v, lay, "g0-n2")
+    v = view.apply_click(v, lay, "g0-e1")
+    v = view.apply_click(v, lay, "g0-n2")
     assert graph.is_empty(v)
-    assert graph.apply_click(v, lay, "g0-pad0") is None
-    assert graph.apply_click(v, lay, "n2") is None  # another scheme's graph
-    assert graph.resolve(lay, "g0-n0") == ("node", "Planner")
-    assert graph.resolve(lay, "g0-e0") == ("edge", ("Planner", "Coder"))
+    assert view.apply_click(v, lay, "g0-pad0") is None
+    assert view.apply_click(v, lay, "n2") is None  # another scheme's graph
+    assert view.resolve(lay, "g0-n0") == ("node", "Planner")
+    assert view.resolve(lay, "g0-e0") == ("edge", ("Planner", "Coder"))
 
 
 def test_ids_after_a_click_are_new_and_the_clicked_one_is_stale():
-    lay = graph.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix=graph.clicks_prefix(0, 0))
-    v = graph.apply_click(None, lay, "g0-0-n0")
+    lay = view.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix=view.clicks_prefix(0, 0))
+    v = view.apply_click(None, lay, "g0-0-n0")
     assert v["critical_nodes"] == ["Planner"]
-    after = graph.renamed(lay, graph.clicks_prefix(0, 1))
+    after = view.renamed(lay, view.clicks_prefix(0, 1))
     assert [n.id for n in after.nodes] == ["g0-1-n0", "g0-1-n1", "g0-1-n2"]
     assert [e.id for e in after.edges] == ["g0-1-e0", "g0-1-e1"]
     assert [(n.agent, n.x, n.y) for n in after.nodes] == [(n.agent, n.x, n.y) for n in lay.nodes]  # stays put
-    assert graph.apply_click(v, after, "g0-0-n0") is None  # returned again on a later rerun: not a click
-    assert graph.apply_click(v, after, "g0-1-n0")["critical_nodes"] == []  # the same agent clicked again
-    assert graph.apply_click(v, after, None) is None and graph.apply_click(v, after, "") is None
+    assert view.apply_click(v, after, "g0-0-n0") is None  # returned again on a later rerun: not a click
+    assert view.apply_click(v, after, "g0-1-n0")["critical_nodes"] == []  # the same agent clicked again
+    assert view.apply_click(v, after, None) is None and view.apply_click(v, after, "") is None
 
 
 def test_a_double_click_is_one_click():
     hit = ("node", "Planner")
-    assert not graph.second_of_double_click(hit, 10.0, None)
-    assert graph.second_of_double_click(hit, 10.3, (hit, 10.0))
-    assert graph.second_of_double_click(hit, 10.3, [["node", "Planner"], 10.0])  # as kept in the session
-    assert not graph.second_of_double_click(hit, 10.9, (hit, 10.0))  # clicked again later: a click
-    assert not graph.second_of_double_click(("node", "Coder"), 10.1, (hit, 10.0))
-    assert not graph.second_of_double_click(("edge", ("Planner", "Coder")), 10.1, (hit, 10.0))
+    assert not view.second_of_double_click(hit, 10.0, None)
+    assert view.second_of_double_click(hit, 10.3, (hit, 10.0))
+    assert view.second_of_double_click(hit, 10.3, [["node", "Planner"], 10.0])  # as kept in the session
+    assert not view.second_of_double_click(hit, 10.9, (hit, 10.0))  # clicked again later: a click
+    assert not view.second_of_double_click(("node", "Coder"), 10.1, (hit, 10.0))
+    assert not view.second_of_double_click(("edge", ("Planner", "Coder")), 10.1, (hit, 10.0))
 
 
 def test_vis_options_and_edge_ids():
-    a = graph.vis_options()
+    a = view.vis_options()
     assert a["physics"]["enabled"] is False and a["interaction"]["dragNodes"] is False
-    lay = graph.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix="g0-0-")
-    _nodes, edges = graph.drawing(lay, None)
+    lay = view.layout(AGENTS, {}, [("Planner", "Coder", 1), ("Coder", "Critic", 1)], prefix="g0-0-")
+    _nodes, edges = view.drawing(lay, None)
     ids = [e["id"] for e in edges]
     assert ids == ["g0-0-e0-in", "g0-0-e0-out", "g0-0-e1-in", "g0-0-e1-out"]  # updated in place by id

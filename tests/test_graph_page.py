@@ -1,7 +1,9 @@
 """The agent interaction graph page in AppTest: controls, injected graph clicks, reopening."""
 from __future__ import annotations
 
-from app.types import agent_interaction_graph as graph, values
+from app.types import agent_interaction_graph as graph
+from app.ui import graph_view as view
+from app.store.storage import STATUS_ANNOTATED, STATUS_REVIEWED_CLEAN
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from tests.conftest import make_app, open_page
@@ -42,14 +44,14 @@ def test_controls_save_the_documented_value_and_reopen(demo_project, tmp_path):
     expected = {"critical_nodes": ["Planner", "Critic"],
                 "edges": {"Planner->Critic": "problematic", "Critic->Planner": "critical"}}
     ann = _stored(tmp_path)
-    assert ann.value == expected and ann.status == values.ANNOTATED
+    assert ann.value == expected and ann.status == STATUS_ANNOTATED
     assert _summary(at) == ["**Critical path:** Planner, Critic",
                             "**Flagged handoffs:** Planner → Critic: **⚠ problematic**; "
                             "Critic → Planner: **★ critical**"]
     assert any(c.value.startswith("Saved ") for c in at.caption)  # the graph's part says when it saved
     # the graph's part re-runs alone, so "nothing to flag" checks what is stored when clicked
     at.button(key=_key("clean")).click().run()
-    assert _stored(tmp_path).value == expected and _stored(tmp_path).status == values.ANNOTATED
+    assert _stored(tmp_path).value == expected and _stored(tmp_path).status == STATUS_ANNOTATED
     assert "Nothing changed" in [t.value for t in at.toast][-1]
 
     again = open_page(make_app(demo_project), PAGE)
@@ -69,7 +71,7 @@ def test_controls_save_the_documented_value_and_reopen(demo_project, tmp_path):
 
 
 def test_graph_clicks_toggle_nodes_and_cycle_edges(demo_project, tmp_path, monkeypatch):
-    monkeypatch.setattr(graph, "DOUBLE_CLICK", 0.0)  # each click a click of its own, however soon
+    monkeypatch.setattr(view, "DOUBLE_CLICK", 0.0)  # each click a click of its own, however soon
     at = open_page(make_app(demo_project), PAGE)
     node = "n4"  # Critic, the fifth agent (the demo's graph scheme is annotation_schemes[2])
     _click(at, node)
@@ -106,12 +108,12 @@ def test_reviewed_clean_is_not_the_same_as_not_annotated(demo_project, tmp_path)
     assert _stored(tmp_path) is None
     at.button(key=_key("clean")).click().run()
     ann = _stored(tmp_path)
-    assert ann.status == values.REVIEWED_CLEAN and ann.value == graph.empty_value()
+    assert ann.status == STATUS_REVIEWED_CLEAN and ann.value == graph.empty_value()
     again = open_page(make_app(demo_project), PAGE)
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
     again.toggle(key=_key("node", "Critic")).set_value(True).run()
     ann = _stored(tmp_path)
-    assert ann.status == values.ANNOTATED and ann.value["critical_nodes"] == ["Critic"]
+    assert ann.status == STATUS_ANNOTATED and ann.value["critical_nodes"] == ["Critic"]
 
 
 def test_agent_names_are_escaped_in_labels(tmp_path):

@@ -43,11 +43,15 @@ def with_default(given: pd.DataFrame, panel: pd.DataFrame, default: Any) -> pd.D
     who judged an item and left one of its objects alone gave that object the default value
     ("normal" edge, "unlabelled" region, untagged step)."""
     given = given.drop_duplicates(["unit", "rater"], keep="last")
-    known = pd.MultiIndex.from_frame(given[["unit", "rater"]])
-    silent = panel[~pd.MultiIndex.from_frame(panel[["unit", "rater"]]).isin(known)]
+    raters = pd.Index(pd.unique(pd.concat([given["rater"], panel["rater"]], ignore_index=True).astype(object)))
+    span = max(len(raters), 1)
+    key = lambda t: t["unit"].to_numpy(dtype=np.int64) * span + raters.get_indexer(t["rater"].astype(object))  # noqa: E731
+    silent = panel[~np.isin(key(panel), key(given))]
     if silent.empty:
         return given
-    return pd.concat([given, silent[["unit", "rater"]].assign(value=[default] * len(silent))], ignore_index=True)
+    filler = pd.DataFrame({"unit": silent["unit"].to_numpy(dtype=np.int64), "rater": silent["rater"].to_numpy(dtype=object),
+                           "value": pd.Series([default] * len(silent), dtype=object).to_numpy()})
+    return pd.concat([given, filler], ignore_index=True)
 
 
 def _pairable(table: pd.DataFrame) -> pd.DataFrame:
@@ -182,14 +186,17 @@ def _jaccard(a: frozenset, b: frozenset) -> float:
 
 
 def sets_of(unit, rater, member) -> pd.DataFrame:
-    """One row per (unit, rater) holding the frozenset of its members (missing members dropped)."""
-    rows = pd.DataFrame({"unit": np.asarray(unit, dtype=np.int64), "rater": pd.Series(rater, dtype=object).values,
-                         "member": pd.Series(member, dtype=object).values})
-    rows = rows[rows["member"].notna()]
-    if rows.empty:
-        return pd.DataFrame({c: pd.Series([], dtype=object) for c in JUDGEMENT_COLUMNS})
-    grouped = rows.groupby(["unit", "rater"], sort=True)["member"].agg(frozenset)
-    return grouped.rename("value").reset_index()
+    """One row per (unit, rater) holding the frozenset of its members (missing members dropped),
+    sorted by unit then rater."""
+    found: dict[tuple, set] = {}
+    for u, r, m in zip(np.asarray(unit, dtype=np.int64).tolist(), pd.Series(rater, dtype=object).tolist(),
+                       pd.Series(member, dtype=object).tolist()):
+        if m is not None and m == m:
+            found.setdefault((u, r), set()).add(m)
+    keys = sorted(found)
+    return pd.DataFrame({"unit": pd.Series([k[0] for k in keys], dtype=np.int64),
+                         "rater": pd.Series([k[1] for k in keys], dtype=object),
+                         "value": pd.Series([frozenset(found[k]) for k in keys], dtype=object)})
 
 
 def marked(marks: pd.DataFrame, panel: pd.DataFrame) -> dict:
@@ -204,12 +211,13 @@ def differing(table: pd.DataFrame, gap: float | None = None) -> list[int]:
     pairable = _pairable(table)
     if pairable.empty:
         return []
-    by_unit = pairable.groupby("unit", sort=True)["value"]
     if gap is None:
-        distinct = by_unit.agg(lambda v: len(set(v.tolist())))
+        codes, _ = pd.factorize(pairable["value"].to_numpy(dtype=object), use_na_sentinel=False)
+        distinct = pd.Series(codes, index=pairable.index).groupby(pairable["unit"]).nunique()
         return distinct.index[distinct > 1].tolist()
-    numbers = by_unit.agg(lambda v: max(map(float, v)) - min(map(float, v)))
-    return numbers.index[numbers >= gap].tolist()
+    numbers = pd.to_numeric(pairable["value"], errors="coerce").groupby(pairable["unit"])
+    spread = numbers.max() - numbers.min()
+    return spread.index[spread >= gap].tolist()
 
 
 class Disagreements:
@@ -230,11 +238,15 @@ class Disagreements:
         if not self.listed or not units:
             return
         chosen = table[table["unit"].isin(units)].sort_values(["unit", "rater"], kind="stable")
-        for unit, rows in chosen.groupby("unit", sort=True):
-            item, obj = describe(int(unit))
-            shown = "; ".join(f"{r}: {show(v)}" for r, v in zip(rows["rater"], rows["value"]))
-            self.records.append({"item_id": item, "scheme": self.scheme, "kind": kind, "object": obj,
-                                 "judgements": shown})
+        unit_of, raters, values = (chosen[c].tolist() for c in ("unit", "rater", "value"))
+        start = 0
+        for end in range(1, len(unit_of) + 1):
+            if end == len(unit_of) or unit_of[end] != unit_of[start]:
+                item, obj = describe(int(unit_of[start]))
+                shown = "; ".join(f"{r}: {show(v)}" for r, v in zip(raters[start:end], values[start:end]))
+                self.records.append({"item_id": item, "scheme": self.scheme, "kind": kind, "object": obj,
+                                     "judgements": shown})
+                start = end
 
 
 def show_set(values) -> str:

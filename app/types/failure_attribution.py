@@ -15,9 +15,8 @@ import pandas as pd
 from app.project import validators as v
 from app.stats.agreement import judgements, nominal, ordinal, with_default, within
 from app.stats.counting import count, distinct, order_key
-from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.base import AnnotationType, Key, Scheme, as_int, hidden_input
 from app.types.panel import SchemeRows
-from app.types.values import as_int
 
 NO_FAILURE = "(no failure)"  # the agent of an annotator who named none, in agreement
 
@@ -52,7 +51,10 @@ def placed(scheme_rows: SchemeRows) -> list[tuple]:
     at that step (None: no such step))."""
     out = []
     table = scheme_rows.table
-    for who, item, agent, step in zip(table["annotator"], table["item_id"], table["agent"], table["step"]):
+    if table.empty:
+        return out
+    columns = (table[c].tolist() for c in ("annotator", "item_id", "agent", "step"))
+    for who, item, agent, step in zip(*columns):
         if step is None or step != step:
             continue
         step = int(step)
@@ -69,7 +71,9 @@ def rollup(scheme_rows: SchemeRows) -> dict:
     fall (a fifth of the run each; a step past the end counts in the last), and how often the
     blamed agent is the one acting at the decisive step."""
     table = scheme_rows.table
-    named = table[table["agent"].notna()] if len(table) else table
+    if table.empty:
+        table = table.assign(agent=[], step=[])
+    named = table[table["agent"].notna()]
     blamed, runs = count(named, ["agent"]), distinct(named, ["agent"], "item_id")
     raters = named.groupby("agent")["annotator"].nunique() if len(named) else {}
     whole = sum(blamed.values())
@@ -133,4 +137,5 @@ TYPE = AnnotationType(
     name="failure_attribution", title="Failure attribution", page="pages/failure_attribution.py", trace=True,
     keys={"agents": Key(v.string_list(1), doc="static agent list instead of deriving it from the trace")},
     section="attribution", rows=rows, rollup=rollup, agreement=agreement, listings={"positions": positions},
-    coerce=coerce, looks_like=looks_like, objects=objects)
+    coerce=coerce, looks_like=looks_like, objects=objects,
+    headline=lambda measures: measures.get("agent"))

@@ -15,14 +15,21 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from app.traces.derive import Derivation, Handoff
+import numpy as np
+import pandas as pd
+
 from app.paging import page_count
-from app.traces.trace import Step
 from app.project import validators as v
-from app.types.base import AnnotationType, Key
+from app.stats.agreement import Disagreements, judgements as judgements_of, nominal, ordinal, show_number, show_set
+from app.stats.counting import in_order, sorted_keys
+from app.traces.derive import Derivation, Handoff
+from app.traces.trace import Step
+from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.panel import SchemeRows
 
 EXCERPT = 280
 
@@ -194,7 +201,134 @@ def page_slice(n: int, page: int, size: int) -> tuple[int, int]:
     return page * size, min(n, (page + 1) * size)
 
 
+# --- the summary -------------------------------------------------------------------------------
+
+SCORE_GAP = 2  # qualities this far apart are listed as a disagreement
+MATCHED_ON = ["item_id", "annotator", "index", "step", "src", "dst"]  # an entry names its handoff by these
+
+
+def looks_like(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def coerce(value: Any, scheme: Scheme) -> Any:
+    return hidden_input(value, looks_like)
+
+
+def rows(value: Any, scheme: Scheme) -> list[dict]:
+    """A row per well-formed entry (table_rows): index, step, src, dst, flags (a tuple), quality."""
+    return [{"index": index, "step": step, "src": src, "dst": dst, "flags": flags, "quality": quality}
+            for index, step, src, dst, flags, quality in table_rows(value)]
+
+
+def judgements(scheme_rows: SchemeRows) -> tuple[pd.DataFrame, int]:
+    """One row per (item, annotator, handoff of the item's trace now) the annotator reviewed:
+    item_id, annotator, index, step, src, dst, flags (a tuple, empty where the entry is missing
+    or flags nothing), quality (NaN: not rated) and flagged; and how many stored entries match
+    no handoff of the trace (stale: made on other data, or in a review without its item or
+    annotator).
+
+    A review is a judgement row: one with no entry (reviewed clean, or every handoff left
+    alone) judged each handoff of its item unflagged and unrated. An entry counts on the
+    handoff at its index only while the step and both agents are the same."""
+    judged = scheme_rows.judged
+    table = scheme_rows.table
+    # each entry under the handoff it names (a value naming one handoff twice: both count)
+    named: dict[tuple, list[tuple]] = {}
+    if len(table) and "flags" in table:
+        for key, flags, quality in zip(zip(*(table[c].tolist() for c in MATCHED_ON)), table["flags"].tolist(),
+                                       table["quality"].tolist()):
+            named.setdefault(key, []).append((flags, quality))
+    unjudged = [((), None)]
+    spread: list[tuple] = []  # (item, annotator, index, step, src, dst, flags, quality) per judgement
+    matched = 0
+    for item, annotator in zip(judged["item_id"].tolist(), judged["annotator"].tolist()):
+        # (a row without its item or annotator is nobody's review: its entries count as stale)
+        if item is None or annotator is None or item != item or annotator != annotator:
+            continue
+        d = scheme_rows.derive(item)
+        for handoff in (zip(*d.handoff_columns) if d is not None else ()):  # (index, step, src, dst)
+            key = (item, annotator, *handoff)
+            entries = named.get(key)
+            matched += len(entries) if entries else 0
+            spread += [key + entry for entry in (entries or unjudged)]
+    columns = list(zip(*spread)) if spread else [()] * (len(MATCHED_ON) + 2)
+    found = pd.DataFrame({name: pd.Series(values, dtype=np.int64 if name in ("index", "step") else object)
+                          for name, values in zip(MATCHED_ON + ["flags"], columns)})
+    found["quality"] = pd.to_numeric(pd.Series(columns[-1], dtype=object), errors="coerce").astype(np.float64)
+    found["flagged"] = np.asarray([bool(f) for f in found["flags"]], dtype=bool)
+    return found, len(table) - matched
+
+
+def rollup(scheme_rows: SchemeRows) -> dict:
+    """Per ordered pair of agents its handoffs reviewed, flagged and rated, the mean quality;
+    per pair and flag how often it was raised; the stale entries."""
+    found, stale = judgements(scheme_rows)
+    pairs = list(zip(found["src"].tolist(), found["dst"].tolist()))
+    flags, quality = found["flags"].tolist(), found["quality"].tolist()
+    reviewed = Counter(pairs)
+    flagged = Counter(pair for pair, raised in zip(pairs, flags) if raised)
+    rated = Counter(pair for pair, q in zip(pairs, quality) if q == q)
+    quality_sum: Counter = Counter()
+    for pair, q in zip(pairs, quality):
+        if q == q:  # (NaN: not rated)
+            quality_sum[pair] += q
+    raised = Counter((a, b, flag) for (a, b), each in zip(pairs, flags) for flag in each)
+    in_pair_order = sorted_keys(reviewed)
+    out = [{"src": a, "dst": b, "handoffs_reviewed": reviewed[(a, b)], "flagged": flagged[(a, b)],
+            "rated": rated[(a, b)], "mean_quality": quality_sum[(a, b)] / rated[(a, b)] if rated[(a, b)] else None,
+            "flag_rate": flagged[(a, b)] / reviewed[(a, b)]} for a, b in in_pair_order]
+    seen = in_order(scheme_rows.scheme.get("flags"), {flag for _a, _b, flag in raised})
+    per_flag = [{"src": a, "dst": b, "flag": flag, "count": raised[(a, b, flag)],
+                 "rate": raised[(a, b, flag)] / reviewed[(a, b)]} for a, b in in_pair_order for flag in seen]
+    return {"pairs": out, "flags": per_flag, "stale": stale}
+
+
+def agreement(scheme_rows: SchemeRows, disagreements: Disagreements) -> dict:
+    """Per flag, whether each annotator raised it on each handoff (nominal); the set of flags
+    (disagreements only) and the quality (ordinal alpha) of each handoff."""
+    panel = scheme_rows.panel
+    found, _stale = judgements(scheme_rows)
+    given = panel.members(found)
+    # units: the handoffs, in item then index order, each named by its first judgement
+    handoffs = list(zip(given["item"].tolist(), given["index"].tolist()))
+    agents = dict(zip(handoffs, zip(given["src"].tolist(), given["dst"].tolist())))  # (one per handoff)
+    code = {handoff: at for at, handoff in enumerate(sorted(agents))}
+    unit = np.asarray([code[handoff] for handoff in handoffs], dtype=np.int64)
+    named = [(panel.items[item], "handoff {} ({} → {})".format(index, *agents[(item, index)]))
+             for item, index in sorted(agents)]
+
+    raters = given["rater"].to_numpy(dtype=object)
+    seen = {flag for flags in given["flags"] for flag in flags}
+    per_flag = {flag: nominal(judgements_of(unit, raters, [flag in flags for flags in given["flags"]]))
+                for flag in in_order(scheme_rows.scheme.get("flags"), seen)}
+    sets = judgements_of(unit, raters, [tuple(sorted(flags)) for flags in given["flags"]])
+    rated = given["quality"].notna().to_numpy(dtype=bool)
+    quality = judgements_of(unit[rated], raters[rated], given["quality"].to_numpy()[rated])
+    disagreements.add(sets, named.__getitem__, "handoff flags", show_set)
+    disagreements.add(quality, lambda at: (named[at][0], named[at][1] + " quality"), "handoff quality",
+                      show_number, gap=SCORE_GAP)
+    return {"flags": per_flag, "quality": ordinal(quality)}
+
+
+def objects(value: Any, derivation: Derivation | None) -> Any:
+    """The handoff at each entry's index as the trace is now, and whether the entry still names it."""
+    if derivation is None or not isinstance(value, list):
+        return None
+    handoffs = {h.index: h for h in derivation.handoffs}
+    out = {}
+    for e in value:
+        if isinstance(e, dict) and isinstance(e.get("index"), int):
+            h = handoffs.get(e["index"])
+            out[str(e["index"])] = None if h is None else {
+                "step": h.step, "from": h.src, "to": h.dst,
+                "matches": (e.get("step"), e.get("from"), e.get("to")) == (h.step, h.src, h.dst)}
+    return {"handoffs": out}
+
+
 TYPE = AnnotationType(
     name="handoff_review", title="Handoff review", page="pages/handoff_review.py", trace=True,
     keys={"flags": Key(v.string_list(1), default=["info_loss", "dropped_constraint", "garbling", "goal_drift"]),
-          "quality_scale": Key(v.integer(2, 10), default=5)})
+          "quality_scale": Key(v.integer(2, 10), default=5)},
+    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    objects=objects, headline=lambda measures: measures.get("quality"))

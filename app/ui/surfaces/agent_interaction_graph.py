@@ -3,7 +3,7 @@
 The graph (streamlit-agraph) is drawn from `app.graph`: fixed positions, physics off, opaque
 node ids and empty titles. A click on an agent toggles it; a click on a handoff's count box
 (its handle) cycles normal → critical → problematic. The ids hold the number of clicks handled
-(graph.clicks_prefix), so a stale return value is never applied again and the same node can be
+(view.clicks_prefix), so a stale return value is never applied again and the same node can be
 clicked again, with the graph updated in place. The click is applied and the graph redrawn in
 the same script run. Below it, a toggle per agent, a choice per handoff and a text summary do the same
 without a mouse. The graph, the summary and the agents' toggles are a fragment of their own: a
@@ -18,13 +18,14 @@ import time
 import streamlit as st
 from streamlit_agraph import Edge, Node, _agraph
 
-from app.types import agent_interaction_graph as graph, values
+from app.types import agent_interaction_graph as graph
+from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import shell, state
+from app.ui import graph_view as view, shell, state
 from app.ui.state import widget_key
-from app.ui.text import md
+from app.ui.text import md, visible
 
 EDGES_PER_PAGE = 20
 STATE_WORDS = {graph.NORMAL: "normal", graph.CRITICAL: "★ critical", graph.PROBLEMATIC: "⚠ problematic"}
@@ -37,11 +38,11 @@ class _Options:
         self.__dict__.update(options)
 
 
-def _nodes_and_edges(lay: graph.Layout, value: dict) -> tuple[list[Node], list[Edge]]:
-    node_specs, edge_specs = graph.drawing(lay, value)
+def _nodes_and_edges(lay: view.Layout, value: dict) -> tuple[list[Node], list[Edge]]:
+    node_specs, edge_specs = view.drawing(lay, value)
     nodes = []
     for spec in node_specs:
-        spec = dict(spec)
+        spec = dict(spec, label=visible(spec.get("label", "")))  # hidden characters shown
         node = Node(id=spec.pop("id"), **spec)
         # Node() sets the title to the id when none is given; the component would insert it as
         # HTML and window.open() it on double-click. Without a title neither happens.
@@ -114,7 +115,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
             st.toast("Agents or handoffs are marked: clear them first to record \"nothing to flag\". "
                      "Nothing changed.")
             return
-        shell.save(ws, item, scheme.name, scheme.type, graph.empty_value(), status=values.REVIEWED_CLEAN)
+        shell.save(ws, item, scheme.name, scheme.type, graph.empty_value(), status=STATUS_REVIEWED_CLEAN)
 
     st.button("Reviewed, nothing to flag", key=key("clean"), on_click=clean,
               help="Record that you looked at this graph and found no critical path or handoff to flag "
@@ -135,38 +136,39 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
     k_clicks = key("clicks")
     clicks = st.session_state.setdefault(k_clicks, 0)
     # the layout (a spring layout: ms per run) once per derivation, its ids renamed per click
-    lay = graph.renamed(shell.per_derivation(d, f"graph.layout:{scheme.index}", lambda: graph.layout(
-        agents, d.step_counts, d.edges, prefix=graph.clicks_prefix(scheme.index, 0))),
-        graph.clicks_prefix(scheme.index, clicks))
+    lay = view.renamed(shell.per_derivation(d, f"graph.layout:{scheme.index}", lambda: view.layout(
+        agents, d.step_counts, d.edges, prefix=view.clicks_prefix(scheme.index, 0))),
+        view.clicks_prefix(scheme.index, clicks))
     # The click the graph reported, read before the graph is drawn: it is applied and the graph
     # drawn once, in this run. Every id holds the number of clicks handled, so this click's id
     # is not drawn again: the value the component keeps returning is never applied twice, and
     # the new ids empty its selection, so the same agent can be clicked again. The component
     # keeps its key: clicks and the controls below update the drawing in place.
     clicked = st.session_state.get(key("canvas"))
-    hit = graph.resolve(lay, clicked)
+    hit = view.resolve(lay, clicked)
     if hit is not None:  # a click on the drawing on screen: the next drawing has new ids
         clicks += 1
         st.session_state[k_clicks] = clicks
         now, k_last = time.monotonic(), key("last")
-        if not graph.second_of_double_click(hit, now, st.session_state.get(k_last)):
+        if not view.second_of_double_click(hit, now, st.session_state.get(k_last)):
             st.session_state[k_last] = (hit, now)
-            new = graph.apply_click(value, lay, clicked)
+            new = view.apply_click(value, lay, clicked)
             commit(new)
             if graph.normalize(new, agents)["edges"] != value["edges"]:
                 st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
             value = current()
-        lay = graph.renamed(lay, graph.clicks_prefix(scheme.index, clicks))
+        lay = view.renamed(lay, view.clicks_prefix(scheme.index, clicks))
     shell.rerun_if_asked()
     nodes, edges = _nodes_and_edges(lay, value)
-    _draw(nodes, edges, _Options(graph.vis_options()), key("canvas"))
+    _draw(nodes, edges, _Options(view.vis_options()), key("canvas"))
     st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
                "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
                "The controls below do the same with the keyboard.")
     for line in summary_lines(graph.summarize(value, agents, d.edges)):  # the live summary, in words
         st.markdown(line)
     if key("saved") in st.session_state:  # this part re-runs alone: it says when it saved
-        st.caption(f"Saved {st.session_state[key('saved')]}")
+        note = shell.card_note(key("saved")).removeprefix(" · ")
+        st.caption(note[:1].upper() + note[1:])  # "Saved HH:MM:SS", or why it was not saved
     _node_controls(agents, d.step_counts, value, key, commit, current)
 
 

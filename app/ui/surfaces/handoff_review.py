@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.types import handoff_review as handoff, values
+from app.types import handoff_review as handoff
+from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.traces import step_cards
 from app.project.config import Scheme
 from app.traces.trace import Item
@@ -64,7 +65,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
             st.toast(f"{judged} handoff{'s are' if judged != 1 else ' is'} judged: clear them first "
                      "to record \"nothing to flag\". Nothing changed.")
             return
-        shell.save(ws, item, scheme.name, scheme.type, [], status=values.REVIEWED_CLEAN)
+        shell.save(ws, item, scheme.name, scheme.type, [], status=STATUS_REVIEWED_CLEAN)
 
     st.button("Reviewed, nothing to flag", key=_place(scheme, "clean"), on_click=clean,
               help="Record that you looked at every handoff and found nothing to flag "
