@@ -9,9 +9,53 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+# The real traces beside the clone (CI has them; a bare clone does not): reach them through
+# shared_dataset() / shared_files(), which fall back to the copies below or skip.
 DATASETS = ROOT.parent / "shared" / "datasets"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# Byte-identical copies in this repository (licence beside each) of files of ../shared/datasets,
+# by their path there. tests/test_dataset_copies.py checks them against the originals.
+TEST_DATA = ROOT / "tests" / "data"
+COPIES = {
+    "whowhen/algorithm-generated/1.json": ROOT / "data" / "whowhen" / "algorithm-generated-1.json",
+    "whowhen/algorithm-generated/45.json": ROOT / "data" / "whowhen" / "algorithm-generated-45.json",
+    "whowhen/hand-crafted/5.json": ROOT / "data" / "whowhen" / "hand-crafted-5.json",
+    "whowhen/hand-crafted/33.json": ROOT / "data" / "whowhen" / "hand-crafted-33.json",
+    "trail/gaia/512475a321c616e45337da3575f6a185.json":
+        ROOT / "data" / "trail" / "gaia" / "512475a321c616e45337da3575f6a185.json",
+    "trail/gold/512475a321c616e45337da3575f6a185.json":
+        ROOT / "data" / "trail" / "gold" / "512475a321c616e45337da3575f6a185.json",
+    "mast/mad_human_sample.json": TEST_DATA / "mast" / "mad_human_sample.json",
+    "otel/rag_earnings_agent.json": TEST_DATA / "otel" / "rag_earnings_agent.json",
+}
+
+
+def missing(rel: str) -> str:
+    return f"needs ../shared/datasets/{rel} (not in a bare clone)"
+
+
+def shared_dataset(*parts: str, stand_in: Path | None = None) -> Path:
+    """A file or folder of ../shared/datasets; without it, its copy in this repository (COPIES) or
+    `stand_in` (an in-repo file or folder the test accepts instead); without those, the test
+    skips, saying what is missing. Safe at module level too (the module then skips)."""
+    rel = "/".join(parts)
+    for path in (DATASETS.joinpath(*parts), COPIES.get(rel), stand_in):
+        if path is not None and path.exists():
+            return path
+    pytest.skip(missing(rel), allow_module_level=True)
+
+
+def shared_files(folder: str, pattern: str = "*.json", stand_in: Path | None = None) -> list:
+    """For parametrize: the files of ../shared/datasets/<folder> matching `pattern`; without the
+    folder, the files below `stand_in` (an in-repo folder) named like `pattern`'s last part;
+    without either, one parameter that skips, saying what is missing."""
+    if (DATASETS / folder).is_dir():
+        return sorted(p for p in (DATASETS / folder).glob(pattern) if p.is_file())
+    if stand_in is not None and stand_in.is_dir():
+        return sorted(p for p in stand_in.rglob(Path(pattern).name) if p.is_file())
+    return [pytest.param(None, id="missing", marks=pytest.mark.skip(reason=missing(f"{folder}/{pattern}")))]
 
 
 def pytest_addoption(parser):

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from app.store.storage import Annotation, AnnotationStore
 from app.project.workspace import open_project
-from tests.conftest import ROOT, write_project
+from tests.conftest import ROOT, shared_dataset, write_project
 
-WHOWHEN_SHARED = ROOT.parent / "shared" / "datasets" / "whowhen"
 CODE = "code-team-002"  # Manager, Coder, Coder, Tester, Coder, Tester, Manager, Coder, Reviewer, Manager
 TRIP = "trip-planner-001"
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -36,7 +35,8 @@ def demo(tmp_path: Path) -> tuple[Path, Saver]:
 
 
 def whowhen(tmp_path: Path) -> tuple[Path, Saver]:
-    cfg = write_project(tmp_path, data_files=[str(WHOWHEN_SHARED), str(ROOT / "data" / "whowhen")])
+    """The twelve shared Who&When runs and the four in data/ (skips without ../shared)."""
+    cfg = write_project(tmp_path, data_files=[str(shared_dataset("whowhen")), str(ROOT / "data" / "whowhen")])
     return cfg, Saver(cfg)
 
 
@@ -53,7 +53,7 @@ def generated_study(folder: Path, seed: int):
     """A generated study (every scheme of the demo, 4 annotators an item, 2,400 rows:
     benchmarks/summary.py's generator): (workspace, derivations, its rows framed)."""
     import pyarrow.parquet as pq
-    from app._old.labels import frame
+    from app.summary.rows import frame
     from benchmarks.summary import generate
     ws, der, path = generate(folder, 2_400, 4, seed=seed)
     return ws, der, frame(pq.read_table(path))

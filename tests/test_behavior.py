@@ -9,7 +9,7 @@ from app.types import emergent_behavior as bh
 from app.traces.derive import derive
 from app.traces.readers import whowhen
 from app.traces.trace import Step
-from tests.conftest import DATASETS, ROOT
+from tests.conftest import ROOT, shared_files
 
 ORDER = ["echoing", "role_swap", "sycophantic_agreement"]
 
@@ -109,10 +109,9 @@ def test_build_parse_round_trip(raw):
         assert e["turns"] or e["note"].strip()
 
 
-WHOWHEN = sorted((DATASETS / "whowhen").glob("*/*.json"))
+WHOWHEN = shared_files("whowhen", "*/*.json", stand_in=ROOT / "data" / "whowhen")
 
 
-@pytest.mark.skipif(not WHOWHEN, reason="shared Who&When sample not present")
 @pytest.mark.parametrize("path", WHOWHEN[:4], ids=lambda p: f"{p.parent.name}-{p.stem}")
 def test_real_whowhen_runs(path):
     item = whowhen.to_item(json.loads(path.read_text()), str(path), "id", "text", file=path)

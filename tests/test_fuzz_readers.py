@@ -2,8 +2,8 @@
 
 Parametrized over the registry, so a reader added later is fuzzed without touching this file.
 Inputs: random JSON values built from the key names the readers themselves use, the real
-samples in /work/shared/datasets and data/ with random parts replaced, removed or retyped,
-and the same samples cut short at random bytes. For each, read with the format forced and with
+samples in ../shared/datasets (in a bare clone, the copies in tests/data) and data/ with random
+parts replaced, removed or retyped, and the same samples cut short at random bytes. For each, read with the format forced and with
 detection: no exception escapes; every problem names the file it is about and says something;
 every item has a text id, a fingerprint and derives (agents, steps, handoffs, calls) without
 raising, which is what the pages do with it next. The quick run tries a few hundred inputs per
@@ -24,10 +24,11 @@ from hypothesis import strategies as st
 import app.traces.readers as readers
 from app.traces.derive import derive
 from app.project.problems import Problem
-from tests.conftest import DATASETS, ROOT
+from tests.conftest import DATASETS, ROOT, TEST_DATA
 
 FORMATS = sorted(readers.FORMATS)
-SAMPLES = sorted(p for p in [*DATASETS.rglob("*.json"), *(ROOT / "data").rglob("*.json*")] if p.is_file())
+SHARED = sorted(DATASETS.rglob("*.json")) or sorted(TEST_DATA.rglob("*.json"))
+SAMPLES = sorted(p for p in [*SHARED, *(ROOT / "data").rglob("*.json*")] if p.is_file())
 QUICK = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 LONG = settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 

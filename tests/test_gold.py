@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.summary import gold
-from app._old import summary as core
+from app.summary import summarize as core
 from app.project.workspace import open_project
 from tests.conftest import ROOT
 from tests.summary_data import attribution, whowhen
@@ -77,9 +77,8 @@ def test_summary_json_command_has_gold_and_agreement(tmp_path):
             f"{acting['of']})") in text.stdout
     # the text counts the disagreements the JSON lists
     assert f"\n{len(out['disagreements'])} disagreement(s): see --json" in text.stdout and out["disagreements"]
-    # the text kept its parts on disk (app/kept.py); the next run starts from them, one more save
-    # brought in
-    assert (Path(open_project(cfg).project.output_dir) / ".summary" / "state.json").exists()
+    # nothing is kept on disk between runs: the next run counts the rows again, one more save in
+    assert not (Path(open_project(cfg).project.output_dir) / ".summary").exists()
     save("hand-crafted-33", "carol", "attribution", attribution("WebSurfer", 9))
     again = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg)], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)

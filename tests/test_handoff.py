@@ -33,6 +33,7 @@ def test_cards_show_the_last_step_of_the_sender_and_the_first_of_the_receiver():
 def _real():
     ws = open_project(ROOT / "configs" / "demo.yaml")
     out = [(it.id, derive(it.data)) for it in ws.items]
+    # and the shared Who&When runs when beside the clone (a bare clone: the demo's four in data/whowhen)
     for path in sorted((DATASETS / "whowhen").rglob("*.json")):
         items, _ = read_file(path)
         out += [(it.id, derive(it.data)) for it in items]

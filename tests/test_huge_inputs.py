@@ -21,7 +21,7 @@ import pytest
 import app.traces.readers as readers
 from app.traces.derive import derive
 from app.store.storage import Annotation, AnnotationStore
-from tests.conftest import DATASETS, ROOT, make_app, write_project
+from tests.conftest import ROOT, make_app, shared_dataset, write_project
 
 DEEP = 100_000
 AGENTS = ["Planner", "Coder", "Critic", "Searcher", "Writer"]
@@ -61,14 +61,15 @@ def test_deep_nesting_is_reported_not_raised(tmp_path, name, text):
 
 
 @pytest.mark.parametrize("src", [
-    DATASETS / "trail" / "gaia" / "512475a321c616e45337da3575f6a185.json",
-    DATASETS / "otel" / "rag_earnings_agent.json",
-    DATASETS / "mast" / "mad_human_sample.json",
+    ("trail", "gaia", "512475a321c616e45337da3575f6a185.json"),
+    ("otel", "rag_earnings_agent.json"),
+    ("mast", "mad_human_sample.json"),
     ROOT / "data" / "demo_runs.jsonl",
-])
+], ids=["trail", "otel", "mast", "demo"])
 def test_deeply_nested_json_text_inside_fields(tmp_path, src):
     """Every string field that holds JSON-looking text gets JSON nested 5,000 levels deep:
     readers that parse such fields (span inputs, tool arguments, MAST traces) keep it as text."""
+    src = src if isinstance(src, Path) else shared_dataset(*src)
     deep = _nested(5000)
     lines = src.read_text(encoding="utf-8-sig").splitlines() if src.suffix == ".jsonl" else None
     value = [json.loads(x) for x in lines if x.strip()] if lines else json.loads(src.read_text(encoding="utf-8-sig"))

@@ -16,7 +16,7 @@ from app.traces import readers
 from app.store.storage import AnnotationStore
 from app.ui.shell import clean_name
 from app.ui.state import widget_key
-from tests.conftest import DATASETS, ROOT, make_app, write_project
+from tests.conftest import ROOT, make_app, shared_dataset, write_project
 
 HOSTILE = ["../../x", "../../../../../../tmp/baton-escape", "/tmp/baton-abs", "/etc/passwd", "..", ".",
            "a\x00b", "\x00", "x" * 5000, "a/b\\c", "~", "~root", "con", "nul.txt", ".hidden", "_hidden",
@@ -90,7 +90,7 @@ def test_trace_id_cannot_point_the_gold_lookup_outside(tmp_path):
                                                                "description": "outside the data folder"}]}))
     data = tmp_path / "project" / "data"
     (data / "gold").mkdir(parents=True)
-    trace = json.loads((DATASETS / "trail" / "gaia" / "512475a321c616e45337da3575f6a185.json").read_text())
+    trace = json.loads(shared_dataset("trail", "gaia", "512475a321c616e45337da3575f6a185.json").read_text())
     for tid in ["../../../secret", str(secret.with_suffix("")), "a\x00b", "x" * 5000, ".."]:
         trace["trace_id"] = tid
         (data / "t.json").write_text(json.dumps(trace))

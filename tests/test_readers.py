@@ -8,9 +8,9 @@ from app.traces.derive import derive
 from app.traces.readers import read_file
 from app.traces.readers.whowhen import agent_of
 from app.traces.trace import UNKNOWN_AGENT, read_steps
-from tests.conftest import DATASETS
+from tests.conftest import ROOT, shared_dataset, shared_files
 
-WHOWHEN = sorted((DATASETS / "whowhen").glob("*/*.json"))
+WHOWHEN = shared_files("whowhen", "*/*.json", stand_in=ROOT / "data" / "whowhen")
 
 
 @pytest.mark.parametrize("path", WHOWHEN, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -30,7 +30,7 @@ def test_whowhen_files_read_with_gold(path: Path):
 
 
 def test_whowhen_hand_crafted_agents_and_handoffs():
-    items, _ = read_file(DATASETS / "whowhen" / "hand-crafted" / "33.json")
+    items, _ = read_file(shared_dataset("whowhen", "hand-crafted", "33.json"))
     d = derive(items[0].data)
     assert d.agents == ["human", "Orchestrator", "WebSurfer"]
     assert ("Orchestrator", "WebSurfer") in {(a, b) for a, b, _ in d.edges}
@@ -47,7 +47,7 @@ def test_whowhen_role_tags():
 
 
 def test_algorithm_generated_agents_from_name():
-    items, _ = read_file(DATASETS / "whowhen" / "algorithm-generated" / "45.json")
+    items, _ = read_file(shared_dataset("whowhen", "algorithm-generated", "45.json"))
     assert "Computer_terminal" in derive(items[0].data).agents
     assert "user" not in derive(items[0].data).agents
 

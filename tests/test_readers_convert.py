@@ -9,14 +9,15 @@ import pytest
 from app.__main__ import main
 from app.traces.derive import derive, to_json
 from app.traces.readers import attach_golds, data_paths, read_file, read_path
-from tests.conftest import DATASETS, ROOT, write_project
+from tests.conftest import ROOT, TEST_DATA, shared_dataset, write_project
 from tests.test_readers_formats import LANGFUSE
 
+# each a folder of ../shared/datasets, or in a bare clone the repository's copies of some of its files
 SOURCES = {
-    "whowhen": [DATASETS / "whowhen"],
-    "trail": [DATASETS / "trail"],
-    "otel": [DATASETS / "otel"],
-    "mast": [DATASETS / "mast"],
+    "whowhen": ROOT / "data" / "whowhen",
+    "trail": ROOT / "data" / "trail",
+    "otel": TEST_DATA / "otel",
+    "mast": TEST_DATA / "mast",
 }
 
 
@@ -42,7 +43,7 @@ def _synthetic(tmp_path):
         {"role": "assistant", "name": "bot", "tool_calls": [
             {"id": "k", "type": "function", "function": {"name": "f", "arguments": "{}"}}], "content": None},
         {"role": "tool", "tool_call_id": "k", "content": "r"}]}) + "\n")
-    run = json.loads((DATASETS / "whowhen" / "algorithm-generated" / "45.json").read_text())
+    run = json.loads(shared_dataset("whowhen", "algorithm-generated", "45.json").read_text())
     run["failures"] = [{"failure_id": 1, "step_number": 2, "failure_category": "X"}]
     run["root_cause_failure_id"] = 1
     (tmp_path / "rx.json").write_text(json.dumps(run))
@@ -53,7 +54,7 @@ def _synthetic(tmp_path):
 def test_convert_round_trip(tmp_path, name, capsys):
     src_dir = tmp_path / "src"
     src_dir.mkdir()
-    paths = _synthetic(src_dir) if name == "synthetic" else SOURCES[name]
+    paths = _synthetic(src_dir) if name == "synthetic" else [shared_dataset(name, stand_in=SOURCES[name])]
     out = tmp_path / "items.jsonl"
     rc = main(["convert", *map(str, paths), "-o", str(out)])
     assert rc == 0, capsys.readouterr().err
@@ -66,7 +67,7 @@ def test_convert_round_trip(tmp_path, name, capsys):
 
 def test_convert_command_line_and_errors(tmp_path):
     out = tmp_path / "o.jsonl"
-    src = DATASETS / "trail" / "gaia" / "512475a321c616e45337da3575f6a185.json"
+    src = shared_dataset("trail", "gaia", "512475a321c616e45337da3575f6a185.json")
     r = subprocess.run([sys.executable, "-m", "app", "convert", "--from", "trail", str(src), "-o", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -77,15 +78,18 @@ def test_convert_command_line_and_errors(tmp_path):
     assert main(["convert", str(tmp_path / "nope.json"), "-o", str(out)]) == 2
 
 
-def test_check_reports_savings_and_what_was_skipped(tmp_path):
+def test_check_reports_savings():
     r = subprocess.run([sys.executable, "-m", "app", "check", "configs/demo.yaml"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "items: 8" in r.stdout and "manager, search_agent" in r.stdout
     line = next(x for x in r.stdout.splitlines() if "512475a321c616e45337da3575f6a185:" in x)
     assert "saved" in line and "threads" in line
+
+
+def test_check_lists_what_it_skipped_and_its_notes(tmp_path):
     data = tmp_path / "t.json"
-    t = json.loads((DATASETS / "trail" / "swe-bench" / "72822db6e120878d916b515c2501246b.json").read_text())
+    t = json.loads(shared_dataset("trail", "swe-bench", "72822db6e120878d916b515c2501246b.json").read_text())
     t["spans"].append(["junk"])
     data.write_text(json.dumps(t))
     cfg = write_project(tmp_path, data_files=[str(data)])

@@ -8,17 +8,19 @@ from app.traces.derive import derive
 from app.traces.readers import FORMATS, read_file
 from app.traces.readers.mast import mode_of
 from app.project.workspace import open_project
-from tests.conftest import DATASETS, write_project
+from tests.conftest import shared_dataset, write_project
 
-MAD = DATASETS / "mast" / "mad_human_sample.json"
+
+def mad():
+    return shared_dataset("mast", "mad_human_sample.json")  # copy in tests/data/mast
 
 
 # --- MAST -----------------------------------------------------------------------------------------
 
 def test_mad_sample_records():
-    items, problems = read_file(MAD)
+    items, problems = read_file(mad())
     assert problems == [] and [i.format for i in items] == ["mast"] * 4
-    raw = json.loads(MAD.read_text())
+    raw = json.loads(mad().read_text())
     got = {i.id: (derive(i.data), i) for i in items}
     assert list(got) == ["AG2-GSM-Plus-round1-2", "AG2-GSM-Plus-round2-7", "MetaGPT-ProgramDev-round1-4",
                          "MetaGPT-MMLU-generlazability-16"]
@@ -41,8 +43,8 @@ def test_mad_sample_records():
 
 
 def test_mad_gold_by_majority_and_mapped_by_name():
-    items, _ = read_file(MAD)
-    raw = json.loads(MAD.read_text())
+    items, _ = read_file(mad())
+    raw = json.loads(mad().read_text())
     for it, r in zip(items, raw):
         modes = it.gold["failure_modes"]
         assert len(modes) == len(r["annotations"])
@@ -70,7 +72,7 @@ FAILURES = [{"failure_id": "f1", "step_number": 2, "failure_category": "Plan Adh
 
 
 def test_agentrx_failures_on_a_who_and_when_run(tmp_path):
-    run = json.loads((DATASETS / "whowhen" / "hand-crafted" / "33.json").read_text())
+    run = json.loads(shared_dataset("whowhen", "hand-crafted", "33.json").read_text())
     run.pop("mistake_agent")
     run.pop("mistake_step")
     run.update({"failures": FAILURES, "root_cause_failure_id": "f2", "failure_summary": "wrong total",
@@ -300,10 +302,10 @@ def test_chat_tool_calls_that_are_not_a_list(tmp_path, bad):
 
 def test_every_reader_can_be_named_in_data_files(tmp_path):
     assert DATA_FORMATS == ("auto", *FORMATS)
-    cfg = write_project(tmp_path, data_files=[{"path": str(MAD), "data_format": "mast"}])
+    cfg = write_project(tmp_path, data_files=[{"path": str(mad()), "data_format": "mast"}])
     ws = open_project(cfg)
     assert len(ws.items) == 4 and not [p for p in ws.problems if p.level in ("error", "warning")]
-    bad = write_project(tmp_path, data_files=[{"path": str(MAD), "data_format": "jaeger"}])
+    bad = write_project(tmp_path, data_files=[{"path": str(mad()), "data_format": "jaeger"}])
     project, problems = load_config(bad)
     msg = next(p for p in problems if p.where == "data_files[0].data_format").message
     assert "trail" in msg and "otlp" in msg and "jaeger" in msg
@@ -311,7 +313,7 @@ def test_every_reader_can_be_named_in_data_files(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["trail", "whowhen", "mast", "chat"])
 def test_a_file_named_as_the_wrong_format_says_what_it_is(tmp_path, fmt):
-    src = DATASETS / "otel" / "rag_earnings_agent.json"
+    src = shared_dataset("otel", "rag_earnings_agent.json")
     items, problems = read_file(src, data_format=fmt)
     assert items == [] and problems and problems[0].file == str(src)
     assert problems[0].level == "error" and "skipped" in problems[0].message

@@ -6,9 +6,9 @@ import pytest
 
 from app.traces.derive import derive
 from app.traces.readers import read_file
-from tests.conftest import DATASETS
+from tests.conftest import shared_dataset
 
-SRC = DATASETS / "trail" / "gaia" / "512475a321c616e45337da3575f6a185.json"
+SRC = shared_dataset("trail", "gaia", "512475a321c616e45337da3575f6a185.json")  # copy in data/trail
 
 
 def _trace():

@@ -8,9 +8,9 @@ import pytest
 from app.traces.derive import derive
 from app.traces.readers import read_file
 from app.traces.readers.otlp import hex_id
-from tests.conftest import DATASETS
+from tests.conftest import TEST_DATA, shared_dataset, shared_files
 
-OTEL = sorted((DATASETS / "otel").glob("*.json"))
+OTEL = shared_files("otel", stand_in=TEST_DATA / "otel")
 
 
 def _spans(path):
@@ -43,7 +43,7 @@ def test_otel_samples_read_as_one_single_agent_run(path):
 
 
 def test_smolagents_export_steps_and_requested_tool_calls():
-    it = read_file(DATASETS / "otel" / "smol_deep_research_agent.json")[0][0]
+    it = read_file(shared_dataset("otel", "smol_deep_research_agent.json"))[0][0]
     d = derive(it.data)
     assert len(d.steps) == 6 and [t.tool for t in d.tool_calls] == ["web_search", "final_answer"]
     assert d.tool_calls[0].arguments == {"query": "AI 2025 forecasts from Gartner, IDC, Deloitte, McKinsey"}
@@ -52,7 +52,7 @@ def test_smolagents_export_steps_and_requested_tool_calls():
 
 
 def test_rag_export_retriever_is_a_timed_tool_call_and_the_question_is_the_text():
-    it = read_file(DATASETS / "otel" / "rag_earnings_agent.json")[0][0]
+    it = read_file(shared_dataset("otel", "rag_earnings_agent.json"))[0][0]
     d = derive(it.data)
     assert [t.tool for t in d.tool_calls] == ["VectorStoreRetriever"]
     assert len(d.calls) == 1 and d.calls[0].end > d.calls[0].start

@@ -1,5 +1,6 @@
 """TRAIL span trees read as items: agents, handoffs, steps, tool calls, timed calls and gold,
-checked against what the files themselves say (../shared/datasets/trail, README there)."""
+checked against what the files themselves say (../shared/datasets/trail, README there; in a bare
+clone only the GAIA run copied to data/trail)."""
 import json
 from pathlib import Path
 
@@ -9,11 +10,10 @@ from app.traces.conversation import savings
 from app.traces.derive import derive
 from app.traces.readers import attach_golds, data_paths, read_file, read_path
 from app.traces.timeparse import parse_duration, parse_time
-from tests.conftest import DATASETS, ROOT
+from tests.conftest import ROOT, shared_dataset, shared_files
 
-TRAIL = DATASETS / "trail"
-GAIA = sorted((TRAIL / "gaia").glob("*.json"))
-SWE = sorted((TRAIL / "swe-bench").glob("*.json"))
+GAIA = shared_files("trail", "gaia/*.json", stand_in=ROOT / "data" / "trail" / "gaia")
+SWE = shared_files("trail", "swe-bench/*.json")
 HANDOFF = {"512475a321c616e45337da3575f6a185", "b159cbc7eb989d874a0337cbee8a373c",
            "fcdcb46c7df316b571138b53bd3c822a"}
 
@@ -62,7 +62,7 @@ def test_trail_file_reads_with_steps_calls_and_gold(path):
         assert c["end"] - c["start"] == pytest.approx(parse_duration(s["duration"]), abs=1e-5)
     assert len(d.calls) == len(tools) and all(c.problem is None for c in d.calls)
     # gold: every error, on the step of its span and the agent that span belongs to
-    gold_raw = json.loads((TRAIL / "gold" / f"{path.stem}.json").read_text())
+    gold_raw = json.loads((path.parent.parent / "gold" / f"{path.stem}.json").read_text())
     g = it.gold
     assert g is not None and it.data["gold"] == g
     assert len(g["failures"]) == len(gold_raw["errors"])
@@ -98,7 +98,7 @@ def test_gaia_manager_and_search_agent_handoffs(path):
 
 
 def test_swe_bench_is_one_agent_and_its_repeated_span_read_once():
-    items, problems = read_file(SWE[0])
+    items, problems = read_file(sorted(shared_dataset("trail", "swe-bench").glob("*.json"))[0])
     d = derive(items[0].data)
     assert d.agents == ["agent"] and d.handoffs == [] and len(d.steps) == 6
     notes = [p for p in problems if p.level == "note"]
@@ -109,7 +109,7 @@ def test_swe_bench_is_one_agent_and_its_repeated_span_read_once():
 
 def test_a_trail_folder_reads_traces_and_gold_without_warnings():
     items, problems, golds = [], [], []
-    for p in data_paths(TRAIL):
+    for p in data_paths(shared_dataset("trail")):  # all five runs
         got, probs, gs = read_path(p)
         items += got
         problems += probs
@@ -121,7 +121,7 @@ def test_a_trail_folder_reads_traces_and_gold_without_warnings():
 
 
 def test_steps_carry_inputs_outputs_and_requested_calls():
-    it = read_file(TRAIL / "gaia" / "512475a321c616e45337da3575f6a185.json")[0][0]
+    it = read_file(shared_dataset("trail", "gaia", "512475a321c616e45337da3575f6a185.json"))[0][0]
     steps = it.data["steps"]
     assert all(isinstance(s["input"], list) and s["input"] for s in steps)
     assert steps[2]["input"][0]["role"] == "system" and steps[2]["content"].startswith("Thought:")

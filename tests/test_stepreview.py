@@ -11,7 +11,7 @@ from app.types import trajectory_eval as sr
 from app.project.config import load_config
 from app.traces.derive import derive
 from app.traces.trace import step_text
-from tests.conftest import DATASETS, ROOT
+from tests.conftest import ROOT, shared_dataset
 
 OPTS = ["correct", "incorrect", "partially_correct"]
 SEV = [{"name": "minor", "weight": -1}, {"name": "major", "weight": -5}, {"name": "critical", "weight": -10}]
@@ -119,7 +119,7 @@ def test_mast_modes_match_what_humans_labelled_in_the_mad_sample():
     project, _ = load_config(ROOT / "configs" / "mast_steps.yaml")
     ours = {m.subtype.split(" ", 1)[0]: m.subtype.split(" ", 1)[1] for m in
             sr.modes(project.scheme("mast_steps")["error_types"])}
-    record = json.loads((DATASETS / "mast" / "mad_human_sample.json").read_text())[3]
+    record = json.loads(shared_dataset("mast", "mad_human_sample.json").read_text())[3]
     theirs = dict(a["failure mode"].split("\n")[0].strip().split(" ", 1) for a in record["annotations"])
     assert set(ours) == set(theirs)
     for code, name in ours.items():
@@ -127,7 +127,7 @@ def test_mast_modes_match_what_humans_labelled_in_the_mad_sample():
 
 
 def test_label_steps_of_a_real_ag2_trajectory():
-    record = json.loads((DATASETS / "mast" / "mad_human_sample.json").read_text())[0]
+    record = json.loads(shared_dataset("mast", "mad_human_sample.json").read_text())[0]
     data = json.loads(record["trace"])
     d = derive(data, steps_key="trajectory", agent_key="name")
     assert len(d.steps) == 10 and d.agents == ["mathproxyagent", "assistant"]
@@ -144,7 +144,7 @@ def test_label_steps_of_a_real_ag2_trajectory():
 
 def test_whowhen_steps_keep_their_trace_indices():
     from app.traces.readers import whowhen
-    path = DATASETS / "whowhen"
+    path = shared_dataset("whowhen", stand_in=ROOT / "data" / "whowhen")
     f = next(iter(sorted(path.rglob("*.json"))))
     item = whowhen.to_item(json.loads(f.read_text()), str(f), "id", "text", file=f)
     d = derive(item.data)

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from app.types import tool_contention as tl
+from app.ui import contention_view as tl
 from app.traces.contention import Call, Region, find_regions, normalize_calls
 from app.traces.derive import derive
 from app.traces.timeparse import parse_duration, parse_time
-from tests.conftest import DATASETS, ROOT
+from tests.conftest import ROOT, shared_files
 
 
 def demo(item_id):
@@ -276,11 +276,11 @@ def trail_calls(path: Path) -> list[dict]:
     return out
 
 
-TRAIL = sorted((DATASETS / "trail").glob("*/*.json"))
+TRAIL = (shared_files("trail", "gaia/*.json", stand_in=ROOT / "data" / "trail" / "gaia")
+         + shared_files("trail", "swe-bench/*.json"))
 
 
-@pytest.mark.skipif(not TRAIL, reason="shared TRAIL sample not present")
-@pytest.mark.parametrize("path", [p for p in TRAIL if p.parent.name != "gold"], ids=lambda p: p.stem[:8])
+@pytest.mark.parametrize("path", TRAIL, ids=lambda p: p.stem[:8])
 def test_real_trail_trace(path):
     raw = trail_calls(path)
     if not raw:

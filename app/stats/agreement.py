@@ -55,8 +55,11 @@ def with_default(given: pd.DataFrame, panel: pd.DataFrame, default: Any) -> pd.D
 
 
 def _pairable(table: pd.DataFrame) -> pd.DataFrame:
-    m = table.groupby("unit")["rater"].transform("size")
-    return table[m >= 2]
+    """The judgements of units with two or more raters."""
+    unit = table["unit"].to_numpy(dtype=np.int64)
+    if not len(unit):
+        return table
+    return table[np.bincount(unit)[unit] >= 2]
 
 
 def _counts(table: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
@@ -211,13 +214,18 @@ def differing(table: pd.DataFrame, gap: float | None = None) -> list[int]:
     pairable = _pairable(table)
     if pairable.empty:
         return []
+    unit = pairable["unit"].to_numpy(dtype=np.int64)
     if gap is None:
         codes, _ = pd.factorize(pairable["value"].to_numpy(dtype=object), use_na_sentinel=False)
-        distinct = pd.Series(codes, index=pairable.index).groupby(pairable["unit"]).nunique()
-        return distinct.index[distinct > 1].tolist()
-    numbers = pd.to_numeric(pairable["value"], errors="coerce").groupby(pairable["unit"])
-    spread = numbers.max() - numbers.min()
-    return spread.index[spread >= gap].tolist()
+        pairs = np.unique(unit * (int(codes.max()) + 1) + codes)  # each (unit, value) once
+        per_unit = np.bincount(pairs // (int(codes.max()) + 1))
+        return np.flatnonzero(per_unit > 1).tolist()
+    x = pd.to_numeric(pairable["value"], errors="coerce").to_numpy(dtype=np.float64)
+    high = np.full(int(unit.max()) + 1, -np.inf)
+    low = np.full(int(unit.max()) + 1, np.inf)
+    np.maximum.at(high, unit, x)
+    np.minimum.at(low, unit, x)
+    return np.flatnonzero(high - low >= gap).tolist()
 
 
 class Disagreements:

@@ -52,10 +52,15 @@ def clean(obj: Any) -> Any:
     return obj
 
 
-def scheme_rows(ws, df: pd.DataFrame, scheme, item_ids: list[str], k: int) -> SchemeRows:
-    """One scheme's judgements and long table under the summary's filters."""
-    judged = judgements(df)
-    mine = judged[judged["scheme"] == scheme.name]
+def scheme_rows(ws, df: pd.DataFrame, scheme, item_ids: list[str], k: int,
+                judged: dict[str, pd.DataFrame] | None = None) -> SchemeRows:
+    """One scheme's judgements and long table under the summary's filters (`judged`: the
+    judgements already split by scheme)."""
+    if judged is None:
+        rows = judgements(df)
+        mine = rows[rows["scheme"] == scheme.name]
+    else:
+        mine = judged.get(scheme.name, df.iloc[:0])
     kind = TYPES[scheme.type]
     return SchemeRows(scheme=scheme, judged=mine[["item_id", "annotator", "status", "seconds_spent"]],
                       table=long_table(mine, kind, scheme), item_ids=item_ids, k=k,
@@ -86,20 +91,21 @@ def _gold(ws, per_scheme: dict[str, SchemeRows], chosen: list, item_ids: list[st
     attributions = []
     if attribution is not None:
         t = per_scheme[attribution.name].table
-        t = t[t["item_id"].isin(golds)]
+        t = t[t["item_id"].isin(golds)] if len(t) else t.assign(agent=[], step=[])
         attributions = [{"item_id": i, "annotator": w, "agent": a,
                          "step": None if s is None or s != s else int(s), "status": st}
-                        for i, w, a, s, st in zip(t["item_id"], t["annotator"], t["agent"], t["step"], t["status"])]
+                        for i, w, a, s, st in zip(*(t[c].tolist() for c in ("item_id", "annotator", "agent", "step",
+                                                                              "status")))]
     tags: dict[tuple[str, str], set[int]] = {}
     for s in (s for s in chosen if s.type == "trajectory_eval"):
         rows = per_scheme[s.name]
         table = rows.table
         modes = table[table["item_id"].isin(golds) & table["category"].notna()] if "category" in table else table.iloc[:0]
         modes = modes if "step" in modes else modes.assign(step=[])
-        for i, w, step in zip(modes["item_id"], modes["annotator"], modes["step"]):
+        for i, w, step in zip(*(modes[c].tolist() for c in ("item_id", "annotator", "step"))):
             tags.setdefault((i, w), set()).add(int(step))
         judged = rows.judged[rows.judged["item_id"].isin(golds)]
-        for i, w in zip(judged["item_id"], judged["annotator"]):
+        for i, w in zip(judged["item_id"].tolist(), judged["annotator"].tolist()):
             tags.setdefault((i, w), set())
     found = goldmod.accuracy(attributions, golds, k, tags)
     return {"by_annotator": found["by_annotator"],
@@ -121,8 +127,9 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     df = apply_filters(df, annotators, schemes, item_ids)
     project = ws.project
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
-    per_scheme = {s.name: scheme_rows(ws, df, s, item_ids, k) for s in chosen}
     judged = judgements(df)
+    by_scheme = {name: part for name, part in judged.groupby("scheme", sort=False)}
+    per_scheme = {s.name: scheme_rows(ws, df, s, item_ids, k, by_scheme) for s in chosen}
     prog = progress(df, judged, done_marks(df), len(item_ids), [s.name for s in project.schemes])
     wanted = set(item_ids)
     out: dict[str, Any] = {
@@ -140,7 +147,7 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
         if kind.section is None or kind.rollup is None:
             continue
         part = kind.rollup(per_scheme[s.name])
-        if disagreements:
+        if disagreements and kind.listings:
             part = {**part, **{what: fn(per_scheme[s.name]) for what, fn in kind.listings.items()}}
         rollups[kind.section][s.name] = part
     out.update((section, rollups[section]) for section in SECTIONS)
@@ -157,3 +164,36 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     out["gold_detail"] = g["detail"]
     out["disagreements"] = listed if disagreements else None
     return clean(out)
+
+
+def _one_scheme(ws, df: pd.DataFrame | None, scheme: str, annotators, items, k: int) -> SchemeRows:
+    """One scheme's rows under the summary's filters."""
+    df = load(ws) if df is None else df
+    item_ids = [it.id for it in ws.items] if items is None else list(dict.fromkeys(items))
+    return scheme_rows(ws, apply_filters(df, annotators, [scheme], item_ids), ws.project.scheme(scheme), item_ids, k)
+
+
+def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Iterable[str] | None = None,
+                  items: Iterable[str] | None = None, k: int = 1) -> list[dict]:
+    """What annotators disagree on in one scheme, under the summary's filters (the summary
+    without its listed records gives how many; this lists them, for the scheme someone opens)."""
+    return clean(agreement(_one_scheme(ws, df, scheme, annotators, items, k), listed=True)[1])
+
+
+def listing(ws, df: pd.DataFrame | None, scheme: str, what: str, *, annotators: Iterable[str] | None = None,
+            items: Iterable[str] | None = None) -> list[dict]:
+    """Records one scheme's rollup counts but lists only when asked (its type's `listings`)."""
+    rows = _one_scheme(ws, df, scheme, annotators, items, 1)
+    found = TYPES[rows.scheme.type].listings.get(what)
+    if found is None:
+        listers = ", ".join(name for name, kind in TYPES.items() if what in kind.listings) or "no"
+        raise ValueError(f"{scheme} is a {rows.scheme.type} scheme; {what} lists {listers} schemes")
+    return clean(found(rows))
+
+
+def fingerprint(df: pd.DataFrame) -> str:
+    """What identifies the stored rows' state (how many, and the sum of each whole row's hash):
+    a save, a clear or a delete changes it; equal for an unchanged store, so a summary computed
+    from it can be shown again."""
+    hashes = pd.util.hash_pandas_object(df, index=False).to_numpy()
+    return f"{len(hashes)}:{int(hashes.sum(dtype=np.uint64))}"

@@ -18,13 +18,26 @@ Stored value (the `value` of the Parquet row)::
 - Scores stored for an agent that no longer appears in the trace are kept (never lost
   silently); the page lists them apart.
 
+In the summary (`summary_rows`): a row per valid score (level "agent" or "team", agent,
+dimension, score) and per milestone (milestone, reached); the rollup gives each agent's and
+the team's scores per dimension (mean and 95 % interval) and each milestone's rate, agreement
+the ordinal alpha of each dimension (an agent × item is a unit) and the nominal agreement on
+each milestone.
+
 No Streamlit here: pure functions on plain data.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable
+
+import pandas as pd
+
 from app.project import validators as v
-from app.types.base import AnnotationType, Key
+from app.stats.agreement import Disagreements, judgements, nominal, ordinal, show_number
+from app.stats.counting import in_order, order_key, t975
+from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.panel import SchemeRows
 
 EMPTY: dict = {"agents": {}, "team": {}, "milestones": {}}
 
@@ -173,7 +186,137 @@ def summary(value: Any, n_agents: int, agent_dims: list[str], team_dims: list[st
     return ", ".join(parts)
 
 
+# --- the summary ------------------------------------------------------------------------------
+
+SCORE_GAP = 2  # two annotators' scores this far apart are listed as a disagreement
+LEVELS = (("agent", "agent_dimensions"), ("team", "team_dimensions"))  # (level, its dimensions' key)
+
+
+def _scale(scheme: Scheme) -> int:
+    return int(scheme.get("scale") or 10)
+
+
+def summary_rows(value: Any, scheme: Scheme) -> list[dict]:
+    """A row per valid score (level, agent, dimension, score) and per milestone (milestone,
+    reached) of a stored value, as table_rows reads it; the other kind's columns None."""
+    scores, miles = table_rows(value, _scale(scheme))
+    return ([{"level": level, "agent": agent, "dimension": dim, "score": score, "milestone": None, "reached": None}
+             for level, agent, dim, score in scores]
+            + [{"level": None, "agent": None, "dimension": None, "score": None, "milestone": m, "reached": reached}
+               for m, reached in miles])
+
+
+ROW_COLUMNS = ["level", "agent", "dimension", "score", "milestone", "reached"]
+
+
+def _columns(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with the row columns, present even when no stored value spread into a row."""
+    missing = {c: pd.Series([None] * len(table), index=table.index, dtype=object)
+               for c in ROW_COLUMNS if c not in table}
+    return table.assign(**missing) if missing else table
+
+
+def _scores(table: pd.DataFrame) -> pd.DataFrame:
+    table = _columns(table)
+    return table[table["level"].notna() & table["score"].notna()]
+
+
+def _milestones(table: pd.DataFrame) -> pd.DataFrame:
+    table = _columns(table)
+    return table[table["milestone"].notna() & table["reached"].notna()]
+
+
+def _dimensions(scores: pd.DataFrame, level: str, scheme: Scheme, key: str) -> list[str]:
+    """A level's dimensions present in `scores`, the configured ones first, in their order."""
+    seen = scores.loc[scores["level"] == level, "dimension"].dropna().unique().tolist()
+    return [d for d in in_order(scheme.get(key), seen) if d in set(seen)]
+
+
+def _interval(n: int, mean: float, sd: float) -> dict:
+    """mean_interval()'s record from a group's n, mean and sd (NaN for a single score)."""
+    if n < 2:
+        return {"n": n, "mean": mean, "sd": None, "ci_low": None, "ci_high": None}
+    half = t975(n - 1) * sd / math.sqrt(n)
+    return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
+
+
+def rollup(scheme_rows: SchemeRows) -> dict:
+    """Per agent and dimension, and per team dimension: the scores' n, mean, sd and 95 %
+    interval (mean_interval), the runs and the annotators scoring it (agents by name,
+    dimensions as configured); per milestone: how many answered it, how many reached it, and
+    the rate."""
+    scheme = scheme_rows.scheme
+    scores = _scores(scheme_rows.table)
+    found: dict[str, list] = {"agent": [], "team": []}
+    if len(scores):  # (pandas' groupby of no rows loses the aggregates' columns)
+        groups = scores.assign(score=scores["score"].astype(float)).groupby(["level", "agent", "dimension"], sort=False)
+        stats = groups["score"].agg(["size", "mean", "std"]).join(groups[["item_id", "annotator"]].nunique())
+        rank = {level: {d: i for i, d in enumerate(_dimensions(scores, level, scheme, key))} for level, key in LEVELS}
+        for (level, agent, dim), n, mean, sd, runs, annotators in zip(stats.index, *(
+                stats[c].tolist() for c in ("size", "mean", "std", "item_id", "annotator"))):
+            entry = {"agent": agent} if level == "agent" else {}
+            found[level].append(((order_key(agent), rank[level][dim]), {
+                **entry, "dimension": dim, **_interval(n, mean, sd), "runs": runs, "annotators": annotators}))
+    out: dict[str, list] = {"agents": [row for _, row in sorted(found["agent"], key=lambda pair: pair[0])],
+                            "team": [row for _, row in sorted(found["team"], key=lambda pair: pair[0])]}
+    miles = _milestones(scheme_rows.table)
+    answers = miles.assign(reached=miles["reached"].astype(bool)).groupby("milestone", sort=False)["reached"]
+    answered, reached = answers.size().to_dict(), answers.sum().to_dict()
+    out["milestones"] = [{"milestone": m, "n": answered[m], "reached": int(reached[m]),
+                          "rate": reached[m] / answered[m]}
+                         for m in in_order(scheme.get("milestones"), answered) if m in answered]
+    return out
+
+
+def agreement(scheme_rows: SchemeRows, disagreements: Disagreements) -> dict:
+    """Each dimension's scores (ordinal alpha; a unit is an agent of an item, or the team of an
+    item), listing scores SCORE_GAP or more apart; each milestone reached or not (nominal)."""
+    scheme, panel = scheme_rows.scheme, scheme_rows.panel
+    given = panel.members(scheme_rows.table)
+    scores = _scores(given)
+    # a unit per (level, dimension, item, agent): in a dimension, item by item, agents by name
+    scores = scores.assign(unit=scores.groupby(["level", "dimension", "item", "agent"], sort=True).ngroup())
+    named = scores.drop_duplicates("unit")
+    of_unit = dict(zip(named["unit"].tolist(), zip(named["item"].tolist(), named["agent"].tolist())))
+    parts = dict(tuple(scores.groupby(["level", "dimension"], sort=False)))
+    out: dict[str, dict] = {}
+    for level, key in LEVELS:
+        measures = out[key] = {}
+        for dim in _dimensions(scores, level, scheme, key):
+            part = parts[(level, dim)]
+            table = judgements(part["unit"].to_numpy(), part["rater"].to_numpy(dtype=object),
+                               part["score"].to_numpy(dtype=float))
+            measures[dim] = ordinal(table)
+
+            def describe(unit: int, level: str = level, dim: str = dim) -> tuple[str, str]:
+                item, agent = of_unit[unit]
+                return panel.items[item], f"team · {dim}" if level == "team" else f"{agent} · {dim}"
+            disagreements.add(table, describe, "score", show_number, gap=SCORE_GAP)
+    miles = _milestones(given)
+    parts = dict(tuple(miles.groupby("milestone", sort=False)))
+    out["milestones"] = {}
+    for m in in_order(scheme.get("milestones"), parts):
+        if m in parts:
+            part = parts[m]
+            table = judgements(part["item"].to_numpy(), part["rater"].to_numpy(dtype=object),
+                               part["reached"].to_numpy(dtype=bool))
+            out["milestones"][m] = nominal(table)
+            disagreements.add(table, lambda unit, m=m: (panel.items[unit], f"milestone {m}"), "milestone",
+                              lambda reached: "reached" if reached else "not reached")
+    return out
+
+
+def looks_like(value: Any) -> bool:
+    return isinstance(value, dict) and bool({"agents", "team", "milestones"} & set(value))
+
+
+def coerce(value: Any, scheme: Scheme) -> Any:
+    return hidden_input(value, looks_like)
+
+
 TYPE = AnnotationType(
     name="agent_scorecard", title="Agent scorecard", page="pages/agent_scorecard.py", trace=True,
     keys={"scale": Key(v.integer(2, 10), default=5), "agent_dimensions": Key(v.string_list(1), required=True),
-          "team_dimensions": Key(v.string_list(0), default=[]), "milestones": Key(v.string_list(0), default=[])})
+          "team_dimensions": Key(v.string_list(0), default=[]), "milestones": Key(v.string_list(0), default=[])},
+    section="scorecards", rows=summary_rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    headline=lambda measures: next(iter((measures.get("agent_dimensions") or {}).values()), None))

@@ -14,6 +14,10 @@ different call, the label is not re-attached to it (see `reconcile`).
 An empty list is "not annotated" (the row is removed); "Reviewed, nothing to flag"
 stores `[]` with the reviewed_clean status.
 
+In the summary: a row per call given a verdict (index, step, tool, verdict); the rollup
+counts each (tool, verdict), agreement is nominal on the verdict of each call (item, index)
+two or more annotators gave one.
+
 No Streamlit here.
 """
 from __future__ import annotations
@@ -21,9 +25,14 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+import pandas as pd
+
 from app.traces.toolcall import ToolCall
 from app.project import validators as v
-from app.types.base import AnnotationType, Key
+from app.stats.agreement import Disagreements, judgements, nominal
+from app.stats.counting import count, sorted_keys
+from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.panel import SchemeRows
 
 
 def entry(call: ToolCall, verdict: str | None, notes: str) -> dict:
@@ -130,6 +139,74 @@ def summary(value: Any, n_calls: int, verdicts: list[str]) -> str:
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
 
 
+# --- the summary ------------------------------------------------------------------------------
+
+def rows(value: Any, scheme: Scheme) -> list[dict]:
+    """A row per entry with a verdict (index, step, tool, verdict), as parse() reads the value."""
+    return [{"index": e["index"], "step": e["step"], "tool": e["tool"], "verdict": e["verdict"]}
+            for e in parse(value) if e["verdict"]]
+
+
+def rollup(scheme_rows: SchemeRows) -> list[dict]:
+    """How many verdicts each tool got, per verdict, by tool then verdict (the tool as stored
+    with the verdict)."""
+    table = scheme_rows.table
+    counted = count(table, ["tool", "verdict"]) if "verdict" in table else {}
+    return [{"tool": tool, "verdict": verdict, "count": counted[(tool, verdict)]}
+            for tool, verdict in sorted_keys(counted)]
+
+
+def agreement(scheme_rows: SchemeRows, disagreements: Disagreements) -> dict:
+    """The verdict of each call (an item's call index) two or more annotators judged: nominal,
+    over the verdicts given (a call left alone has no verdict; it is not a category)."""
+    panel = scheme_rows.panel
+    given = panel.members(scheme_rows.table)
+    if "verdict" not in given:
+        given = given.assign(index=pd.Series([], dtype="int64"), tool=[], verdict=[])
+    given = given.assign(index=pd.to_numeric(given["index"], errors="coerce").fillna(-1).astype("int64"))
+    # a unit per (item, call index): item by item, calls by index
+    units = given.groupby(["item", "index"], sort=True).ngroup().to_numpy()
+    given = given.assign(unit=units)
+    # each call named by its tool as the first annotator by name who named one gave it (not
+    # by the rows' order)
+    named = given.assign(unnamed=given["tool"].isna()).sort_values(["unit", "unnamed", "rater"], kind="stable")
+    first = named.drop_duplicates("unit")
+    calls = {unit: (item, index, None if unnamed else tool) for unit, item, index, tool, unnamed in
+             zip(*(first[c].tolist() for c in ("unit", "item", "index", "tool", "unnamed")))}
+
+    def describe(unit: int) -> tuple[str, str]:
+        item, index, tool = calls[unit]
+        return panel.items[item], f"call {index}" + (f" ({tool})" if tool is not None else "")
+
+    verdicts = judgements(given["unit"], given["rater"], given["verdict"])
+    disagreements.add(verdicts, describe, "tool verdict")
+    return {"verdict": nominal(verdicts)}
+
+
+def looks_like(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def coerce(value: Any, scheme: Scheme) -> Any:
+    return hidden_input(value, looks_like)
+
+
+def objects(value: Any, derivation) -> Any:
+    """Each reviewed call as the trace has it now (None: no call at that index)."""
+    if derivation is None or not isinstance(value, list):
+        return None
+    calls = {c.index: c for c in derivation.tool_calls}
+    out = {}
+    for e in value:
+        if isinstance(e, dict) and isinstance(e.get("index"), int):
+            c = calls.get(e["index"])
+            out[str(e["index"])] = None if c is None else {"step": c.step, "agent": c.agent, "tool": c.tool,
+                                                           "arguments": c.arguments}
+    return {"tool_calls": out}
+
+
 TYPE = AnnotationType(
     name="tool_call_review", title="Tool-call review", page="pages/tool_call_review.py", trace=True,
-    keys={"verdict_options": Key(v.string_list(1), default=DEFAULT_VERDICTS)})
+    keys={"verdict_options": Key(v.string_list(1), default=DEFAULT_VERDICTS)},
+    section="tool_verdicts", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    objects=objects, headline=lambda measures: measures.get("verdict"))

@@ -1,528 +1,30 @@
-"""The tool-contention timeline, without Streamlit: lanes, bars, shading, clicks, the value.
+"""tool_contention: a label for each contention region of a run's tool calls (deadlock,
+circular wait, race condition, benign).
 
-One lane per agent, each timed call a bar from its start to its end labelled with its
-tool; every contention region (app/contention.py) is shaded on the lanes of the agents
-whose calls it involves (contiguous lanes merged into one rectangle) and carries a
-clickable marker "#N". Times are float seconds (app/timeparse.py); when the trace gave
-ISO 8601 text, the axis shows real (UTC) time, otherwise seconds.
+Stored value: `{"contentions": {"<region index>": label}}` for the labelled regions; a region
+left alone is "unlabelled". The regions are the derivation's (app/traces/contention.py),
+numbered deterministically so that a stored index always names the same region of an
+unchanged trace; a label whose region the trace no longer has is stale.
 
-Everything from the trace reaches Plotly HTML-escaped: Plotly renders a subset of HTML
-(`<b>`, `<a href>`, `<br>`) in hover text, tick labels and bar text.
+The timeline the surface draws (lanes, bars, shading, clicks, paging) is app/ui/contention_view.py.
 
-Stored value: `{"contentions": {"<region index>": label}}` for the labelled regions.
+No Streamlit here.
 """
 from __future__ import annotations
 
-import html
-import math
-import unicodedata
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any
 
-from app.traces.contention import Call, Region
-from app.paging import page_count
-from app.traces.trace import one_line
+import numpy as np
+import pandas as pd
+
 from app.project import validators as v
-from app.types.base import AnnotationType, Key
+from app.stats.agreement import NO_PAIRS, NO_VARIATION, Disagreements, judgements, nominal, with_default
+from app.stats.counting import in_order, sorted_keys
+from app.types.base import AnnotationType, Key, Scheme, as_int, hidden_input
+from app.types.panel import SchemeRows
 
-SECONDS = "seconds"
-DATETIME = "datetime"
 UNLABELLED = "unlabelled"
 KEY = "contentions"
-MAX_SHAPES = 400  # shaded rectangles drawn at most (Plotly slows down with many shapes)
-LABEL_CHARS = 24  # lane names longer than this are shortened on the axis
-_EPOCH = datetime(1970, 1, 1)
-
-
-# --- times ---------------------------------------------------------------------------------------
-
-def _is_number_text(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
-
-
-def time_kind(raw_calls: Any) -> str:
-    """DATETIME if any call gives a time as non-numeric text (ISO 8601), else SECONDS."""
-    if not isinstance(raw_calls, list):
-        return SECONDS
-    for c in raw_calls:
-        if isinstance(c, dict):
-            for k in ("start", "end"):
-                v = c.get(k)
-                if isinstance(v, str) and v.strip() and not _is_number_text(v.strip()):
-                    return DATETIME
-    return SECONDS
-
-
-def to_datetime(t: float) -> datetime:
-    """Seconds since the epoch as a naive UTC datetime (what Plotly's date axis expects)."""
-    return _EPOCH + timedelta(seconds=t)
-
-
-def axis_value(t: float, kind: str):
-    return to_datetime(t) if kind == DATETIME else t
-
-
-def fmt_time(t: float | None, kind: str) -> str:
-    if t is None:
-        return "—"
-    if kind == DATETIME:
-        d = to_datetime(t)
-        ms = d.microsecond // 1000
-        return d.strftime("%Y-%m-%d %H:%M:%S") + (f".{ms:03d}" if ms else "") + " UTC"
-    return f"{_num(t)} s"
-
-
-def _num(x: float) -> str:
-    return f"{x:.3f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))
-
-
-def fmt_duration(seconds: float) -> str:
-    if not math.isfinite(seconds):  # two finite times too far apart to subtract (near ±1.8e308)
-        return "too long to count"
-    if seconds < 120:
-        return f"{_num(round(seconds, 3))} s"
-    m, s = divmod(seconds, 60)
-    if m < 120:
-        return f"{int(m)} min {_num(round(s, 1))} s"
-    h, m = divmod(m, 60)
-    return f"{int(h)} h {int(m)} min"
-
-
-def fmt_span(start: float, end: float, kind: str) -> str:
-    """"10:00:00 – 10:00:11 UTC (11 s)" style text for a time span."""
-    if kind == DATETIME:
-        a, b = fmt_time(start, kind), fmt_time(end, kind)
-        if a[:10] == b[:10]:
-            b = b[11:]
-        return f"{a.removesuffix(' UTC')} – {b} ({fmt_duration(end - start)})"
-    return f"{_num(start)} – {_num(end)} s ({fmt_duration(end - start)})"
-
-
-# --- what is drawn -------------------------------------------------------------------------------
-
-def timed(c: Call) -> bool:
-    """A call with a start and an end (end >= start) can be drawn."""
-    return c.start is not None and c.end is not None and c.end >= c.start
-
-
-def problem_lines(calls: Iterable[Call]) -> list[str]:
-    """One plain-text line per call with a problem: which call, and what is wrong."""
-    out = []
-    for c in calls:
-        if c.problem:
-            drawn = "drawn" if timed(c) else "not drawn"
-            out.append(f"call {c.index} ({c.agent}, {c.tool}), {drawn}: {c.problem}")
-    return out
-
-
-def resources(calls: Iterable[Call]) -> list[str]:
-    """Resources of the drawable calls, in first-seen order."""
-    return list(dict.fromkeys(c.resource for c in calls if timed(c)))
-
-
-def time_bounds(calls: Iterable[Call]) -> tuple[float, float] | None:
-    ts = [(c.start, c.end) for c in calls if timed(c)]
-    if not ts:
-        return None
-    return min(s for s, _ in ts), max(e for _, e in ts)
-
-
-FIRST_VIEW_CALLS = 120  # a longer run opens on the time window of its first this-many calls
-
-
-def first_window(calls: Iterable[Call], bounds: tuple[float, float] | None,
-                 limit: int = FIRST_VIEW_CALLS) -> tuple[float, float] | None:
-    """The time window a run's timeline opens on: the whole run when it has at most `limit`
-    drawable calls, else from its start to the start of call number `limit` (in start order),
-    so that a long run opens legible and fast to draw; zoom and "Show the whole run" widen it."""
-    if bounds is None:
-        return None
-    starts = sorted(c.start for c in calls if timed(c))
-    if len(starts) <= limit:
-        return bounds
-    return bounds[0], max(starts[limit], bounds[0])
-
-
-def call_regions(regions: Iterable[Region]) -> dict[int, int]:
-    """Call index -> index of the region holding it."""
-    return {c: r.index for r in regions for c in r.calls}
-
-
-def _overlaps(start: float, end: float, window: tuple[float, float] | None) -> bool:
-    if window is None:
-        return True
-    lo, hi = window
-    return start <= hi and end >= lo
-
-
-def visible_regions(regions: Iterable[Region], only: Iterable[str] | None = None,
-                    window: tuple[float, float] | None = None) -> list[Region]:
-    """Regions on the chosen resources (all when `only` is empty) that reach into the window."""
-    keep = set(only or ())
-    return [r for r in regions if (not keep or r.resource in keep) and _overlaps(r.start, r.end, window)]
-
-
-def lane_order(calls: Iterable[Call], agents: Iterable[str] = ()) -> list[str]:
-    """Agents with drawable calls: in the trace's agent order first, then the others as seen."""
-    with_calls = list(dict.fromkeys(c.agent for c in calls if timed(c)))
-    present = set(with_calls)
-    ordered = [a for a in dict.fromkeys(agents) if a in present]
-    return ordered + [a for a in with_calls if a not in set(ordered)]
-
-
-def lane_runs(lanes: Iterable[int]) -> list[tuple[int, int]]:
-    """Sorted lane positions grouped into contiguous runs: [0, 1, 3] -> [(0, 1), (3, 3)]."""
-    runs: list[list[int]] = []
-    for i in sorted(set(lanes)):
-        if runs and i == runs[-1][1] + 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    return [(a, b) for a, b in runs]
-
-
-@dataclass(frozen=True)
-class Bar:
-    call: int
-    lane: int
-    agent: str
-    tool: str
-    resource: str
-    start: float
-    end: float
-    region: int | None
-
-    @property
-    def customdata(self) -> str:
-        return f"call:{self.call}"
-
-
-@dataclass(frozen=True)
-class Shade:
-    region: int
-    start: float
-    end: float
-    lane_from: int
-    lane_to: int
-
-
-@dataclass(frozen=True)
-class Marker:
-    region: int
-    x: float
-    lane: float
-    resource: str
-    start: float
-    end: float
-    agents: tuple[str, ...]
-
-    @property
-    def customdata(self) -> str:
-        return f"region:{self.region}"
-
-
-@dataclass
-class Timeline:
-    kind: str
-    lanes: list[str]
-    bars: list[Bar]
-    shades: list[Shade]
-    markers: list[Marker]
-    window: tuple[float, float] | None
-    shades_left_out: int = 0  # regions in view whose shading was not drawn (over MAX_SHAPES)
-    notes: list[str] = field(default_factory=list)
-
-
-def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), kind: str = SECONDS,
-          only: Iterable[str] | None = None, window: tuple[float, float] | None = None,
-          max_shapes: int = MAX_SHAPES) -> Timeline:
-    """What the chart shows for these calls and regions, filtered to resources and a window.
-
-    Nothing here depends on which region the annotator selected: the figure stays byte-identical
-    when the selection changes, so the browser keeps the chart it drew instead of drawing it
-    again (Streamlit remounts a chart whose spec changed). The selection is shown in text under
-    the chart and in the list (app/ui/surfaces/tool_contention.py).
-
-    Lanes are the agents with drawable calls on the chosen resources (stable while the
-    window moves). Bars are those calls reaching into the window. Each visible region is
-    shaded over the lanes of its agents only, one rectangle per contiguous run of lanes,
-    and gets a marker "#N" at its middle above each rectangle (customdata "region:N").
-    """
-    keep = set(only or ())
-    drawable = [c for c in calls if timed(c) and (not keep or c.resource in keep)]
-    lanes = lane_order(drawable, agents)
-    lane_of = {a: i for i, a in enumerate(lanes)}
-    region_of = call_regions(regions)
-    by_index = {c.index: c for c in calls}
-    bars = [Bar(c.index, lane_of[c.agent], c.agent, c.tool, c.resource, c.start, c.end,
-                region_of.get(c.index))
-            for c in drawable if _overlaps(c.start, c.end, window)]
-    shades: list[Shade] = []
-    markers: list[Marker] = []
-    left_out = 0
-    shown = visible_regions(regions, keep, window)
-    for r in sorted(shown, key=lambda r: r.index):
-        region_lanes = [lane_of[by_index[c].agent] for c in r.calls
-                        if c in by_index and by_index[c].agent in lane_of]
-        if not region_lanes:
-            continue
-        runs = lane_runs(region_lanes)
-        if len(shades) + len(runs) <= max_shapes:
-            shades.extend(Shade(r.index, r.start, r.end, a, b) for a, b in runs)
-        else:
-            left_out += 1
-            runs = runs[:1]
-        # one marker per shaded run, so a region split over distant lanes is named on each part
-        markers.extend(Marker(r.index, (r.start + r.end) / 2, a - 0.42, r.resource, r.start, r.end,
-                              r.agents) for a, _ in runs)
-    markers.sort(key=lambda m: (m.region, m.lane))
-    notes = []
-    if left_out:
-        notes.append(f"Shading drawn for {len(shown) - left_out} of {len(shown)} regions in view; "
-                     "narrow the time window or the resources to see the rest (every region still "
-                     "has its #marker).")
-    return Timeline(kind, lanes, bars, shades, markers, window, left_out, notes)
-
-
-# --- Plotly --------------------------------------------------------------------------------------
-
-CALL_COLOUR = "rgba(99, 110, 250, 0.85)"
-CONTENDED_COLOUR = "rgba(239, 85, 59, 0.9)"
-SHADE_COLOUR = "rgba(255, 161, 90, 0.22)"
-# The chart never shows a selection (it would go stale when the list selects another region
-# without the chart being drawn again): a click is an event only (clickmode below), and should
-# Plotly select points anyway, nothing dims.
-_NO_DIMMING = dict(selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1)))
-
-
-def esc(text: Any, limit: int | None = None) -> str:
-    """Trace text for a Plotly label: shortened, one line, HTML-escaped."""
-    s = one_line(text, limit)
-    # quotes as numeric references: Plotly decodes those, but shows "&quot;" literally
-    return html.escape(s, quote=False).replace('"', "&#34;").replace("'", "&#39;")
-
-
-def bar_hover(b: Bar, kind: str) -> str:
-    where = f"region #{b.region}" if b.region is not None else "no contention"
-    return (f"<b>{esc(b.tool, 80)}</b><br>agent: {esc(b.agent, 80)}<br>resource: {esc(b.resource, 80)}"
-            f"<br>start: {esc(fmt_time(b.start, kind))}<br>end: {esc(fmt_time(b.end, kind))}"
-            f"<br>duration: {fmt_duration(b.end - b.start)}<br>call {b.call} · {where}")
-
-
-def marker_hover(m: Marker, kind: str) -> str:
-    return (f"<b>Contention region #{m.region}</b><br>resource: {esc(m.resource, 80)}"
-            f"<br>{esc(fmt_span(m.start, m.end, kind))}<br>agents: {esc(', '.join(m.agents), 160)}")
-
-
-BAR_LABELS_UP_TO = 40  # bars in view: more, and the bars carry no tool names (the hover does)
-
-
-def bar_labels(t: Timeline) -> bool:
-    """Whether the bars are labelled with their tools (few enough bars in view to read them)."""
-    return len(t.bars) <= BAR_LABELS_UP_TO
-
-
-# widths in px of characters in the axis' 12 px sans-serif, a little generous (no browser to measure)
-_NARROW, _WIDE = set("iljtfrI.,:;'!|() "), set("WMmw@%")
-LABEL_PX = 170  # a lane name is shortened to about this width: the plot keeps most of the column
-
-
-def _char_px(c: str) -> float:
-    if c.isascii():
-        return 3.8 if c in _NARROW else 11.5 if c in _WIDE else 8.2 if c.isupper() else 6.6
-    # full-width (CJK, most emoji) and the ellipsis take about an em; other letters like capitals
-    return 12.5 if c == "…" or unicodedata.east_asian_width(c) in ("W", "F") else 8.2
-
-
-def label_px(text: str) -> float:
-    """About how wide a text is drawn on the axis."""
-    return sum(_char_px(c) for c in text)
-
-
-def lane_label(agent: Any) -> str:
-    """A lane's name as the axis shows it: one line, at most LABEL_CHARS characters and about
-    LABEL_PX wide (the hover of each bar names the agent in full)."""
-    s = " ".join(("" if agent is None else str(agent)).split())
-    if len(s) > LABEL_CHARS:
-        s = s[:LABEL_CHARS - 1] + "…"
-    while len(s) > 1 and label_px(s) > LABEL_PX:
-        s = s[:-2] + "…"
-    return s
-
-
-def margins(labels: list[str], date: bool) -> dict:
-    """The chart's margins: room on the left for the widest lane label, below for the time axis
-    (a date axis writes the day under the first time of day). Fixed here, not grown by Plotly:
-    its automatic margins measure the drawn labels and then draw the whole chart a second time
-    (half the time of a new item's chart)."""
-    widest = max((label_px(a) for a in labels), default=30)
-    return dict(l=int(18 + widest), r=10, t=36, b=72 if date else 52, autoexpand=False)
-
-
-def figure(t: Timeline):
-    """The Plotly figure: bars (customdata "call:N"), region shading, markers ("region:N").
-
-    Built from plain dicts and not validated property by property: with thousands of
-    bars or hundreds of shapes, Plotly's validation costs far more than drawing."""
-    import plotly.graph_objects as go
-
-    date = t.kind == DATETIME
-    scale = 1000.0 if date else 1.0  # a date axis measures bar lengths in milliseconds
-    labelled = bar_labels(t)
-    bars = dict(
-        type="bar", name="tool calls", orientation="h",
-        y=[b.lane for b in t.bars],
-        base=[axis_value(b.start, t.kind) for b in t.bars],
-        x=[(b.end - b.start) * scale for b in t.bars],
-        width=0.6,
-        # tool names on the bars only while there is room to read them: with many bars most would
-        # not fit, yet Plotly creates, measures and hides each one (a forced layout per distinct
-        # text), which was most of a long run's drawing; the hover names every call's tool
-        text=[esc(b.tool, 40) + ("" if b.region is None else f" ⚠#{b.region}") for b in t.bars] if labelled else None,
-        textposition="inside" if labelled else "none", insidetextanchor="start",
-        hovertext=[bar_hover(b, t.kind) for b in t.bars], hoverinfo="text",
-        customdata=[b.customdata for b in t.bars],
-        marker=dict(
-            color=[CALL_COLOUR if b.region is None else CONTENDED_COLOUR for b in t.bars],
-            line=dict(width=1, color="rgba(30, 30, 30, 0.6)"),
-            # calls in a region are hatched too: never colour alone
-            pattern=dict(shape=["" if b.region is None else "/" for b in t.bars],
-                         fgcolor="rgba(255, 255, 255, 0.5)"),
-        ),
-        showlegend=False, **_NO_DIMMING,
-    )
-    markers = dict(
-        type="scatter", name="contention regions", mode="markers+text",
-        x=[axis_value(m.x, t.kind) for m in t.markers],
-        y=[m.lane for m in t.markers],
-        text=[f"#{m.region}" for m in t.markers],
-        textposition="middle right",
-        textfont=dict(size=12),
-        hovertext=[marker_hover(m, t.kind) for m in t.markers], hoverinfo="text",
-        customdata=[m.customdata for m in t.markers],
-        marker=dict(symbol="diamond", size=12, color="rgba(217, 95, 2, 0.95)", line=dict(width=1, color="black")),
-        showlegend=False, **_NO_DIMMING,
-    )
-    shapes = [dict(
-        type="rect", xref="x", yref="y", layer="below",
-        x0=axis_value(s.start, t.kind), x1=axis_value(s.end, t.kind),
-        y0=s.lane_from - 0.45, y1=s.lane_to + 0.45,
-        fillcolor=SHADE_COLOUR, line=dict(color="rgba(217, 95, 2, 0.9)", width=1, dash="dot"),
-    ) for s in t.shades]
-    n = len(t.lanes)
-    xr = None
-    if t.window is not None:
-        lo, hi = t.window
-        pad = (hi - lo) * 0.02 or 1.0
-        xr = [axis_value(lo - pad, t.kind), axis_value(hi + pad, t.kind)]
-    labels = [lane_label(a) for a in t.lanes]
-    layout = dict(
-        shapes=shapes,
-        yaxis=dict(tickmode="array", tickvals=list(range(n)), ticktext=[esc(a) for a in labels],
-                   range=[n - 0.5, -0.7], fixedrange=True, showgrid=False, automargin=False),
-        xaxis=dict(type="date" if date else "linear", range=xr, automargin=False,
-                   title=dict(text="time (UTC)" if date else "time (s)", standoff=8)),
-        barmode="overlay", height=max(240, 110 + 44 * n), margin=margins(labels, date),
-        uniformtext=dict(minsize=8, mode="hide"), hovermode="closest", clickmode="event",
-        dragmode="zoom",
-    )
-    return go.Figure(data=[bars, markers], layout=layout, _validate=False)
-
-
-# --- clicks --------------------------------------------------------------------------------------
-
-def parse_point(point: Any) -> tuple[str, int] | None:
-    """("call", N) or ("region", N) from a selected point's customdata, else None."""
-    if not isinstance(point, dict):
-        try:
-            point = dict(point)
-        except (TypeError, ValueError):
-            return None
-    cd = point.get("customdata")
-    if isinstance(cd, (list, tuple)):
-        cd = cd[0] if cd else None
-    if not isinstance(cd, str) or ":" not in cd:
-        return None
-    what, _, num = cd.partition(":")
-    if what not in ("call", "region"):
-        return None
-    try:
-        return what, int(num)
-    except ValueError:
-        return None
-
-
-def clicked_region(points: Iterable[Any], regions: Iterable[Region]) -> tuple[int | None, str]:
-    """The region a click selects, and a line saying what was clicked.
-
-    A region marker selects its region; a bar selects the region holding its call.
-    A bar outside every region selects nothing (the message says so)."""
-    regions = list(regions)
-    known = {r.index for r in regions}
-    of_call = call_regions(regions)
-    for p in points or []:
-        target = parse_point(p)
-        if target is None:
-            continue
-        what, n = target
-        if what == "region" and n in known:
-            return n, f"Region #{n} selected on the chart."
-        if what == "call":
-            r = of_call.get(n)
-            if r is not None:
-                return r, f"Call {n} is in region #{r}: selected."
-            return None, f"Call {n} is in no contention region."
-    return None, ""
-
-
-# --- paging --------------------------------------------------------------------------------------
-
-
-
-def page_of(region: int, listed: list[Region], size: int) -> int | None:
-    for pos, r in enumerate(listed):
-        if r.index == region:
-            return pos // size
-    return None
-
-
-def window_step(lo: float, hi: float) -> float:
-    """A slider step giving about 200 positions over the span, on a 1-2-5 scale."""
-    span = hi - lo
-    if span <= 0:
-        return 1.0
-    raw = span / 200
-    p = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 5, 10):
-        if raw <= m * p:
-            return m * p
-    return 10 * p
-
-
-def zoom_window(r: Region, bounds: tuple[float, float]) -> tuple[float, float]:
-    """A window around a region with a margin of half its length, kept inside the run."""
-    pad = max((r.end - r.start) * 0.5, (bounds[1] - bounds[0]) * 0.01)
-    return max(bounds[0], r.start - pad), min(bounds[1], r.end + pad)
-
-
-# --- the stored value ----------------------------------------------------------------------------
-
-CALLS_NAMED = 8  # calls named on a region's card; more are counted
-
-
-def region_lines(r: Region, calls: dict[int, Call], kind: str) -> list[str]:
-    """What a region's card says under its head, as plain text: when and which agents, then
-    the calls in it (`calls`: every call by its index)."""
-    named = [f"{c} {one_line(calls[c].tool)} ({one_line(calls[c].agent)})" for c in r.calls[:CALLS_NAMED]
-             if c in calls]
-    more = f" and {len(r.calls) - CALLS_NAMED} more" if len(r.calls) > CALLS_NAMED else ""
-    return [f"{fmt_span(r.start, r.end, kind)} · agents: {one_line(', '.join(r.agents), 200)}",
-            f"calls: {one_line('; '.join(named), 300)}{more}"]
 
 
 def labels_of(value: Any) -> dict[int, str]:
@@ -530,13 +32,13 @@ def labels_of(value: Any) -> dict[int, str]:
     raw = value.get(KEY) if isinstance(value, dict) else None
     out: dict[int, str] = {}
     if isinstance(raw, dict):
-        for k, v in raw.items():
+        for k, label in raw.items():
             try:
                 i = int(k)
             except (TypeError, ValueError):
                 continue
-            if isinstance(v, str) and v and str(i) == str(k):
-                out[i] = v
+            if isinstance(label, str) and label and str(i) == str(k):
+                out[i] = label
     return out
 
 
@@ -559,9 +61,152 @@ def is_empty(value: Any) -> bool:
     return not labels_of(value)
 
 
+# --- the summary ------------------------------------------------------------------------------
+
+def rows(value: Any, scheme: Scheme) -> list[dict]:
+    """A row per labelled region (region index, label) of a stored value."""
+    raw = value.get(KEY) if isinstance(value, dict) else None
+    out = []
+    for key, label in (raw.items() if isinstance(raw, dict) else ()):
+        region = as_int(key)
+        if region is not None and isinstance(label, str) and label and label != UNLABELLED:
+            out.append({"region": region, "label": label})
+    return out
+
+
+def _regions(scheme_rows: SchemeRows, item_id: str) -> list[dict]:
+    """The contention regions of an item's trace now, in the derivation's order."""
+    derivation = scheme_rows.derive(item_id)
+    return [] if derivation is None else [{"region": r.index, "resource": r.resource} for r in derivation.contentions]
+
+
+def rollup(scheme_rows: SchemeRows) -> dict:
+    """How many labels each (resource, label) got, the resource being that of the region the
+    label names in the trace now; `stale`: labels naming a region the trace does not have."""
+    table = scheme_rows.table
+    counts: dict[tuple, int] = {}
+    stale = 0
+    resources: dict[str, dict] = {}  # item -> {region index: resource} (regions sharing an index: the last)
+    if len(table) and "region" in table:
+        for item, region, label in zip(table["item_id"].tolist(), table["region"].tolist(), table["label"].tolist()):
+            if item not in resources:
+                resources[item] = {r["region"]: r["resource"] for r in _regions(scheme_rows, item)}
+            if region not in resources[item]:
+                stale += 1
+                continue
+            key = (resources[item][region], label)
+            if not any(x is None or x != x for x in key):
+                counts[key] = counts.get(key, 0) + 1
+    return {"labels": [{"resource": resource, "label": label, "count": counts[(resource, label)]}
+                       for resource, label in sorted_keys(counts)],
+            "stale": stale}
+
+
+def agreement(scheme_rows: SchemeRows, disagreements: Disagreements) -> dict:
+    """The label of each region of the trace ("unlabelled" where an annotator who judged the
+    item left it alone), over every label, and per label whether each annotator gave it.
+    Labels naming a region the trace no longer has are left out."""
+    panel = scheme_rows.panel
+    regions = panel.objects(lambda item: _regions(scheme_rows, item),
+                            lambda region: f"region {region['region']} ({region['resource']})")
+    given = panel.members(scheme_rows.table)
+    given = given if "region" in given else given.assign(region=pd.Series([], dtype=object), label=[])
+    on = regions.attach(given[["item", "rater", "region", "label"]], on=["region"])
+    every = regions.every_rater()
+    explicit = judgements(on["unit"], on["rater"], on["label"])
+    overall = with_default(explicit, every, UNLABELLED)
+    # (the labels seen anywhere in the scheme's rows, on items two annotators judged or not)
+    seen = scheme_rows.table["label"].dropna().unique().tolist() if "label" in scheme_rows.table else []
+    per_label = _PerLabel(explicit, every, len(regions))
+    labels = {label: per_label.nominal(label)
+              for label in in_order(scheme_rows.scheme.get("contention_labels"), seen) if label != UNLABELLED}
+    disagreements.add(overall, regions.describe, "contention")
+    return {"label": nominal(overall), "labels": labels}
+
+
+class _PerLabel:
+    """Per label, nominal agreement on whether each annotator gave it to each region, as the
+    summary before the one-pass one counted it (the golden files hold its numbers).
+
+    That count differs from nominal(with_default(...)) in one way: within a region, the
+    annotators who left it alone (not giving the label) and those who gave it another label
+    (not giving it either) are two groups that do not pair as agreeing, while the totals
+    (Fleiss' and alpha's expected agreement, Cohen's margins) count both as "not given". For
+    the plain measure, use nominal(with_default(judgements(unit, rater, label == x), every,
+    False)) instead."""
+
+    def __init__(self, explicit: pd.DataFrame, every: pd.DataFrame, n_units: int):
+        self.unit = explicit["unit"].to_numpy(dtype=np.int64)
+        self.rater = explicit["rater"].to_numpy(dtype=object)
+        self.label = explicit["value"].to_numpy(dtype=object)
+        # raters per region (each who gave a label is on the region's panel)
+        self.m = np.bincount(every["unit"].to_numpy(dtype=np.int64), minlength=n_units).astype(np.float64)
+        self.ok = self.m >= 2
+        self.given = np.bincount(self.unit, minlength=n_units).astype(np.float64)
+        self.raters = sorted(every.loc[self.ok[every["unit"].to_numpy(dtype=np.int64)], "rater"].unique())
+        self.everyone = int(every["rater"].nunique())
+
+    def nominal(self, label: str) -> dict:
+        if not self.ok.any():
+            return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None, "n_units": 0,
+                    "n_raters": self.everyone, "note": NO_PAIRS}
+        hit = self.label == label
+        ok, n_units = self.ok, int(self.ok.sum())
+        m = self.m[ok]
+        gave = np.bincount(self.unit[hit], minlength=len(self.m)).astype(np.float64)[ok]
+        other = self.given[ok] - gave  # gave another label
+        silent = m - self.given[ok]  # left the region alone
+        pairs = gave * (gave - 1) + other * (other - 1) + silent * (silent - 1)
+        judged = m.sum()
+        totals = np.array([gave.sum(), judged - gave.sum()])
+        p_bar = float((pairs / (m * (m - 1))).mean())
+        d_o = (judged - (pairs / (m - 1)).sum()) / judged
+        d_e = (judged * judged - np.square(totals).sum()) / (judged * (judged - 1))
+        out: dict[str, Any] = {"n_units": n_units, "n_raters": len(self.raters), "percent_agreement": p_bar,
+                               "alpha": None if np.isclose(d_e, 0.0) else float(1.0 - d_o / d_e)}
+        if len(self.raters) == 2:
+            agreeing = int(((gave == m) | (other == m) | (silent == m)).sum())
+            in_ok = ok[self.unit]
+            # each rater's "given" count, and "not given" (another label, or nothing) over the units
+            margins = [(int((hit & in_ok & (self.rater == r)).sum()),) for r in self.raters]
+            margins = [(g, n_units - g) for (g,) in margins]
+            p_e = sum(a * b for a, b in zip(*margins)) / (n_units * n_units)
+            out.update(measure="cohen_kappa",
+                       kappa=None if np.isclose(p_e, 1.0) else (agreeing / n_units - p_e) / (1 - p_e))
+        else:
+            p_e = float(np.square(totals / judged).sum())
+            out.update(measure="fleiss_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1 - p_e))
+        if out["kappa"] is None:
+            out["note"] = NO_VARIATION
+        return out
+
+
+def looks_like(value: Any) -> bool:
+    return isinstance(value, dict) and KEY in value
+
+
+def coerce(value: Any, scheme: Scheme) -> Any:
+    return hidden_input(value, looks_like)
+
+
+def objects(value: Any, derivation) -> Any:
+    """Each labelled region as the trace has it now (None: no such region)."""
+    if derivation is None or not isinstance(value, dict):
+        return None
+    regions = {r.index: r for r in derivation.contentions}
+    out = {}
+    for key in (value.get(KEY) or {}):
+        r = regions.get(int(key)) if str(key).lstrip("-").isdigit() else None
+        out[str(key)] = None if r is None else {"resource": r.resource, "start": r.start, "end": r.end,
+                                                "agents": list(r.agents), "calls": list(r.calls)}
+    return {"regions": out}
+
+
 TYPE = AnnotationType(
     name="tool_contention", title="Tool contention", page="pages/tool_contention.py", trace=True,
     keys={"calls_key": Key(v.nonempty_string, default="calls"), "resource_key": Key(v.nonempty_string, default="resource"),
           "contention_labels": Key(v.string_list(1), default=["deadlock", "circular_wait", "race_condition", "benign"]),
           "include_same_agent": Key(v.boolean, default=False,
-                                    doc="also count overlapping calls of one agent as contention")})
+                                    doc="also count overlapping calls of one agent as contention")},
+    section="contention", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    objects=objects, headline=lambda measures: measures.get("label"))

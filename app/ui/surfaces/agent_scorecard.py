@@ -44,15 +44,19 @@ def _card(ws: Workspace, item: Item, scheme: Scheme) -> dict:
     return scorecard.parse(shell.stored_value(ws, item, scheme.name), scheme["scale"])
 
 
-def _save(ws: Workspace, item: Item, scheme: Scheme, change, saved_key: str) -> None:
-    """Apply `change` to the stored value (read now) and save it at once."""
+def _save(ws: Workspace, item: Item, scheme: Scheme, change, saved_key: str) -> bool:
+    """Apply `change` to the stored value (read now) and save it at once; False if that failed."""
     value = change(shell.stored_value(ws, item, scheme.name))
-    shell.card_saved(ws, item, scheme, value, saved_key, empty=scorecard.is_empty(value))
+    return shell.card_saved(ws, item, scheme, value, saved_key, empty=scorecard.is_empty(value))
 
 
 def _saver(ws: Workspace, item: Item, scheme: Scheme, key: str, saved: str, update):
-    """A widget's callback: `update(stored value, the widget's value)` saved at once."""
-    return lambda: _save(ws, item, scheme, lambda v: update(v, st.session_state[key]), saved)
+    """A widget's callback: `update(stored value, the widget's value)` saved at once; if that
+    failed, the widget is forgotten, and drawn again with what is on disk."""
+    def cb():
+        if not _save(ws, item, scheme, lambda v: update(v, st.session_state[key]), saved):
+            st.session_state.pop(key, None)
+    return cb
 
 
 def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:

@@ -18,8 +18,8 @@ import math
 
 import streamlit as st
 
-from app.types import tool_contention as tl
-from app.types import values
+from app.ui import contention_view as tl
+from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.derive import Derivation
 from app.traces.trace import Item, one_line
@@ -27,7 +27,7 @@ from app.project.workspace import Workspace
 from app.ui import region_cards, shell, timeline_chart
 from app.ui.pager import arrows
 from app.ui.state import follow, trigger, widget_key
-from app.ui.text import md
+from app.ui.text import md, visible
 
 PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
 RADIO_UP_TO = 6  # labels: up to this many are a radio row, more a dropdown
@@ -209,7 +209,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
             st.toast(f"{n} region{'s are' if n != 1 else ' is'} labelled: set them back to "
                      f"\"{tl.UNLABELLED}\" first to record \"nothing to flag\". Nothing changed.")
             return
-        shell.commit(ws, item, scheme, {tl.KEY: {}}, status=values.REVIEWED_CLEAN)
+        shell.commit(ws, item, scheme, {tl.KEY: {}}, status=STATUS_REVIEWED_CLEAN)
 
     st.button(":material/task_alt: Reviewed, nothing to flag", key=_place(scheme, "clean"), on_click=clean,
               help="Record that you looked at this run's contention and found nothing to label "
@@ -359,10 +359,11 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
         # a saved label no longer in the config stays a choice
         choices[r.index] = options if current in options else options + [current]
         cards.append({
-            "region": r.index, "head": f"Region #{r.index} · {one_line(r.resource, 60)}",
+            "region": r.index, "head": f"Region #{r.index} · {visible(one_line(r.resource, 60))}",
             # what the region holds, once changed in this session
             "status": f"{current}{shell.card_note(k_saved)}" if k_saved in st.session_state else "",
-            "lines": tl.region_lines(r, by_index, kind), "options": choices[r.index], "label": current,
+            "lines": [visible(line) for line in tl.region_lines(r, by_index, kind)],
+            "options": choices[r.index], "label": current,
             # a few labels are a radio row (one click); more, a dropdown
             "dropdown": len(choices[r.index]) > RADIO_UP_TO, "selected": r.index == selected})
     cards_key = _place(scheme, "regions")
