@@ -1,10 +1,11 @@
 """Baton's entry point: `python -m app serve CONFIG` runs this with BATON_CONFIG set."""
 import streamlit as st
 
-from app.ui import nav, shell, state
+from app.ui import nav, shell, signin, state
 
 st.set_page_config(page_title="Baton", page_icon=":material/sprint:", layout="wide")
 state.init()
+signin.gate()  # a damaged secrets file: every page stops here, saying what is wrong
 ws = shell.workspace()
 # Hidden: each page draws the sidebar itself, with links that carry the item and the sign-in in
 # their URL (see app.ui.nav.page_links), so Back after a page switch goes to the page before.

@@ -9,7 +9,7 @@ not tests: nothing here asserts a time, and `make test` never runs them.
     derive   derivations at 100,000 steps / calls; sweep vs quadratic; `python -m app derive`
              vs a bare json.load process
     saves    one save with 0, 10,000 and 100,000 annotations stored; stored values minimal
-    summary  the summary core over 1,000,000 annotation rows vs pyarrow reading them
+    summary  the summary from the stored rows at 20,000 / 100,000 / 1,000,000 rows, fresh processes
     readers  TRAIL samples and a 50 MB span tree vs the json module; peak memory
     server   one rerun of each page at 50 / 500 / 2,000 / 5,000 steps (AppTest)
     browser  headless Chromium: page ready, click → updated, save + next item, tab memory,
@@ -29,7 +29,7 @@ ORDER = ["derive", "saves", "summary", "readers", "server", "browser"]
 QUICK = {
     "derive": ["--sizes", "5000,10000,20000", "--quadratic", "500,1000", "--process-size", "20000", "--repeat", "2"],
     "saves": ["--stored", "0,2000,10000", "--saves", "60"],
-    "summary": ["--rows", "100000", "--repeat", "1", "--store-rows", "2000"],
+    "summary": ["--rows", "20000,100000"],
     "readers": ["--mb", "10", "--repeat", "2"],
     "server": ["--sizes", "50,500", "--runs", "3"],
     "browser": ["--sizes", "50,500", "--clicks", "2", "--trivial", "10"],

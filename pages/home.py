@@ -1,7 +1,7 @@
 """Sign in, see this annotator's progress, open an item."""
 import streamlit as st
 
-from app.ui import nav, shell
+from app.ui import nav, shell, state
 from app.ui.state import widget_key
 from app.ui.text import md
 
@@ -9,6 +9,8 @@ ws = shell.workspace()
 st.title(md(ws.project.name))
 who = shell.annotator()
 if not who:
+    if st.session_state.get(state.SESSION_ENDED):
+        st.info(st.session_state[state.SESSION_ENDED])
     with st.form("sign-in"):
         if shell.accounts():
             token = st.text_input("Your access token", type="password")
@@ -21,6 +23,8 @@ if not who:
             if st.form_submit_button("Sign in", type="primary") and shell.clean_name(name):
                 shell.sign_in(name)
                 st.rerun()
+    with st.sidebar:
+        nav.unreadable_notice(ws)
     if not shell.accounts():
         st.caption("No access control is configured for this project: anyone who can reach this page "
                    "can annotate under any name. `?annotator=NAME` in the URL signs that name in.")
@@ -38,6 +42,7 @@ if item is not None:
     st.markdown(f"Current item: **{md(item.id, 80)}**")
     for page in nav.annotation_pages(ws):
         st.page_link(page, width="content")
-if st.button("Sign out", key=widget_key("home", "sign-out")):
+if st.button("Sign out", key=widget_key("home", "sign-out"),
+             help="Ends every session of yours: each tab and browser asks for the token again"):
     shell.sign_out()
     st.rerun()

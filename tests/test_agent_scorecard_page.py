@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from app.types.values import REVIEWED_CLEAN
+from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.text import md
 from tests.conftest import make_app, open_page
 

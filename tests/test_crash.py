@@ -32,7 +32,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from app._old import kept
 from app.store import index as store_index
 from app.store.storage import AnnotationStore
 from tests.conftest import ROOT, write_project
@@ -176,10 +175,8 @@ def check_store(root: Path) -> tuple[AnnotationStore, list, int]:
     for p in files:
         assert pq.read_table(p).num_rows == 1, p
     assert len(pd.read_parquet(root)) == len(files) == len(rows)
-    # besides key files: the annotator folders' row indexes (app/store_index), the summary kept
-    # by `import` (app/kept.py), and temp files
-    temps = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".parquet" and p.name != store_index.NAME
-             and not (p.relative_to(root).parts[0] == kept.FOLDER and not p.name.startswith(".tmp-"))]
+    # besides key files: the annotator folders' row indexes (app/store/index.py), and temp files
+    temps = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".parquet" and p.name != store_index.NAME]
     assert all(p.name.startswith(".tmp-") for p in temps), temps
     return store, rows, len(temps)
 

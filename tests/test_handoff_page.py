@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from app.types import values
+from app.store.storage import STATUS_ANNOTATED, STATUS_REVIEWED_CLEAN
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.ui.surfaces.handoff_review import PAGE_SIZE
@@ -46,7 +46,7 @@ def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
          "flags": ["info_loss", "dropped_constraint"], "quality": 2},
     ]
     ann = _stored(tmp_path)
-    assert ann.value == expected and ann.status == values.ANNOTATED
+    assert ann.value == expected and ann.status == STATUS_ANNOTATED
     assert any("saved" in m.value for m in at.markdown if m.value.startswith("Handoff 6:"))
     at.button(key=_key("clean")).click().run()  # judged: "nothing to flag" changes nothing
     assert _stored(tmp_path).value == expected and [t.value for t in at.toast][-1].startswith("2 handoffs are judged")
@@ -86,12 +86,12 @@ def test_reviewed_clean(demo_project, tmp_path):
     at = open_page(make_app(demo_project), PAGE)
     at.button(key=_key("clean")).click().run()
     ann = _stored(tmp_path)
-    assert ann.status == values.REVIEWED_CLEAN and ann.value == []
+    assert ann.status == STATUS_REVIEWED_CLEAN and ann.value == []
     again = open_page(make_app(demo_project), PAGE)
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
     again.checkbox(key=_key(2, "flag", "garbling")).check().run()  # a judgement after all
     ann = _stored(tmp_path)
-    assert ann.status == values.ANNOTATED and ann.value[0]["flags"] == ["garbling"]
+    assert ann.status == STATUS_ANNOTATED and ann.value[0]["flags"] == ["garbling"]
     assert not any("Reviewed, nothing to flag" in c.value for c in again.caption)
 
 
@@ -122,7 +122,7 @@ def test_entries_made_on_other_data_are_reported_not_attached(tmp_path):
     cfg = write_project(tmp_path, data_files=[str(data)])
     old = [{"index": 1, "step": 7, "from": "X", "to": "Y", "flags": ["garbling"], "quality": 1}]
     AnnotationStore(tmp_path / "annotations").save(
-        Annotation("r", "alice", "handoffs", "handoff_review", old, values.ANNOTATED, "other", None, 0.0))
+        Annotation("r", "alice", "handoffs", "handoff_review", old, STATUS_ANNOTATED, "other", None, 0.0))
     at = open_page(make_app(cfg, item="r"), PAGE)
     assert any("does not match this trace" in w.value for w in at.warning)
     assert at.checkbox(key=_key(1, "flag", "garbling", item="r")).value is False

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
+from app.ui.text import md
 from tests.conftest import make_app, open_page
 
 ITEM = "code-team-002"
@@ -20,7 +21,8 @@ def test_label_and_free_text_are_stored_together(demo_project):
     k_free = widget_key("radio-free", "orchestration")
     at = open_page(make_app(demo_project, item=ITEM), "radio")
     radio = at.radio(key=k_choice)
-    assert radio.options == LABELS and radio.value is None
+    # the options as shown: Markdown-escaped (config text is plain text, see app/ui/text.md)
+    assert radio.options == [md(x) for x in LABELS] and radio.value is None
     radio.set_value("hierarchical_manager").run()
     assert stored(tmp).value == {"hierarchical_manager": "true"}
     at.text_input(key=k_free).input("manager delegates, reviewer gates the merge").run()

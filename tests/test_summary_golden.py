@@ -1,4 +1,6 @@
-"""The summary equals the golden files written by the summary it replaced (tests/golden/).
+"""The summary equals the golden files written by the summary it replaced (tests/golden/): the
+incremental, on-disk tally summary of before the reshape, run on these rows (see the git history
+of tests/golden/make_golden.py).
 
 Two studies (the benchmark's generated one, and the demo's real runs annotated), six sets of
 filters each; every section of the summary is compared on its own (each scheme's rollup,

@@ -84,7 +84,7 @@ def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, 
 
 
 def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, monkeypatch):
-    from app._old import summary as core
+    from app.summary import summarize as core
     from app.ui import summary_page
     monkeypatch.setattr(summary_page, "DIS_PAGE", 1)
     listed = []
@@ -113,7 +113,7 @@ def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, mon
 
 
 def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypatch):
-    from app._old import summary as core
+    from app.summary import summarize as core
     calls = []
     real = core.summarize
     monkeypatch.setattr(core, "summarize", lambda *a, **kw: calls.append(1) or real(*a, **kw))
@@ -127,8 +127,7 @@ def test_summary_is_computed_again_only_when_the_rows_changed(tmp_path, monkeypa
     at.button(key=k("refresh")).click().run()
     assert len(calls) == 2 and "2 judgements" in at.caption[0].value
     assert not at.exception
-    # the summary kept the parts of schemes nobody saved (summary.Parts), and computed the
-    # saved scheme's again: its blame table has the new judgement
+    # computed again from every row: its blame table has the new judgement
     blame = [df for df in frames(at) if list(df.columns[:2]) == ["agent", "count"]]
     assert blame and sorted(blame[0]["agent"]) == ["Coder", "Tester"]
 

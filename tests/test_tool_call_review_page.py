@@ -6,7 +6,7 @@ import json
 
 from app.store.storage import Annotation, AnnotationStore
 from app.ui.state import widget_key
-from app.types.values import REVIEWED_CLEAN
+from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.surfaces.tool_call_review import PAGE_SIZE
 from app.traces.step_cards import plain
 from tests.conftest import call_cards, card_codes, make_app, open_page, write_project

@@ -6,7 +6,7 @@ import json
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from app.types.values import REVIEWED_CLEAN
+from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.surfaces.trajectory_eval import PAGE_SIZE
 from app.traces.step_cards import plain
 from tests.conftest import drawn_cards, make_app, open_page, write_project

@@ -12,6 +12,23 @@ def add_arguments(p):
     p.add_argument("config")
 
 
+def setup_problems(config: str, project) -> list[str]:
+    """What would stop annotators (a damaged secrets file, an annotation folder that cannot be
+    written), as the app says it; prints how access is set up."""
+    from app.project.access import load_access, secrets_files
+    from app.project.config import output_dir_problem
+    access = load_access(secrets_files(config))
+    if access.is_open:
+        print("access: off (no .streamlit/secrets.toml): anyone who reaches the app may annotate under any name")
+    else:
+        print(f"access: {len(access.accounts)} account(s) from {', '.join(str(f) for f in access.files)}")
+    out = [f"access refused to everyone until fixed: {x}" for x in access.problems]
+    where = output_dir_problem(project.output_dir)
+    if where:
+        out.append(f"{project.path}: output_annotation_dir: {where}")
+    return out
+
+
 def run(args) -> int:
     from app.traces.conversation import savings
     from app.traces.derive import derive, scheme_keys
@@ -22,6 +39,7 @@ def run(args) -> int:
     print(f"data: {', '.join(str(d.path) for d in p.data_files)}")
     print(f"annotations: {p.output_dir}")
     problems = [x for x in ws.problems if x.level in ("error", "warning")]
+    problems += setup_problems(args.config, p)
     agents: dict[str, None] = {}
     trace_schemes = [s for s in p.schemes if TYPES[s.type].trace]
     conversations = []

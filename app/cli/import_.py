@@ -28,26 +28,5 @@ def run(args) -> int:
     src = ", ".join(f"{n} {k} record(s)" for k, n in r.sources.items()) or "no records"
     print(f"read {src}; imported {r.imported}, kept {r.kept_existing} existing"
           f"{' (use --overwrite to replace them)' if r.kept_existing else ''}, skipped {r.skipped}")
-    if r.imported:
-        _keep_summary(ws)
     return 1 if (r.problems and not r.imported and not r.kept_existing) else 0
 
-
-def _keep_summary(ws) -> None:
-    """The summary of the imported rows, kept on disk (app/kept.py): the summary page and
-    `summary` then start from it, not from every row (seconds at a million rows). A failure
-    here loses nothing: the summary is then computed when first asked for."""
-    import time
-    from app._old.summary import Parts, summarize
-    t = time.perf_counter()
-    try:
-        parts = Parts.of(ws)
-        summary = summarize(ws, disagreements=False, parts=parts)
-        parts.flush()
-        if not parts.on_disk():  # (the reason is in the log)
-            raise RuntimeError(f"nothing written to {parts.folder}")
-    except Exception as e:  # noqa: BLE001 (the import itself is done and saved)
-        print(f"the summary was not kept ({e}); it will be computed when first opened", file=sys.stderr)
-        return
-    print(f"summary of {summary['counts']['judgements']} judgements computed and kept for the summary page "
-          f"in {time.perf_counter() - t:.1f} s")

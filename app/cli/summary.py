@@ -28,7 +28,7 @@ def _num(x) -> str:
 
 def run(args) -> int:
     from app.summary.report import headline_agreement
-    from app._old.summary import Parts, summarize
+    from app.summary.summarize import summarize
     ws = open_or_exit(args.config)
     names = {s.name for s in ws.project.schemes}
     for s in args.scheme or []:
@@ -38,13 +38,9 @@ def run(args) -> int:
     if args.k < 0:
         print("-k must be 0 or more", file=sys.stderr)
         return 2
-    # the records of every disagreement only for --json; the text gives their number, and
-    # starts from the last summary's parts kept on disk (app/kept.py), keeping its own for the next
-    parts = None if args.json else Parts.of(ws)
+    # the records of every disagreement only for --json; the text gives their number
     s = summarize(ws, annotators=args.annotator, schemes=args.scheme, items=args.item, k=args.k,
-                  disagreements=args.json, parts=parts)
-    if parts is not None:
-        parts.flush()
+                  disagreements=args.json)
     if args.json:
         json.dump(s, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")

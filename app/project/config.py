@@ -7,6 +7,7 @@ not use are accepted and reported as ignored.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import yaml
 from app.project import validators as v
 from app.project.problems import Problem
 from app.traces.readers import FORMATS as READER_FORMATS
+from app.types.base import Scheme
 from app.types.registry import COMMON_KEYS, POTATO_IGNORED_SCHEME_KEYS, TYPES
 
 # Potato project keys that only shape Potato's own server or HTML.
@@ -35,7 +37,11 @@ POTATO_IGNORED_TOP_KEYS = {
 ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
 KNOWN_TOP_KEYS = {"annotation_task_name", "data_files", "item_properties", "output_annotation_dir",
-                  "task_dir", "annotation_schemes"}
+                  "task_dir", "annotation_schemes", "session_idle_minutes"}
+DONE_SCHEME = "_item"  # the scheme name under which the per-item "done" mark is stored
+# scheme names Baton keeps for its own records: a scheme of the project under one of them
+# would have its answers overwritten (the done mark replaces them)
+RESERVED_PREFIX = "_"
 MAX_CONFIG_BYTES = 1_000_000  # a project file is a few KB; YAML this big is a mistake or an attack
 DATA_FORMATS = ("auto", *READER_FORMATS)  # every reader module can be named by data_files[].data_format
 
@@ -49,25 +55,6 @@ class DataFile:
 
 
 @dataclass
-class Scheme:
-    index: int
-    type: str
-    name: str
-    description: str
-    options: dict[str, Any]
-
-    def __getitem__(self, key: str) -> Any:
-        return self.options[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.options.get(key, default)
-
-    @property
-    def where(self) -> str:
-        return f"annotation_schemes[{self.index}]"
-
-
-@dataclass
 class Project:
     path: Path
     name: str
@@ -78,6 +65,7 @@ class Project:
     output_dir: Path
     schemes: list[Scheme]
     ignored: list[str] = field(default_factory=list)
+    session_idle_minutes: float | None = None  # a signed-in session idle this long ends (None: default)
 
     def scheme(self, name: str) -> Scheme:
         for s in self.schemes:
@@ -140,6 +128,11 @@ def _validate_scheme(i: int, raw: Any, out: list[Problem], file: str) -> Scheme 
 def _cross_checks(schemes: list[Scheme], out: list[Problem], file: str) -> None:
     seen: dict[str, int] = {}
     for s in schemes:
+        if s.name.startswith(RESERVED_PREFIX):
+            out.append(Problem(file, f"{s.where}.name",
+                               f'scheme names starting with "{RESERVED_PREFIX}" are reserved for Baton\'s own '
+                               f'records ("{DONE_SCHEME}" is the done mark, which would overwrite this '
+                               f'scheme\'s answers), got {v.show(s.name)}'))
         if s.name in seen:
             out.append(Problem(file, f"{s.where}.name",
                                f'duplicate scheme name "{s.name}" (also annotation_schemes[{seen[s.name]}])'))
@@ -308,7 +301,26 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
                 schemes.append(scheme)
         _cross_checks(schemes, out, file)
 
+    idle = raw.get("session_idle_minutes")
+    if idle is not None and (isinstance(idle, bool) or not isinstance(idle, (int, float)) or not 0 < idle <= 10080):
+        out.append(Problem(file, "session_idle_minutes",
+                           f"expected a number of minutes above 0 and at most 10080 (a week), got {v.show(idle)}"))
+
     if any(p.level == "error" for p in out):
         return None, out
     return Project(path.resolve(), name, base, data_files, keys["id_key"], keys["text_key"],
-                   output_dir, schemes, ignored), out
+                   output_dir, schemes, ignored, idle), out
+
+
+def output_dir_problem(path: Path) -> str | None:
+    """Why annotations could not be saved in this folder, or None: it is a file, or it (or,
+    not made yet, the nearest folder above it) cannot be written. The app says the same on a
+    failed save; `check` says it before anyone annotates."""
+    probe = Path(path)
+    while not os.path.lexists(probe) and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"not a folder: {probe} (annotations are saved in a folder)"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"the annotation folder cannot be written: {probe}"
+    return None

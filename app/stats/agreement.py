@@ -264,3 +264,36 @@ def show_set(values) -> str:
 
 def show_number(x) -> str:
     return f"{x:g}"
+
+
+def marked_each(marks: pd.DataFrame, panel: pd.DataFrame, column: str, labels: list) -> dict:
+    """`marked()` for each of `labels` at once: {label: agreement on whether each panel rater
+    marked each unit with it}, `marks` holding (unit, rater, column) rows. The same numbers as
+    marked(marks[marks[column] == label], panel), with the (unit, rater) pairs coded as
+    integers once rather than matched as frames per label (a step review has dozens of modes
+    over thousands of steps)."""
+    raters = pd.Index(pd.unique(np.concatenate([panel["rater"].to_numpy(dtype=object),
+                                                marks["rater"].to_numpy(dtype=object)])), dtype=object)
+    width = max(len(raters), 1)
+
+    def keys(frame: pd.DataFrame) -> np.ndarray:
+        rater = raters.get_indexer(frame["rater"].to_numpy(dtype=object))
+        return frame["unit"].to_numpy(dtype=np.int64) * width + rater
+
+    panel_keys, mark_keys = np.unique(keys(panel)), keys(marks)
+    mark_labels = marks[column].to_numpy(dtype=object)
+    out = {}
+    for label in labels:
+        mine = np.unique(mark_keys[mark_labels == label])
+        at = np.minimum(np.searchsorted(panel_keys, mine), max(len(panel_keys) - 1, 0))
+        inside = panel_keys[at] == mine if len(panel_keys) else np.zeros(len(mine), dtype=bool)
+        value = np.zeros(len(panel_keys), dtype=bool)
+        value[at[inside]] = True
+        # (a mark from outside the panel is one more judgement)
+        every = np.concatenate([panel_keys, mine[~inside]])
+        value = np.concatenate([value, np.ones(int((~inside).sum()), dtype=bool)])
+        # (each pair once already; raters as their codes: the measures count raters, they do not
+        # read their names)
+        out[label] = nominal(pd.DataFrame({"unit": every // width, "rater": every % width,
+                                           "value": value.astype(object)}))
+    return out

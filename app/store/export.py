@@ -28,10 +28,10 @@ from typing import Any
 
 import pandas as pd
 
-from app.types import agent_interaction_graph as graphmod
 from app.traces.derive import derive, scheme_keys
-from app._old.labels import DONE
-from app.store.storage import STATUS_CLEARED, AnnotationStore
+
+from app.store.storage import DONE, STATUS_CLEARED, AnnotationStore
+from app.types.registry import TYPES
 
 FORMATS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
 COLUMNS = ["item_id", "annotator", "scheme", "annotation_type", "status", "value", "objects", "stale",
@@ -55,65 +55,11 @@ def _cut(text: Any, n: int = TEXT_CHARS) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def objects_for(annotation_type: str, value: Any, d) -> Any:
-    """The derived objects each positional index in `value` names (None when nothing to name)."""
-    if d is None:
-        return None
-    steps = {s.index: s for s in d.steps}
-
-    def step_obj(i):
-        s = steps.get(i)
-        return None if s is None else {"agent": s.agent, "text": _cut(s.text, 200)}
-
-    if annotation_type == "failure_attribution" and isinstance(value, dict):
-        i = value.get("decisive_step")
-        return {"decisive_step": step_obj(i)} if isinstance(i, int) else None
-    if annotation_type == "handoff_review" and isinstance(value, list):
-        hs = {h.index: h for h in d.handoffs}
-        out = {}
-        for e in value:
-            if isinstance(e, dict) and isinstance(e.get("index"), int):
-                h = hs.get(e["index"])
-                out[str(e["index"])] = None if h is None else {
-                    "step": h.step, "from": h.src, "to": h.dst,
-                    "matches": (e.get("step"), e.get("from"), e.get("to")) == (h.step, h.src, h.dst)}
-        return {"handoffs": out}
-    if annotation_type == "tool_contention" and isinstance(value, dict):
-        rs = {r.index: r for r in d.contentions}
-        out = {}
-        for k in (value.get("contentions") or {}):
-            r = rs.get(int(k)) if str(k).lstrip("-").isdigit() else None
-            out[str(k)] = None if r is None else {"resource": r.resource, "start": r.start, "end": r.end,
-                                                  "agents": list(r.agents), "calls": list(r.calls)}
-        return {"regions": out}
-    if annotation_type == "tool_call_review" and isinstance(value, list):
-        cs = {c.index: c for c in d.tool_calls}
-        out = {}
-        for e in value:
-            if isinstance(e, dict) and isinstance(e.get("index"), int):
-                c = cs.get(e["index"])
-                out[str(e["index"])] = None if c is None else {"step": c.step, "agent": c.agent, "tool": c.tool,
-                                                               "arguments": c.arguments}
-        return {"tool_calls": out}
-    if annotation_type == "emergent_behavior" and isinstance(value, dict):
-        turns = sorted({t for e in value.values() if isinstance(e, dict)
-                        for t in (e.get("turns") or []) if isinstance(t, int)})
-        return {"turns": {str(t): step_obj(t) for t in turns}}
-    if annotation_type == "trajectory_eval" and isinstance(value, dict):
-        idx = sorted({e.get("step_index") for e in (value.get("steps") or [])
-                      if isinstance(e, dict) and isinstance(e.get("step_index"), int)})
-        return {"steps": {str(i): step_obj(i) for i in idx}}
-    if annotation_type == "agent_interaction_graph" and isinstance(value, dict):
-        counts = {(a, b): n for a, b, n in d.edges}
-        out = {}
-        for k in (value.get("edges") or {}):
-            try:
-                a, b = graphmod.parse_edge_key(k)
-            except ValueError:
-                continue
-            out[k] = {"from": a, "to": b, "handoffs": counts.get((a, b), 0)}
-        return {"edges": out}
-    return None
+def objects_for(annotation_type: str, value: Any, derivation) -> Any:
+    """What each positional index in `value` names in the trace (None when nothing to name):
+    the type's own `objects`."""
+    kind = TYPES.get(annotation_type)
+    return kind.objects(value, derivation) if kind is not None and derivation is not None else None
 
 
 def export_frame(ws, table=None) -> pd.DataFrame:

@@ -30,14 +30,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from app._old.labels import DONE
-from app.store.storage import STATUS_ANNOTATED, STATUS_CLEARED, STATUSES, Annotation, AnnotationStore
+from app.types.registry import TYPES
+from app.store.storage import DONE, STATUS_ANNOTATED, STATUS_CLEARED, STATUSES, Annotation, AnnotationStore
 
 POTATO_FILES = ("annotated_instances.jsonl", "user_state.json")
-_FALSE = {"false", "0", "", "off", "no"}
-_DICT_TYPES = {"failure_attribution", "agent_interaction_graph", "agent_scorecard", "tool_contention",
-               "emergent_behavior", "trajectory_eval", "radio", "multiselect", "likert", "text"}
-_LIST_TYPES = {"handoff_review", "tool_call_review"}
 
 
 @dataclass
@@ -109,71 +105,16 @@ def _maybe_json(v: Any) -> Any:
     return v
 
 
-def _truthy(v: Any) -> bool:
-    if isinstance(v, bool):
-        return v
-    if v is None:
-        return False
-    return str(v).strip().lower() not in _FALSE
-
-
-def coerce(t: str, v: Any) -> Any:
-    """A value in the stored format of type `t` from the shapes other tools (and people) write."""
-    v = _maybe_json(v)
-    if t == "radio":
-        if isinstance(v, str):
-            return {v: "true"}
-        if isinstance(v, dict):
-            v = v.get("labels", v) if isinstance(v.get("labels"), dict) else v
-            return {str(k): ("true" if k != "free_response" else str(x)) for k, x in v.items()
-                    if k == "free_response" or _truthy(x)}
-    if t == "multiselect":
-        if isinstance(v, list):
-            return {str(x): "true" for x in v}
-        if isinstance(v, dict):
-            v = v.get("labels", v) if isinstance(v.get("labels"), dict) else v
-            return {str(k): ("true" if k != "free_response" else str(x)) for k, x in v.items()
-                    if k == "free_response" or _truthy(x)}
-    if t == "likert":
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
-            return {f"scale_{int(v)}": str(int(v))}
-        if isinstance(v, dict):
-            for k, x in v.items():
-                if str(k).startswith("scale_") and str(k)[6:].isdigit():
-                    return {f"scale_{int(str(k)[6:])}": str(int(str(k)[6:]))}
-    if t == "text":
-        if isinstance(v, str):
-            return {"text_box": v}
-        if isinstance(v, dict) and "text_box" not in v and len(v) == 1:
-            return {"text_box": str(next(iter(v.values())))}
-    if t in _DICT_TYPES | _LIST_TYPES and isinstance(v, dict) and len(v) == 1:
-        # Potato: the scheme's hidden input, {input name: "<JSON text>"}
-        inner = _maybe_json(next(iter(v.values())))
-        if isinstance(inner, (dict, list)) and not _looks_like(t, v):
-            return inner
-    return v
+def coerce(t: str, v: Any, scheme=None) -> Any:
+    """A value in the stored format of type `t` from the shapes other tools (and people) write
+    (the type's own `coerce`; text that holds JSON is read first)."""
+    kind = TYPES.get(t)
+    return kind.coerce(_maybe_json(v), scheme) if kind is not None else _maybe_json(v)
 
 
 def _looks_like(t: str, v: Any) -> bool:
-    if t == "failure_attribution":
-        return isinstance(v, dict) and bool({"responsible_agent", "decisive_step"} & set(v))
-    if t == "agent_interaction_graph":
-        return isinstance(v, dict) and bool({"critical_nodes", "edges"} & set(v))
-    if t == "agent_scorecard":
-        return isinstance(v, dict) and bool({"agents", "team", "milestones"} & set(v))
-    if t == "tool_contention":
-        return isinstance(v, dict) and "contentions" in v
-    if t == "trajectory_eval":
-        return isinstance(v, dict) and "steps" in v
-    if t == "emergent_behavior":
-        return isinstance(v, dict) and all(isinstance(e, (dict, list)) for e in v.values())
-    if t in _LIST_TYPES:
-        return isinstance(v, list)
-    if t == "text":
-        return isinstance(v, dict) and "text_box" in v
-    if t == "likert":
-        return isinstance(v, dict) and all(str(k).startswith("scale_") for k in v)
-    return isinstance(v, dict)
+    kind = TYPES.get(t)
+    return kind is not None and kind.looks_like(v)
 
 
 def _shape_error(t: str, v: Any, status: str) -> str | None:
@@ -297,7 +238,7 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
             if declared and declared != t and scheme != DONE:
                 result.problem(at, f"scheme {scheme!r} is {t} in this project, the file says {declared}")
                 continue
-            value = _maybe_json(row.get("value")) if t == DONE else coerce(t, row.get("value"))
+            value = _maybe_json(row.get("value")) if t == DONE else coerce(t, row.get("value"), schemes.get(scheme))
             err = _shape_error(t, value, status)
             if err:
                 result.problem(at, err)

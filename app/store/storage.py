@@ -62,27 +62,29 @@ This module has no Streamlit dependency.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
-import math
 import os
-import re
 import secrets
 import stat
 import time
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from app.store import index as store_index
+from app.store.files import (MAX_VALUE_DEPTH, SUFFIX, TEMP_PREFIX, _check_name, _components, _data_files, _fsync_dir, _key_file_entries, _list_dir,
+                             _makedirs_durable, _subdirs, encode_component, value_from_json, value_to_json)
+from app.store.rows import (DONE, SCHEMA, SCHEMA_VERSION, STATUS_ANNOTATED, STATUS_CLEARED,
+                            STATUS_REVIEWED_CLEAN, STATUSES, Annotation, _normalise,
+                            _row_to_annotation, _to_table, warm_writer)
 
 __all__ = [
+    "DONE",
+    "MAX_VALUE_DEPTH",
+    "SCHEMA_VERSION",
+    "warm_writer",
     "Annotation",
     "AnnotationStore",
     "SCHEMA",
@@ -94,300 +96,6 @@ __all__ = [
     "value_to_json",
     "value_from_json",
 ]
-
-STATUS_ANNOTATED = "annotated"
-STATUS_REVIEWED_CLEAN = "reviewed_clean"
-STATUS_CLEARED = "cleared"
-STATUSES = frozenset({STATUS_ANNOTATED, STATUS_REVIEWED_CLEAN, STATUS_CLEARED})
-
-SCHEMA_VERSION = "1"
-
-SCHEMA = pa.schema(
-    [
-        pa.field("item_id", pa.string()),
-        pa.field("annotator", pa.string()),
-        pa.field("scheme", pa.string()),
-        pa.field("annotation_type", pa.string()),
-        pa.field("value", pa.string()),  # JSON text
-        pa.field("status", pa.string()),
-        pa.field("trace_hash", pa.string()),
-        pa.field("updated_at", pa.timestamp("us", tz="UTC")),
-        pa.field("seconds_spent", pa.float64()),
-    ],
-    metadata={"baton.schema_version": SCHEMA_VERSION},
-)
-
-# Annotation values nest a few levels; a value nested thousands deep would be written but
-# could not be read back where the stack is already deep (json's recursion limit).
-MAX_VALUE_DEPTH = 64
-SUFFIX = ".parquet"
-TEMP_PREFIX = ".tmp-"
-HASH_LEN = 20
-_SLUG_MAX = 40
-
-_PLAIN_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-_SLUG_BAD_RE = re.compile(r"[^A-Za-z0-9._-]+")
-_WINDOWS_RESERVED = frozenset(
-    {"con", "prn", "aux", "nul", "conin$", "conout$"}
-    | {f"com{i}" for i in range(10)}
-    | {f"lpt{i}" for i in range(10)}
-)
-
-
-# --------------------------------------------------------------------------- #
-# JSON values
-# --------------------------------------------------------------------------- #
-def value_to_json(value: Any) -> str:
-    """Serialise an annotation value to JSON text (UTF-8, keys in given order).
-
-    NaN/Infinity are rejected (ValueError) because they are not valid JSON and
-    would break DuckDB/pandas JSON readers; non-serialisable objects raise
-    TypeError.
-    """
-    if _too_deep(value, MAX_VALUE_DEPTH):
-        raise ValueError(f"value nests lists/objects more than {MAX_VALUE_DEPTH} levels deep")
-    text = json.dumps(value, ensure_ascii=False, sort_keys=False, allow_nan=False)
-    _check_utf8(text, "value")
-    return text
-
-
-def _too_deep(value: Any, limit: int) -> bool:
-    """Iteratively (a recursive check would itself overflow on hostile input)."""
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict):
-            v = v.values()
-        elif not isinstance(v, (list, tuple)):
-            continue
-        if d > limit:
-            return True
-        stack.extend((x, d + 1) for x in v if isinstance(x, (dict, list, tuple)))
-    return False
-
-
-def value_from_json(text: str) -> Any:
-    """Inverse of :func:`value_to_json`."""
-    return json.loads(text)
-
-
-# --------------------------------------------------------------------------- #
-# Path components
-# --------------------------------------------------------------------------- #
-def _check_utf8(text: str, what: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:  # lone surrogates cannot go into Parquet strings
-        raise ValueError(f"{what} is not encodable as UTF-8: {exc}") from None
-
-
-def _check_name(name: Any, what: str) -> str:
-    if not isinstance(name, str):
-        raise ValueError(f"{what} must be a str, got {type(name).__name__}")
-    if name == "":
-        raise ValueError(f"{what} must not be empty")
-    _check_utf8(name, what)
-    return name
-
-
-def _is_plain(name: str) -> bool:
-    return (
-        _PLAIN_RE.fullmatch(name) is not None
-        and not name.endswith(".")
-        and name.split(".", 1)[0] not in _WINDOWS_RESERVED
-    )
-
-
-def encode_component(name: str) -> str:
-    """Map an arbitrary non-empty string to a safe, collision-free path component.
-
-    Verbatim for simple lower-case names, else ``<slug>~<sha256 hex[:20]>``.
-    The result never contains a path separator, NUL, ``~`` at the start, or a
-    leading ``.``/``_``, is at most 64 characters, and is injective (up to
-    sha256 prefix collisions, i.e. 80 bits).
-    """
-    _check_name(name, "name")
-    if _is_plain(name):
-        return name
-    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:HASH_LEN]
-    slug = _SLUG_BAD_RE.sub("_", name).lstrip("._-")[:_SLUG_MAX].rstrip(".")
-    return f"{slug or 'x'}~{digest}"
-
-
-# --------------------------------------------------------------------------- #
-# Row type
-# --------------------------------------------------------------------------- #
-@dataclass(frozen=True)
-class Annotation:
-    """One stored row.  ``value`` is the Python value; it is JSON text on disk."""
-
-    item_id: str
-    annotator: str
-    scheme: str
-    annotation_type: str
-    value: Any
-    status: str = STATUS_ANNOTATED
-    trace_hash: str = ""
-    updated_at: datetime | None = None
-    seconds_spent: float = 0.0
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.item_id, self.annotator, self.scheme)
-
-
-def _normalise(ann: Annotation) -> tuple[Annotation, str]:
-    """Validate ``ann``; return the exact annotation that will be written + its JSON."""
-    for what in ("item_id", "annotator", "scheme"):
-        _check_name(getattr(ann, what), what)
-    for what in ("annotation_type", "trace_hash"):
-        val = getattr(ann, what)
-        if not isinstance(val, str):
-            raise ValueError(f"{what} must be a str, got {type(val).__name__}")
-        _check_utf8(val, what)
-    if ann.status not in STATUSES:
-        raise ValueError(f"status must be one of {sorted(STATUSES)}, got {ann.status!r}")
-    if ann.status == STATUS_CLEARED and ann.value is not None:
-        raise ValueError("a 'cleared' annotation must have value None")
-    try:
-        seconds = float(ann.seconds_spent)
-    except (TypeError, ValueError):
-        raise ValueError(f"seconds_spent must be a number, got {ann.seconds_spent!r}") from None
-    if not math.isfinite(seconds) or seconds < 0:
-        raise ValueError(f"seconds_spent must be finite and >= 0, got {seconds!r}")
-
-    ts = ann.updated_at
-    if ts is None:
-        ts = datetime.now(timezone.utc)
-    elif not isinstance(ts, datetime):
-        raise ValueError(f"updated_at must be a datetime, got {type(ts).__name__}")
-    elif ts.tzinfo is None or ts.utcoffset() is None:
-        raise ValueError("updated_at must be timezone-aware")
-    ts = ts.astimezone(timezone.utc)
-
-    text = value_to_json(ann.value)
-    out = dataclasses.replace(
-        ann, value=value_from_json(text), updated_at=ts, seconds_spent=seconds
-    )
-    return out, text
-
-
-def _to_table(ann: Annotation, value_json: str) -> pa.Table:
-    return pa.Table.from_pydict(
-        {
-            "item_id": [ann.item_id],
-            "annotator": [ann.annotator],
-            "scheme": [ann.scheme],
-            "annotation_type": [ann.annotation_type],
-            "value": [value_json],
-            "status": [ann.status],
-            "trace_hash": [ann.trace_hash],
-            "updated_at": [ann.updated_at],
-            "seconds_spent": [ann.seconds_spent],
-        },
-        schema=SCHEMA,
-    )
-
-
-def warm_writer() -> None:
-    """Make one row's Parquet file in memory, nothing on disk. The first save of a process
-    converts a save time through pyarrow's pandas layer, imported then (~10 ms, with the
-    writer's first use): a server calls this at start, so an annotator's first click does not."""
-    ann, text = _normalise(Annotation("-", "-", "-", "text", None))
-    pq.write_table(_to_table(ann, text), pa.BufferOutputStream())
-
-
-def _row_to_annotation(row: dict[str, Any]) -> Annotation:
-    ts = row["updated_at"]
-    if ts is not None:
-        ts = ts.astimezone(timezone.utc)
-    return Annotation(
-        item_id=row["item_id"],
-        annotator=row["annotator"],
-        scheme=row["scheme"],
-        annotation_type=row["annotation_type"],
-        value=value_from_json(row["value"]),
-        status=row["status"],
-        trace_hash=row["trace_hash"],
-        updated_at=ts,
-        seconds_spent=row["seconds_spent"],
-    )
-
-
-# --------------------------------------------------------------------------- #
-# Filesystem helpers
-# --------------------------------------------------------------------------- #
-def _fsync_dir(path: Path) -> None:
-    if os.name == "nt":  # directories cannot be opened/fsynced on Windows
-        return
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _makedirs_durable(path: Path) -> None:
-    """``mkdir -p`` that fsyncs the parent of every directory it creates."""
-    missing: list[Path] = []
-    p = path
-    while not p.is_dir():
-        missing.append(p)
-        if p.parent == p:
-            break
-        p = p.parent
-    for d in reversed(missing):
-        try:
-            os.mkdir(d)
-        except FileExistsError:
-            if not d.is_dir():
-                raise
-        _fsync_dir(d.parent)
-
-
-def _list_dir(path: Path) -> list[os.DirEntry]:
-    try:
-        with os.scandir(path) as it:
-            return sorted(it, key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-
-
-def _subdirs(path: Path) -> list[Path]:
-    out = []
-    for e in _list_dir(path):
-        if e.name.startswith((".", "_")):
-            continue
-        try:
-            if e.is_dir(follow_symlinks=False):
-                out.append(Path(e.path))
-        except OSError:
-            continue
-    return out
-
-
-def _key_file_entries(path: Path) -> Iterator[os.DirEntry]:
-    """The key files of an item folder: regular files named *.parquet, not hidden (temp files,
-    the row index) and not symlinks."""
-    for e in _list_dir(path):
-        if e.name.startswith((".", "_")) or not e.name.endswith(SUFFIX):
-            continue
-        try:
-            if e.is_file(follow_symlinks=False):
-                yield e
-        except OSError:
-            continue
-
-
-def _data_files(path: Path) -> list[Path]:
-    return [Path(e.path) for e in _key_file_entries(path)]
-
-
-def _components(item_id: str, annotator: str, scheme: str) -> tuple[str, str, str]:
-    """The key's folder and file names under the store's root."""
-    return (encode_component(_check_name(annotator, "annotator")), encode_component(_check_name(item_id, "item_id")),
-            encode_component(_check_name(scheme, "scheme")) + SUFFIX)
-
 
 # --------------------------------------------------------------------------- #
 # Store

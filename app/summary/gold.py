@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from app.types.values import as_int as _int
+from app.types.base import as_int as _int
 
 NO_AGENT = "(none)"
 

@@ -30,7 +30,7 @@ def progress(every_row: pd.DataFrame, judged: pd.DataFrame, done: pd.DataFrame, 
     secs_of = micros.groupby(rows["annotator"]).sum()
     secs_by_scheme = micros.groupby(every_row.loc[rows.index, "scheme"]).sum()
     named = judged[judged["annotator"].notna()]
-    who = sorted(set(rows["annotator"]) | set(named["annotator"]))
+    who = sorted(set(rows["annotator"].unique().tolist()) | set(named["annotator"].unique().tolist()))
     judged_by = named.groupby("annotator").size()
     touched = named.groupby("annotator")["item_id"].nunique()
     done_by = done.groupby("annotator").size()
@@ -39,16 +39,18 @@ def progress(every_row: pd.DataFrame, judged: pd.DataFrame, done: pd.DataFrame, 
                      "seconds": int(secs_of.get(a, 0)) / 1e6} for a in who]
     per_scheme = judged.groupby("scheme").size()
     schemes = [s for s in in_order(configured, per_scheme.index) if per_scheme.get(s, 0)]
+    types = judged.groupby(["scheme", "annotation_type"]).size()
+    items = judged.groupby("scheme")["item_id"].nunique()
+    raters = judged[judged["item_id"].notna()].groupby("scheme")["annotator"].nunique()
+    clean = judged[judged["status"] == "reviewed_clean"].groupby("scheme").size()
     by_scheme = []
     for s in schemes:
-        mine = judged[judged["scheme"] == s]
-        types = mine["annotation_type"].value_counts()
-        typ = min(types.items(), key=lambda x: (-x[1], order_key(x[0])))[0]
+        stored = types.loc[s]
+        typ = min(stored.items(), key=lambda x: (-x[1], order_key(x[0])))[0]  # (the most common stored type)
         sec = int(secs_by_scheme.get(s, 0)) / 1e6
         n = int(per_scheme[s])
-        by_scheme.append({"scheme": s, "type": typ, "items": int(mine["item_id"].nunique()),
-                          "annotators": int(mine.loc[mine["item_id"].notna(), "annotator"].nunique()),
-                          "judgements": n, "reviewed_clean": int((mine["status"] == "reviewed_clean").sum()),
+        by_scheme.append({"scheme": s, "type": typ, "items": int(items.get(s, 0)), "annotators": int(raters.get(s, 0)),
+                          "judgements": n, "reviewed_clean": int(clean.get(s, 0)),
                           "seconds": sec, "seconds_per_judgement": sec / n})
     rank = {s: i for i, s in enumerate(schemes)}
     grid = named[named["scheme"].isin(rank)].groupby(["annotator", "scheme"])["item_id"].nunique()

@@ -12,9 +12,13 @@ import html
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
+import pandas as pd
+
 from app.summary import charts
-from app._old.labels import build
-from app._old.summary import Derived, apply_filters, behaviour_runs, load, summarize
+from app.summary.rows import apply_filters, load
+from app.summary.summarize import scheme_rows, summarize
+from app.types.panel import SchemeRows
+from app.types.registry import TYPES
 
 MAX_ROWS = 200
 RUNS = 5
@@ -74,54 +78,53 @@ def headline_agreement(agreement: dict) -> list[dict]:
     """One line per scheme: its main agreement figure."""
     rows = []
     for name, a in agreement.items():
-        main = {"failure_attribution": lambda: a.get("agent"), "handoff_review": lambda: a.get("quality"),
-                "agent_interaction_graph": lambda: a.get("critical_nodes"),
-                "tool_contention": lambda: a.get("label"), "tool_call_review": lambda: a.get("verdict"),
-                "trajectory_eval": lambda: a.get("any_mode"), "radio": lambda: a.get("choice"),
-                "multiselect": lambda: a.get("jaccard"), "likert": lambda: a.get("rating"),
-                "emergent_behavior": lambda: next(iter((a.get("behaviors") or {}).values()), None),
-                "agent_scorecard": lambda: next(iter((a.get("agent_dimensions") or {}).values()), None),
-                }.get(a.get("type"), lambda: None)()
+        kind = TYPES.get(a.get("type"))
+        main = kind.headline(a) if kind is not None else None
         rows.append({"scheme": name, "type": a.get("type"), "items compared": a.get("items_compared"),
                      "agreement": _measure(main) if a.get("items_compared") else a.get("note", "–"),
                      "objects disagreed on": a.get("disagreements")})
     return rows
 
 
-def runs(ws, lab, der: Derived, attribution_schemes, handoff_schemes, graph_schemes, n: int = RUNS) -> list[dict]:
+def runs(ws, per_scheme: dict[str, SchemeRows], n: int = RUNS) -> list[dict]:
     """Up to n runs with attributions (most-annotated first): decisive steps and flagged handoffs."""
-    att = lab.attribution[lab.attribution["scheme"].isin([s.name for s in attribution_schemes])]
-    if att.empty:
+    of = lambda section: [r for r in per_scheme.values() if TYPES[r.scheme.type].section == section]  # noqa: E731
+    attributions = [r.table.assign(scheme=r.scheme.name) for r in of("attribution") if len(r.table)]
+    if not attributions:
         return []
+    att = pd.concat(attributions, ignore_index=True)
     counts = att.groupby("item_id")["annotator"].nunique().sort_values(ascending=False, kind="stable")
     out = []
-    by_scheme = {s.name: s for s in attribution_schemes}
     for item_id in list(counts.index)[:n]:
         item = ws.by_id.get(item_id)
         if item is None:
             continue
         decisive = []
-        for who, agent, step, scheme in zip(*[att[att["item_id"] == item_id][c]
-                                              for c in ("annotator", "agent", "step", "scheme")]):
-            d = der.get(item_id, by_scheme[scheme])
-            s = d.steps[int(step)] if d and step is not None and step == step and 0 <= int(step) < len(d.steps) \
-                else None
+        mine = att[att["item_id"] == item_id]
+        for who, agent, step, scheme in zip(mine["annotator"], mine["agent"], mine["step"], mine["scheme"]):
+            d = per_scheme[scheme].derive(item_id)
+            known = d is not None and step is not None and step == step and 0 <= int(step) < len(d.steps)
+            at = d.steps[int(step)] if known else None
             decisive.append({"annotator": who, "agent": agent if isinstance(agent, str) else "(no failure)",
                              "step": None if step is None or step != step else int(step),
-                             "acting": s.agent if s else None, "text": (s.text[:TEXT] if s else "")})
+                             "acting": at.agent if at else None, "text": (at.text[:TEXT] if at else "")})
         flagged = []
-        ho = lab.handoffs[(lab.handoffs["item_id"] == item_id)
-                          & lab.handoffs["scheme"].isin([s.name for s in handoff_schemes])]
-        for who, idx, src, dst, fl, q in zip(ho["annotator"], ho["index"], ho["src"], ho["dst"], ho["flags"],
-                                             ho["quality"]):
-            if fl or (q == q and q is not None and q <= 2):
-                flagged.append({"annotator": who, "handoff": f"#{idx}: {src} → {dst}",
-                                "flags": ", ".join(fl) or "–", "quality": None if q != q else q})
-        ge = lab.graph_edges[(lab.graph_edges["item_id"] == item_id)
-                             & lab.graph_edges["scheme"].isin([s.name for s in graph_schemes])]
-        for who, src, dst, state in zip(ge["annotator"], ge["src"], ge["dst"], ge["state"]):
-            flagged.append({"annotator": who, "handoff": f"{src} → {dst}", "flags": f"marked {state}",
-                            "quality": None})
+        for rows in of("handoffs"):
+            ho = rows.table[rows.table["item_id"] == item_id] if len(rows.table) else rows.table
+            if not {"index", "src", "dst", "flags", "quality"} <= set(ho.columns):
+                continue
+            for who, idx, src, dst, fl, q in zip(*(ho[c] for c in ("annotator", "index", "src", "dst", "flags",
+                                                                   "quality"))):
+                if fl or (q == q and q is not None and q <= 2):
+                    flagged.append({"annotator": who, "handoff": f"#{idx}: {src} → {dst}",
+                                    "flags": ", ".join(fl) or "–", "quality": None if q != q else q})
+        for rows in per_scheme.values():
+            if not {"src", "dst", "state"} <= set(rows.table.columns):
+                continue  # (the interaction graph's marked edges)
+            ge = rows.table[(rows.table["item_id"] == item_id) & rows.table["state"].notna()]
+            for who, src, dst, state in zip(ge["annotator"], ge["src"], ge["dst"], ge["state"]):
+                flagged.append({"annotator": who, "handoff": f"{src} → {dst}", "flags": f"marked {state}",
+                                "quality": None})
         out.append({"item_id": item_id, "task": (item.text or "")[:TEXT], "gold": item.gold,
                     "decisive": decisive, "flagged": flagged})
     return out
@@ -149,12 +152,11 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
 
     if df is None:
         df = load(ws)
-    der = Derived(ws)
-    s = summary or summarize(ws, df, annotators=annotators, schemes=schemes, items=items, k=k, derived=der)
-    item_ids = [it.id for it in ws.items] if items is None else list(items)
-    lab = build(apply_filters(df, annotators, schemes, item_ids), {x.name: x for x in ws.project.schemes})
+    s = summary or summarize(ws, df, annotators=annotators, schemes=schemes, items=items, k=k)
+    item_ids = [it.id for it in ws.items] if items is None else list(dict.fromkeys(items))
     chosen = [x for x in ws.project.schemes if not schemes or x.name in set(schemes)]
-    of = lambda t: [x for x in chosen if x.type == t]  # noqa: E731
+    filtered = apply_filters(df, annotators, schemes, item_ids)
+    per_scheme = {x.name: scheme_rows(ws, filtered, x, item_ids, k) for x in chosen}
     parts: list[str] = []
     c = s["counts"]
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -223,7 +225,8 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
         parts.append(table(tv, "Verdicts per tool"))
     for name, em in s["emergent"].items():
         parts.append(f"<h2>Emergent behaviours: {_e(name)}</h2>" + table(em["totals"], "Behaviours")
-                     + table(behaviour_runs(lab, ws.project.scheme(name)), "Per run"))
+                     + table(em.get("per_run") or TYPES[per_scheme[name].scheme.type].listings["per_run"](
+                         per_scheme[name]), "Per run"))
     for name, ch in s["choices"].items():
         parts.append(f"<h2>{_e(name)}</h2>")
         parts.append(_fig(charts.bar(ch["labels"], "label", "count", f"{name}")) + table(ch["labels"]))
@@ -237,7 +240,7 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
         "`python -m app summary --json` list every one)")
     parts.append(table(dis[:LISTED], caption))
     # runs
-    rs = runs(ws, lab, der, of("failure_attribution"), of("handoff_review"), of("agent_interaction_graph"))
+    rs = runs(ws, per_scheme)
     if rs:
         parts.append("<h2>A few runs</h2>")
     for r in rs:

@@ -14,11 +14,11 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from app.store.storage import STATUS_CLEARED, AnnotationStore
+from app.store.storage import DONE, STATUS_CLEARED, AnnotationStore
 from app.traces.derive import Derivation, derive, scheme_keys
 from app.types.base import AnnotationType, Scheme
 
-DONE = "_item"
+
 KEY = ["item_id", "annotator", "status"]
 
 
@@ -28,12 +28,9 @@ def load(ws) -> pd.DataFrame:
 
 
 def frame(table) -> pd.DataFrame:
-    """The store's table (pyarrow) as a pandas frame with plain object columns for text."""
-    df = table.to_pandas()
-    for c in df.columns:
-        if df[c].dtype != np.float64 and c != "updated_at":
-            df[c] = df[c].astype(object).where(df[c].notna(), None)
-    return df
+    """The store's table (pyarrow) as a pandas frame (text as pandas' Arrow-backed strings:
+    comparisons and grouping run in C)."""
+    return table.to_pandas()
 
 
 def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None, schemes: Iterable[str] | None,
@@ -67,8 +64,9 @@ def judgements(df: pd.DataFrame) -> pd.DataFrame:
 def done_marks(df: pd.DataFrame) -> pd.DataFrame:
     """Items marked done: item_id, annotator."""
     marks = df[(df["scheme"] == DONE) & (df["status"] != STATUS_CLEARED)]
-    done = [isinstance(v, dict) and bool(v.get("done")) for v in map(parse, marks["value"])]
-    return marks[np.asarray(done, dtype=bool)][["item_id", "annotator"]]
+    codes, texts = pd.factorize(marks["value"], use_na_sentinel=False)
+    done = np.asarray([isinstance(v, dict) and bool(v.get("done")) for v in map(parse, texts)], dtype=bool)
+    return marks[done[codes] if len(done) else np.zeros(len(marks), dtype=bool)][["item_id", "annotator"]]
 
 
 def long_table(judged: pd.DataFrame, kind: AnnotationType, scheme: Scheme) -> pd.DataFrame:

@@ -148,7 +148,8 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
             continue
         part = kind.rollup(per_scheme[s.name])
         if disagreements and kind.listings:
-            part = {**part, **{what: fn(per_scheme[s.name]) for what, fn in kind.listings.items()}}
+            listed = {what: fn(per_scheme[s.name]) for what, fn in kind.listings.items()}
+            part = {**listed, **part} if kind.listings_first else {**part, **listed}
         rollups[kind.section][s.name] = part
     out.update((section, rollups[section]) for section in SECTIONS)
     out["interaction"] = interaction(per_scheme, chosen, item_ids, Derivations.of(ws))

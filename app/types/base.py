@@ -14,7 +14,7 @@ owns everything about the type:
   summary's `section`; `agreement(rows, disagreements)` its agreement measures, adding what
   annotators disagree on; `listings` the records the summary lists only when asked.
 - **export**: `objects(value, derivation)`, what each index in a stored value names in the
-  trace as it is now.
+  trace as it is now; `headline(measures)`, the one agreement measure a report leads with.
 
 The registry (app/types/registry.py) lists the modules and nothing else. Its Streamlit surface
 is app/ui/surfaces/<type name>.py.
@@ -89,6 +89,20 @@ TRACE_KEYS: dict[str, Key] = {
 }
 
 
+def as_int(x: Any) -> int | None:
+    """A step index or score as stored or imported: ints, whole floats and digit strings;
+    anything else (bool, "3.5", "x") is None rather than a guess."""
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
+        return int(x.strip())
+    return None
+
+
 def _no_objects(value: Any, derivation: "Derivation | None") -> Any:
     return None
 
@@ -126,9 +140,11 @@ class AnnotationType:
     rollup: "Callable[[SchemeRows], Any] | None" = None
     agreement: "Callable[[SchemeRows, Disagreements], dict] | None" = None
     listings: "Mapping[str, Callable[[SchemeRows], list[dict]]]" = field(default_factory=dict)
+    listings_first: bool = False  # listed records before the rollup's keys in the JSON (as they always were)
     coerce: Callable[[Any, Scheme], Any] = _as_is
     looks_like: Callable[[Any], bool] = lambda value: isinstance(value, dict)  # the stored shape, roughly
     objects: "Callable[[Any, Derivation | None], Any]" = _no_objects
+    headline: Callable[[dict], dict | None] = lambda measures: None  # its main agreement measure, for reports
 
     def __post_init__(self):
         if self.trace:  # (a type that works on the trace takes the trace keys too)

@@ -4,16 +4,28 @@ A turn is a step of the trace (every step, across all agents), numbered by its i
 the trace, as the trace view numbers it. Stored value:
 `{behavior: {"turns": [idx, ...], "note": "..."}}` with turns sorted and unique, keeping
 only the behaviours that have turns or a non-blank note.
+
+In the summary: a row per marked turn (behavior, turn). The rollup counts, per behaviour, the
+runs showing it, its marks and who marked it (each run's own record listed apart, `per_run`);
+agreement is, per behaviour, whether each annotator marked each step of the trace (an
+annotator who judged the item and did not mark a step left it unmarked) and the Jaccard of the
+turns each marked; a step where annotators marked different behaviours is a disagreement.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+import pandas as pd
+
 from app.paging import page_count
 from app.traces.trace import Step, one_line, step_label
 from app.project import validators as v
-from app.types.base import AnnotationType, Key
+from app.stats.agreement import Disagreements, jaccard, marked_each, sets_of, show_set, with_default
+from app.stats.counting import in_order, sorted_keys
+from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.failure_attribution import cut
+from app.types.panel import SchemeRows
 
 EXCERPT = 90  # characters of a step's text shown beside its number
 
@@ -140,6 +152,113 @@ def summary(value: Any, behaviors: Iterable[str]) -> list[str]:
     return out
 
 
+# --- the summary ----------------------------------------------------------------------------------------
+
+def rows(value: Any, scheme: Scheme) -> list[dict]:
+    """A row per marked turn: behavior, turn (a behaviour with a note and no turns gives none)."""
+    return [{"behavior": name, "turn": turn} for name, e in parse(value).items() for turn in e["turns"]]
+
+
+def _marks(scheme_rows: SchemeRows) -> pd.DataFrame:
+    """The scheme's marks naming an item (item_id, annotator, behavior, turn)."""
+    table = scheme_rows.table
+    if "behavior" not in table:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in ("item_id", "annotator", "behavior", "turn")})
+    return table[table["item_id"].notna() & table["behavior"].notna()]
+
+
+def rollup(scheme_rows: SchemeRows) -> dict:
+    """Per behaviour marked anywhere (configured ones first, in their order): the runs showing
+    it, the annotators who marked it and its marks (a turn marked by an annotator)."""
+    marks = _marks(scheme_rows)
+    by_behaviour = marks.groupby("behavior", sort=False)
+    runs, annotators = by_behaviour["item_id"].nunique(), by_behaviour["annotator"].nunique()
+    counted = by_behaviour.size()
+    return {"totals": [{"behavior": b, "runs": int(runs[b]), "annotators": int(annotators[b]), "marks": int(counted[b])}
+                       for b in in_order(scheme_rows.scheme.get("behaviors"), runs.index) if b in runs.index]}
+
+
+def per_run(scheme_rows: SchemeRows) -> list[dict]:
+    """Per run and behaviour shown in it: how many annotators marked it, on how many turns, and
+    its marks; by run, then behaviour."""
+    marks = _marks(scheme_rows)
+    grouped = marks.groupby(["item_id", "behavior"], sort=False)
+    annotators, turns, counted = grouped["annotator"].nunique(), grouped["turn"].nunique(), grouped.size()
+    return [{"item_id": item, "behavior": b, "annotators": int(annotators[(item, b)]), "turns": int(turns[(item, b)]),
+             "marks": int(counted[(item, b)])} for item, b in sorted_keys(counted.index)]
+
+
+def _steps(scheme_rows: SchemeRows, item: str) -> list[dict]:
+    """The item's steps as objects to mark, by position in the trace (none: no such item)."""
+    derivation = scheme_rows.derive(item)
+    return [] if derivation is None else [{"step": i} for i in range(len(derivation.steps))]
+
+
+def _positions(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The rows of `frame` whose `column` may be a step's position (0 up, below 2**62): others
+    name no step of any trace, and would not fit the trace objects' int64 keys."""
+    number = pd.to_numeric(frame[column], errors="coerce")
+    return frame[((number >= 0) & (number < 2 ** 62)).to_numpy(dtype=bool)]
+
+
+def agreement(scheme_rows: SchemeRows, disagreements: Disagreements) -> dict:
+    """Per behaviour (configured ones first, then any other marked anywhere in the scheme's
+    rows, sorted): whether each annotator marked each step of the item's trace, and the mean
+    Jaccard of the turns each annotator marked (an annotator who marked none: the empty set).
+    A step where annotators marked different behaviours is a disagreement. Marks of a turn the
+    trace does not have count in the Jaccard of the turns, not on the steps."""
+    panel = scheme_rows.panel
+    table = scheme_rows.table
+    seen = table["behavior"].dropna().unique().tolist() if "behavior" in table else []
+    behaviours = in_order(scheme_rows.scheme.get("behaviors"), seen)
+    given = panel.members(table)
+    if "behavior" not in given:
+        given = given.assign(behavior=pd.Series([], dtype=object), turn=pd.Series([], dtype="int64"))
+    steps = panel.objects(lambda item: _steps(scheme_rows, item), lambda step: f"step {step['step']}")
+    marks = _positions(given, "turn")[["item", "rater", "behavior", "turn"]].rename(columns={"turn": "step"})
+    on_steps = steps.attach(marks, on=["step"])
+    every_step = steps.every_rater()
+    on_each_step = marked_each(on_steps, every_step, "behavior", behaviours)
+    every_item = panel.per_item()
+    measures = {}
+    for behaviour in behaviours:
+        mine = given[given["behavior"] == behaviour]
+        turn_sets = sets_of(mine["item"], mine["rater"], mine["turn"])
+        measures[behaviour] = {**on_each_step[behaviour],
+                               "turns_jaccard": jaccard(with_default(turn_sets, every_item, frozenset()))["jaccard"]}
+    # what each annotator marked on a step, as one value: the behaviours in their listed order
+    rank = {b: i for i, b in enumerate(behaviours)}
+    marked_on = sets_of(on_steps["unit"], on_steps["rater"], on_steps["behavior"])
+    shown = marked_on.assign(value=[tuple(sorted(x, key=rank.get)) for x in marked_on["value"]])
+    raters_of_marked = every_step[every_step["unit"].isin(shown["unit"])]
+    disagreements.add(with_default(shown, raters_of_marked, ()), steps.describe, "behaviour", show_set)
+    return {"behaviors": measures}
+
+
+# --- import and export -----------------------------------------------------------------------------------
+
+def looks_like(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(e, (dict, list)) for e in value.values())
+
+
+def coerce(value: Any, scheme: Scheme) -> Any:
+    return hidden_input(value, looks_like)
+
+
+def objects(value: Any, derivation) -> Any:
+    """Each marked turn's step (agent and text) as the trace is now (None: no such step); the
+    turns as the summary reads them (parse)."""
+    if derivation is None or not isinstance(value, dict):
+        return None
+    steps = {s.index: s for s in derivation.steps}
+    marked_turns = sorted({t for e in parse(value).values() for t in e["turns"]})
+    return {"turns": {str(t): (None if (s := steps.get(t)) is None else {"agent": s.agent, "text": cut(s.text, 200)})
+                      for t in marked_turns}}
+
+
 TYPE = AnnotationType(
     name="emergent_behavior", title="Emergent behaviour", page="pages/emergent_behavior.py", trace=True,
-    keys={"behaviors": Key(v.string_list(1), required=True), "allow_note": Key(v.boolean, default=True)})
+    keys={"behaviors": Key(v.string_list(1), required=True), "allow_note": Key(v.boolean, default=True)},
+    section="emergent", rows=rows, rollup=rollup, agreement=agreement,
+    listings_first=True, listings={"per_run": per_run},
+    coerce=coerce, looks_like=looks_like, objects=objects)

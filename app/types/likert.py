@@ -63,4 +63,5 @@ TYPE = AnnotationType(
     keys={"size": Key(v.integer(2, 11), required=True), "min_label": Key(v.string, default=""),
           "max_label": Key(v.string, default=""), "labels": Key(v.labels)},
     section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
-    looks_like=lambda value: isinstance(value, dict) and all(str(k).startswith("scale_") for k in value))
+    looks_like=lambda value: isinstance(value, dict) and all(str(k).startswith("scale_") for k in value),
+    headline=lambda measures: measures.get("rating"))

@@ -61,4 +61,5 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
 TYPE = AnnotationType(
     name="multiselect", title="Multiple choice", page="pages/multiselect.py",
     keys={"labels": Key(v.labels, required=True), "has_free_response": Key(v.free_response, default=False)},
-    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce)
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
+    headline=lambda measures: measures.get("jaccard"))

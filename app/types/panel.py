@@ -26,20 +26,16 @@ from app.types.base import Scheme
 from app.traces.derive import Derivation
 
 
-def _key(frame: pd.DataFrame, columns: list[str]) -> pd.MultiIndex:
-    return pd.MultiIndex.from_frame(frame[columns].astype(object))
-
-
 class Panel:
     """The items of one scheme judged by two or more annotators, and who judged each."""
 
     def __init__(self, judged: pd.DataFrame, item_order: list[str]):
         named = judged[judged["item_id"].notna() & judged["annotator"].notna()]
-        pairs = named[["item_id", "annotator"]].astype(object).drop_duplicates()
+        pairs = named[["item_id", "annotator"]].drop_duplicates()
         raters_per_item = pairs.groupby("item_id", sort=False)["annotator"].size()
         shared = raters_per_item[raters_per_item >= 2].index
         place = {item: i for i, item in enumerate(dict.fromkeys(item_order))}
-        first_seen = {item: i for i, item in enumerate(dict.fromkeys(named["item_id"].astype(object)))}
+        first_seen = {item: i for i, item in enumerate(pairs["item_id"].unique().tolist())}
         self.items: list[str] = sorted(shared, key=lambda i: (0, place[i]) if i in place else (1, first_seen[i]))
         self.code: dict[str, int] = {item: i for i, item in enumerate(self.items)}
         entries = pairs[pairs["item_id"].isin(self.code)]
@@ -59,8 +55,8 @@ class Panel:
         out = table[table["item_id"].isin(self.code)].copy()
         out["item"] = out["item_id"].map(self.code).astype(np.int64)
         out["rater"] = out["annotator"].astype(object)
-        inside = _key(out, ["item", "rater"]).isin(_key(self.entries, ["item", "rater"]))
-        return out[inside]
+        # (every row of a panel item is its annotator's: the panel is made of the scheme's own rows)
+        return out[out["rater"].notna()]
 
     def per_item(self) -> pd.DataFrame:
         """(unit, rater) of every panel member, the item being the unit."""

@@ -81,4 +81,5 @@ TYPE = AnnotationType(
     name="radio", title="Single choice", page="pages/radio.py",
     keys={"labels": Key(v.labels, required=True), "has_free_response": Key(v.free_response, default=False)},
     section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
-    looks_like=lambda value: isinstance(value, dict))
+    looks_like=lambda value: isinstance(value, dict),
+    headline=lambda measures: measures.get("choice"))

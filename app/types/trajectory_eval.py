@@ -22,14 +22,29 @@ Stored value (the `value` of the Parquet row)::
   stores `{"steps": []}` (plus `"score": max_score` with show_score) with the
   reviewed_clean status.
 
+In the summary: a row per (step, failure mode) tagged, with the step's agent (as stored),
+correctness and severity repeated; a step without modes is one row with no mode (`category`
+and `mode` None). The rollup counts the tags per MAST category, mode and acting agent (the
+agent acting at the tagged step in the trace now); agreement is whether each annotator tagged
+each step of the trace (with any mode, a category, a mode), the Jaccard of the modes on the
+steps anyone tagged, and the correctness given to the same step.
+
 No Streamlit here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
+
+import pandas as pd
+
 from app.project import validators as v
-from app.types.base import AnnotationType, Key
+from app.stats.agreement import (Disagreements, jaccard, judgements, marked, marked_each, nominal, sets_of,
+                                 show_set, with_default)
+from app.stats.counting import count, distinct, in_order, sorted_keys
+from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.failure_attribution import cut
+from app.types.panel import SchemeRows
 
 SEP = " › "
 
@@ -190,10 +205,136 @@ def summary(value: Any, n_steps: int, options: list[str]) -> str:
             f"({n_modes} mode{'s' if n_modes != 1 else ''} tagged)")
 
 
+# --- the summary ----------------------------------------------------------------------------------------
+
+UNKNOWN = "(unknown)"  # the acting agent of a tag on a step the trace does not have, nothing stored
+
+
+def rows(value: Any, scheme: Scheme) -> list[dict]:
+    """A row per (step, mode) tagged: step, agent (as stored), correctness, severity, category
+    (the mode's error type) and mode (its label, "Category › subtype"); a step without modes
+    gives one row, its category and mode None."""
+    out = []
+    for e in parse(value, scheme.get("correctness_options")):
+        step = {"step": e["step_index"], "agent": e["agent"], "correctness": e["correctness"],
+                "severity": e["severity"]}
+        tagged = [Mode(m["type"], m.get("subtype") or None) for m in e["errors"]]
+        out += [{**step, "category": m.type, "mode": m.label} for m in tagged] or [
+            {**step, "category": None, "mode": None}]
+    return out
+
+
+def _tags(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of tagged modes (category given)."""
+    if "category" not in table:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in ("item_id", "annotator", "step", "agent",
+                                                                       "category", "mode")})
+    return table[table["category"].notna()]
+
+
+def _acting(scheme_rows: SchemeRows, tags: pd.DataFrame) -> list[str]:
+    """The agent acting at each tag's step in the trace now; where the trace has no such step
+    (or no such item), the agent stored with the tag, else UNKNOWN."""
+    out = []
+    for item, step, stored in zip(tags["item_id"].tolist(), tags["step"].tolist(), tags["agent"].tolist()):
+        derivation = scheme_rows.derive(item) if isinstance(item, str) else None
+        agents = derivation.step_agents if derivation is not None else ()
+        inside = isinstance(step, int) and 0 <= step < len(agents)
+        out.append(agents[step] if inside else (stored if isinstance(stored, str) and stored else UNKNOWN))
+    return out
+
+
+def rollup(scheme_rows: SchemeRows) -> dict:
+    """Per MAST category: its tags, the distinct steps (item, step) and runs tagged with it;
+    the tags per mode, and per agent acting at the tagged step."""
+    tags = _tags(scheme_rows.table)
+    tags = tags.assign(acting=pd.Series(_acting(scheme_rows, tags), index=tags.index, dtype=object))
+    per_category = count(tags, ["category"])
+    # (a missing item or step is a value of its own, as the summary before counted it)
+    steps = count(tags.drop_duplicates(["category", "item_id", "step"]), ["category"])
+    runs = distinct(tags, ["category"], "item_id")
+    per_mode, per_agent = count(tags, ["category", "mode"]), count(tags, ["acting", "category"])
+    return {"by_category": [{"category": c, "tags": per_category[c], "steps": steps.get(c, 0), "runs": runs.get(c, 0)}
+                            for c in sorted_keys(per_category)],
+            "by_mode": [{"category": c, "mode": m, "tags": per_mode[(c, m)]} for c, m in sorted_keys(per_mode)],
+            "by_agent": [{"agent": a, "category": c, "tags": per_agent[(a, c)]} for a, c in sorted_keys(per_agent)]}
+
+
+def _steps(scheme_rows: SchemeRows, item: str) -> list[dict]:
+    """The item's steps as objects to tag, by position in the trace (none: no such item)."""
+    derivation = scheme_rows.derive(item)
+    return [] if derivation is None else [{"step": i, "agent": a} for i, a in enumerate(derivation.step_agents)]
+
+
+def _positions(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The rows of `frame` whose `column` may be a step's position (0 up, below 2**62): others
+    name no step of any trace, and would not fit the trace objects' int64 keys."""
+    number = pd.to_numeric(frame[column], errors="coerce")
+    return frame[((number >= 0) & (number < 2 ** 62)).to_numpy(dtype=bool)]
+
+
+def agreement(scheme_rows: SchemeRows, disagreements: Disagreements) -> dict:
+    """Over every step of each item's trace: whether each annotator tagged it with any mode,
+    with each category, with each mode (an annotator who judged the item and did not tag a
+    step left it untagged; categories and modes tagged anywhere in the scheme's rows, sorted);
+    the mean Jaccard of the modes on the steps anyone tagged; the correctness of the steps two
+    or more annotators judged. A step tagged with different modes is a disagreement. Tags on a
+    step the trace does not have are left out."""
+    panel = scheme_rows.panel
+    table = scheme_rows.table
+    steps = panel.objects(lambda item: _steps(scheme_rows, item), lambda step: f"step {step['step']} ({step['agent']})")
+    given = panel.members(table)
+    if "category" not in given:
+        given = given.assign(**{c: pd.Series([], dtype=object) for c in ("correctness", "category", "mode")},
+                             step=pd.Series([], dtype="int64"))
+    given = _positions(given, "step")
+    tagged = steps.attach(given.loc[given["category"].notna(), ["item", "rater", "step", "mode", "category"]],
+                          on=["step"])
+    every_step = steps.every_rater()
+    seen = _tags(table)
+    # (the categories and modes tagged anywhere in the scheme's rows, on items two annotators judged or not)
+    categories = marked_each(tagged, every_step, "category", in_order([], seen["category"].dropna().unique()))
+    modes = marked_each(tagged, every_step, "mode", in_order([], seen["mode"].dropna().unique()))
+    mode_sets = sets_of(tagged["unit"], tagged["rater"], tagged["mode"])
+    raters_of_tagged = every_step[every_step["unit"].isin(mode_sets["unit"])]
+    on_tagged = with_default(mode_sets, raters_of_tagged, frozenset())
+    judged_correctness = given["correctness"].map(lambda c: isinstance(c, str) and c != "").astype(bool)
+    judged = steps.attach(given.loc[judged_correctness, ["item", "rater", "step", "correctness"]], on=["step"])
+    shown = mode_sets.assign(value=[tuple(sorted(x)) for x in mode_sets["value"]])
+    disagreements.add(with_default(shown, raters_of_tagged, ()), steps.describe, "MAST modes", show_set)
+    return {"any_mode": marked(tagged, every_step), "modes_jaccard_on_tagged_steps": jaccard(on_tagged),
+            "categories": categories, "modes": modes,
+            "correctness": nominal(judgements(judged["unit"], judged["rater"], judged["correctness"]))}
+
+
+# --- import and export -----------------------------------------------------------------------------------
+
+def looks_like(value: Any) -> bool:
+    return isinstance(value, dict) and "steps" in value
+
+
+def coerce(value: Any, scheme: Scheme) -> Any:
+    return hidden_input(value, looks_like)
+
+
+def objects(value: Any, derivation) -> Any:
+    """Each reviewed step (agent and text) as the trace is now (None: no such step)."""
+    if derivation is None or not isinstance(value, dict):
+        return None
+    steps = {s.index: s for s in derivation.steps}
+    entries = value.get("steps") if isinstance(value.get("steps"), list) else []
+    reviewed = sorted({e["step_index"] for e in entries
+                       if isinstance(e, dict) and isinstance(e.get("step_index"), int)})
+    return {"steps": {str(i): (None if (s := steps.get(i)) is None else {"agent": s.agent, "text": cut(s.text, 200)})
+                      for i in reviewed}}
+
+
 TYPE = AnnotationType(
     name="trajectory_eval", title="Step review (MAST)", page="pages/trajectory_eval.py", trace=True,
     keys={"step_text_key": Key(v.nonempty_string, default="content"), "error_types": Key(v.error_types, required=True),
           "correctness_options": Key(v.string_list(1), default=["correct", "incorrect", "partially_correct"]),
           "severities": Key(v.severities, default=[{"name": "minor", "weight": -1}, {"name": "major", "weight": -5},
                                                    {"name": "critical", "weight": -10}]),
-          "show_score": Key(v.boolean, default=False), "max_score": Key(v.number, default=100)})
+          "show_score": Key(v.boolean, default=False), "max_score": Key(v.number, default=100)},
+    section="mast", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    objects=objects)

@@ -1,20 +1,22 @@
 """Navigation: the pages of the project's types, the sidebar item picker, progress."""
 from __future__ import annotations
 
-from functools import lru_cache
+import os
 
 import streamlit as st
 
 from app.types.registry import TYPES
 from app.project.workspace import Workspace
-from app.ui import shell, state
+from app.ui import shell, signin, state
 from app.ui.state import widget_key
-from app.ui.text import excerpt, md
+from app.ui.text import excerpt, md, visible
 
 
-@lru_cache(maxsize=None)
-def _page(path: str, title: str, default: bool = False) -> st.Page:
-    return st.Page(path, title=title, default=default)
+def _page(path: str, title: str, default: bool = False, icon: str | None = None) -> st.Page:
+    """A new page object on every call, never shared: `st.navigation` marks the pages of a run
+    as its own, and pages shared by sessions (once under an lru_cache) raced under concurrent
+    use ("This page cannot be called directly")."""
+    return st.Page(path, title=title, default=default, icon=icon)
 
 
 def home_page() -> st.Page:
@@ -29,6 +31,37 @@ def annotation_pages(ws: Workspace) -> list[st.Page]:
         if spec.page and (shell.ROOT / spec.page).exists():
             out.append(_page(str(shell.ROOT / spec.page), spec.title))
     return out
+
+
+def unreadable_files(ws: Workspace) -> list[str]:
+    """The data files that could not be read, in whole or in part (an error), as the project
+    names them: relative to the project's folder when inside it."""
+    out: dict[str, None] = {}
+    for p in ws.problems:
+        if p.level == "error" and p.file and p.file != str(ws.project.path):
+            try:
+                rel = os.path.relpath(p.file, ws.project.base_dir)
+            except ValueError:  # another drive (Windows)
+                rel = p.file
+            out[p.file if rel.startswith("..") else rel] = None
+    return list(out)
+
+
+def unreadable_notice(ws: Workspace) -> None:
+    """On every page (in the sidebar): the data files that could not be read, by name."""
+    files = unreadable_files(ws)
+    if files:
+        st.warning(f"Could not read {len(files)} data file(s), in whole or in part: "
+                   + ", ".join(md(f) for f in files) + ". The Items page says what and where.")
+
+
+def no_items_message(ws: Workspace) -> str:
+    """Why a page has no item to show: no data, or data files that could not be read (named)."""
+    files = unreadable_files(ws)
+    if not files:
+        return "The project has no items."
+    return (f"The project has no items: {len(files)} data file(s) could not be read: "
+            + ", ".join(md(f) for f in files) + ". The Items page says what is wrong in each.")
 
 
 def problems_banner(ws: Workspace) -> None:
@@ -51,8 +84,9 @@ def progress_rows(ws: Workspace, who: str) -> list[dict]:
         else:
             mine.setdefault(a.item_id, set()).add(a.scheme)
     n = len(ws.project.schemes)
-    return [{"item": it.id, "done": it.id in done, "schemes annotated": f"{len(mine.get(it.id, ()))}/{n}",
-             "task": excerpt(it.text, 80)} for it in ws.items]
+    return [{"item": visible(it.id), "done": it.id in done,  # (hidden characters of an id shown)
+             "schemes annotated": f"{len(mine.get(it.id, ()))}/{n}", "task": excerpt(it.text, 80)}
+            for it in ws.items]
 
 
 SHORTCUTS = {
@@ -86,8 +120,12 @@ def pages_of(ws: Workspace) -> list[st.Page]:
     """The pages this session may open, in menu order."""
     if not shell.annotator():
         return [home_page()]
-    from app.ui import summary_page  # the summary page module imports this one
-    return [home_page()] + annotation_pages(ws) + ([summary_page.page()] if shell.is_admin() else [])
+    return [home_page()] + annotation_pages(ws) + ([summary_page()] if shell.is_admin() else [])
+
+
+def summary_page() -> st.Page:
+    """The summary's page (built here, per call: see _page)."""
+    return _page(str(shell.ROOT / "pages" / "summary.py"), "Summary", icon=":material/monitoring:")
 
 
 def page_links(ws: Workspace, params: dict[str, str]) -> None:
@@ -102,6 +140,8 @@ def sidebar(ws: Workspace, current: str | None = None) -> None:
     shortcuts."""
     who = shell.annotator()
     with st.sidebar:
+        signin.open_notice()
+        unreadable_notice(ws)
         if not who:
             page_links(ws, {})
             st.caption("Not signed in")

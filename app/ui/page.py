@@ -8,7 +8,7 @@ import streamlit as st
 from app.project.config import Scheme
 from app.types.registry import TYPES
 from app.traces.trace import Item
-from app.types.values import radio_choice
+from app.types.radio import choice as radio_choice
 from app.project.workspace import Workspace
 from app.ui import nav, shell, state, trace_view
 from app.ui.text import md
@@ -41,7 +41,7 @@ def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None
     nav.sidebar(ws, type_name)
     st.title(TYPES[type_name].title)
     if item is None:
-        st.info("The project has no items.")
+        st.info(nav.no_items_message(ws))
         st.stop()
     schemes = ws.project.schemes_of(type_name)
     if st.session_state.get(state.SHOW_TRACE, True):
@@ -99,9 +99,9 @@ def done_button(ws: Workspace, item: Item, nxt: str | None) -> None:
     label = "Done with this item → next" if nxt else "Done with this item"
 
     def done():  # a callback: the one run that follows draws the next item (not this one, then it)
-        shell.save(ws, item, shell.DONE, "_item", {"done": True})
-        if nxt:
+        if shell.save(ws, item, shell.DONE, shell.DONE, {"done": True}) is not None and nxt:
             shell.go_to(nxt)
 
     st.button(label, key=state.widget_key("done"), type="primary", width="stretch",
               shortcut=nav.SHORTCUTS["done with this item"], on_click=done)
+    shell.not_saved_note(item, shell.DONE)  # not marked done, and still on this item

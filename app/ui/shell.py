@@ -1,38 +1,34 @@
-"""The app shell shared by every page: project, annotator, current item, saving.
+"""The app shell shared by every page: the project, derivations, the current item.
+
+Who is signed in lives in app/ui/signin.py, saving in app/ui/saving.py (both named here too).
 
 Everything the annotator does is saved before the page says so; the URL carries the
 annotator and the item so a refresh or a shared link lands in the same place.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import hashlib
-import json
 import os
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import streamlit as st
 
-from app.project import access
-from app.project.config import load_config
+from app.project.config import DONE_SCHEME, load_config
 from app.traces.derive import Derivation, derive, no_gc, scheme_keys
 from app.traces.readers import data_paths
 from app.types.registry import TYPES
-from app.store.storage import SUFFIX, Annotation, AnnotationStore, encode_component, warm_writer
+from app.store.storage import SUFFIX, encode_component, warm_writer
 from app.traces.trace import Item
-from app.types.values import ANNOTATED, REVIEWED_CLEAN
 from app.project.workspace import ProjectError, Workspace, open_project
 from app.ui import state
 from app.ui.text import md
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = ROOT / "configs" / "demo.yaml"
-IDLE_CAP = 600.0  # seconds: a longer gap between two actions is counted as this (a break)
-DONE = "_item"  # scheme name of the per-item "done" mark
+DONE = DONE_SCHEME  # scheme name of the per-item "done" mark
 
 
 def config_path() -> str:
@@ -249,122 +245,6 @@ def trace_scheme(ws: Workspace):
     return next((s for s in ws.project.schemes if TYPES[s.type].trace), None)
 
 
-def store(ws: Workspace) -> AnnotationStore:
-    return AnnotationStore(ws.project.output_dir)
-
-
-# --- annotator -----------------------------------------------------------------------------------
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _accounts(path: str, stamp: tuple) -> tuple[dict, list[str]]:  # keyed by the files' times too
-    return access.load_accounts(access.secrets_files(path))
-
-
-def accounts() -> dict[str, access.Account]:
-    """Configured accounts; empty means no access control (anyone may sign in by name)."""
-    files = access.secrets_files(config_path())
-    accs, problems = _accounts(config_path(), tuple((str(f), f.stat().st_mtime_ns) for f in files))
-    for p in problems:
-        st.warning(p)
-    return accs
-
-
-def _tickets(ws: Workspace) -> access.Tickets:
-    # A dot-file: pandas/pyarrow and the store never read it as annotation data.
-    return access.Tickets(ws.project.output_dir / ".baton-sessions.json")
-
-
-def clean_name(name: str) -> str | None:
-    name = " ".join((name or "").split())
-    return name[:64] if name else None
-
-
-def annotator() -> str | None:
-    """The signed-in annotator: from this session, else from the URL (a ticket when tokens
-    are configured, the plain `?annotator=NAME` when they are not)."""
-    state.init()
-    who = st.session_state[state.ANNOTATOR]
-    if who is not None:
-        return who
-    if accounts():
-        ticket = st.query_params.get("session")
-        if ticket:
-            got = _tickets(workspace()).redeem(ticket)
-            if got and got[0] in accounts():
-                st.session_state[state.ANNOTATOR], st.session_state[state.TICKET] = got
-            else:
-                del st.query_params["session"]
-    else:
-        st.session_state[state.ANNOTATOR] = clean_name(st.query_params.get("annotator", ""))
-    return st.session_state[state.ANNOTATOR]
-
-
-def is_admin() -> bool:
-    """Admins see everyone's annotations and the summary; without tokens, everyone may."""
-    accs = accounts()
-    if not accs:
-        return True
-    acc = accs.get(annotator() or "")
-    return bool(acc and acc.is_admin)
-
-
-def sign_in(name: str) -> None:
-    """Sign in by name (only when no tokens are configured)."""
-    if accounts():
-        raise PermissionError("tokens are configured: sign in with a token")
-    st.session_state[state.ANNOTATOR] = clean_name(name)
-    st.query_params["annotator"] = st.session_state[state.ANNOTATOR] or ""
-
-
-def sign_in_with_token(token: str) -> bool:
-    acc = access.authenticate(accounts(), (token or "").strip())
-    if acc is None:
-        return False
-    st.session_state[state.ANNOTATOR] = acc.name
-    st.session_state[state.TICKET] = _tickets(workspace()).issue(acc.name)
-    st.query_params["session"] = st.session_state[state.TICKET]
-    return True
-
-
-def sign_out() -> None:
-    who = st.session_state.get(state.ANNOTATOR)
-    if who and accounts():
-        _tickets(workspace()).revoke_all(who)
-    st.session_state[state.ANNOTATOR] = None
-    st.session_state[state.TICKET] = None
-    st.query_params.clear()
-
-
-def url_params(**params: str) -> dict[str, str]:
-    """The query parameters a page's URL carries: `params` (the item) and the sign-in."""
-    want = dict(params)
-    if accounts():
-        if st.session_state.get(state.TICKET):
-            want["session"] = st.session_state[state.TICKET]
-    elif annotator():
-        want["annotator"] = annotator()
-    return want
-
-
-def keep_url(**params: str) -> None:
-    """Put the sign-in and `params` (the item) back in the URL if they are missing, in one
-    update: every change of the URL is an entry in the browser's history, and Back should go
-    back one step, not through a change per parameter. (Baton's own page links carry them
-    already, so a page switch adds one entry, not two.)"""
-    want = url_params(**params)
-    if any(st.query_params.get(k) != v for k, v in want.items()):
-        st.query_params.update(want)
-
-
-def require_annotator() -> str:
-    who = annotator()
-    if not who:
-        st.info("Sign in first.")
-        st.page_link(str(ROOT / "pages" / "home.py"), label="Sign in", icon=":material/login:")
-        st.stop()
-    return who
-
-
 # --- current item --------------------------------------------------------------------------------
 
 def current_item(ws: Workspace) -> Item | None:
@@ -436,140 +316,12 @@ def _item_dirs(ws: Workspace) -> dict[str, str]:
     return _item_dirs_cached(id(ws), tuple(ws.by_id))
 
 
-# --- saving --------------------------------------------------------------------------------------
+# --- annotator and saving: their own modules (app/ui/signin.py, app/ui/saving.py), named here
+# too, as every page and surface knows them from the shell --------------------------------------
 
-def _spent(item_id: str) -> float:
-    """Seconds since the last action on this item in this session (breaks capped)."""
-    now = time.monotonic()
-    last = st.session_state.get(state.ITEM_OPENED)
-    st.session_state[state.ITEM_OPENED] = (item_id, now)
-    if not last or last[0] != item_id:
-        return 0.0
-    return min(now - last[1], IDLE_CAP)
-
-
-# path -> ((mtime_ns, size, inode), the annotation, its value as JSON text). Every rerun asks for
-# the annotation of each scheme on the page (and surfaces ask again in callbacks); a stat tells
-# whether the file changed since it was read, so the Parquet file is read again only then. A save
-# replaces the file (a new inode), so another tab, session or process is never served stale data.
-_READ: dict[str, tuple[tuple, Annotation | None, str]] = {}
-_READ_MAX = 4096
-
-
-def _load_key(db: AnnotationStore, item_id: str, who: str, scheme_name: str) -> Annotation | None:
-    try:
-        path = db.key_file(item_id, who, scheme_name)  # read by db.load, which checks the resolved path
-        st_ = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        return db.load(item_id, who, scheme_name)
-    sig = (st_.st_mtime_ns, st_.st_size, st_.st_ino)
-    hit = _READ.get(path)
-    if hit is None or hit[0] != sig:
-        ann = db.load(item_id, who, scheme_name)
-        if ann is None:
-            return None
-        if len(_READ) >= _READ_MAX:
-            _READ.clear()
-        hit = _READ[path] = (sig, ann, json.dumps(ann.value))
-    # a fresh copy of the value: callers may change what they are given
-    return dataclasses.replace(hit[1], value=json.loads(hit[2]))
-
-
-def load(ws: Workspace, item: Item, scheme_name: str) -> Annotation | None:
-    who = annotator()
-    return _load_key(store(ws), item.id, who, scheme_name) if who else None
-
-
-def save(ws: Workspace, item: Item, scheme_name: str, annotation_type: str, value, status: str = ANNOTATED):
-    """Write one annotation durably, then record the time for the page to show."""
-    who = require_annotator()
-    db = store(ws)
-    prev = _load_key(db, item.id, who, scheme_name)
-    spent = (prev.seconds_spent if prev else 0.0) + _spent(item.id)
-    saved = db.save(Annotation(item.id, who, scheme_name, annotation_type, value, status,
-                               item.trace_hash, None, spent))
-    stamp = saved.updated_at or datetime.now(timezone.utc)
-    st.session_state[state.SAVED][(item.id, scheme_name)] = stamp.astimezone().strftime("%H:%M:%S")
-    return saved
-
-
-def stored_value(ws: Workspace, item: Item, scheme_name: str, default=None):
-    """This annotator's saved value for the scheme on the item, or `default`."""
-    ann = load(ws, item, scheme_name)
-    return ann.value if ann is not None and ann.value is not None else default
-
-
-def commit(ws: Workspace, item: Item, scheme, value, empty: bool | None = None,
-           status: str = ANNOTATED) -> None:
-    """Save what a surface built from its controls, or remove the row when the annotator
-    emptied it: an emptied value is "not annotated", never "reviewed, nothing to flag"
-    (that is an explicit status). `empty` defaults to `not value`."""
-    if status == ANNOTATED and ((not value) if empty is None else empty):
-        clear(ws, item, scheme.name)
-    else:
-        save(ws, item, scheme.name, scheme.type, value, status)
-
-
-def reviewed_clean(ws: Workspace, item: Item, scheme, value, forget: tuple = ()) -> None:
-    """Record "reviewed, nothing to flag" (the type's empty value with its own status) and
-    forget the widgets under the key prefix `forget`, so they show the cleared state."""
-    save(ws, item, scheme.name, scheme.type, value, REVIEWED_CLEAN)
-    if forget:
-        start = state.widget_key(*forget, "")
-        for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(start)]:
-            del st.session_state[k]
-
-
-def clear(ws: Workspace, item: Item, scheme_name: str) -> None:
-    who = require_annotator()
-    store(ws).delete(item.id, who, scheme_name)
-    st.session_state[state.SAVED][(item.id, scheme_name)] = "cleared " + datetime.now().strftime("%H:%M:%S")
-
-
-CARDS = "cards"  # a surface's render() returns this when each of its cards says what it saved
-
-
-def card_saved(ws: Workspace, item: Item, scheme, value, key: str, empty: bool | None = None) -> None:
-    """Save a card's change (see commit) from inside the card's own fragment, and remember the
-    time for the card to show. The scheme's note outside the card is drawn only on a rerun of
-    the whole scheme; it says "Reviewed, nothing to flag" when that is the status, so leaving
-    that status asks for a whole-page rerun (rare: a judgement after marking it clean)."""
-    before = load(ws, item, scheme.name)
-    commit(ws, item, scheme, value, empty=empty)
-    st.session_state[key] = datetime.now().strftime("%H:%M:%S")
-    if before is not None and before.status == REVIEWED_CLEAN:
-        st.session_state[state.FULL_RERUN] = True
-
-
-def rerun_if_asked() -> None:
-    """Redraw the whole page if a callback in this fragment asked for it (state.FULL_RERUN):
-    something outside the fragment shows what changed (the trace view's page, a `show_if` answer,
-    a "reviewed, nothing to flag" note)."""
-    if st.session_state.pop(state.FULL_RERUN, False):
-        st.rerun()
-
-
-def card_note(key: str) -> str:
-    """The card's " · saved HH:MM:SS" once it was saved in this session."""
-    at = st.session_state.get(key)
-    return f" · saved {at}" if at else ""
-
-
-def saved_note(ws: Workspace, item: Item, scheme_name: str, per_card: bool = False) -> None:
-    """A text line saying what is on disk for this scheme (never colour alone). With
-    `per_card`, the cards say what they saved (they re-run alone, this line does not), so the
-    line speaks only of the scheme-wide status "Reviewed, nothing to flag"."""
-    shown = st.session_state[state.SAVED].get((item.id, scheme_name))
-    ann = load(ws, item, scheme_name)
-    if per_card and (ann is None or ann.status == ANNOTATED):
-        st.caption("Every click is saved at once; each card says what it holds.")
-        return
-    if ann is None:
-        st.caption("Not annotated yet" + (f" ({shown})" if shown and shown.startswith("cleared") else ""))
-        return
-    label = "Reviewed, nothing to flag" if ann.status != ANNOTATED else "Saved"
-    when = shown if shown and not shown.startswith("cleared") else ann.updated_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-    stale = "" if ann.trace_hash == item.trace_hash else " · made on different data (the trace changed since)"
-    st.caption(f":material/check: {label} · {when}{stale}")
+from app.ui.signin import (  # noqa: E402
+    accounts, annotator, clean_name, is_admin, keep_url, require_annotator, sign_in, sign_in_with_token,
+    sign_out, url_params)
+from app.ui.saving import (  # noqa: E402
+    CARDS, IDLE_CAP, card_note, card_saved, clear, commit, load, not_saved_note, rerun_if_asked,
+    reviewed_clean, save, saved_note, store, stored_value)

@@ -13,6 +13,9 @@ SAVED = "baton.saved"  # {(item, scheme): "HH:MM:SS"} last save shown to the ann
 SHOW_TRACE = "baton.show_trace"  # the trace column beside the surfaces (a sidebar toggle)
 STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
 FULL_RERUN = "baton.full_rerun"  # set by a callback in a fragment that changed something outside it
+NOT_SAVED = "baton.not_saved"  # {(item, scheme): why its last save failed, in words}
+REVERT = "baton.revert"  # how many saves failed: controls that follow stored values go back to them
+SESSION_ENDED = "baton.session_ended"  # why this session was signed out (shown on the sign-in page)
 
 DEFAULTS = {
     ANNOTATOR: None,
@@ -41,11 +44,14 @@ def widget_key(*parts) -> str:
     return "w:" + "\u241f".join(str(p) for p in parts)
 
 
-def follow(holds: str, owner, values: dict, forget: tuple = ()) -> None:
+def follow(holds: str, owner, values: dict, forget: tuple = (), typed: tuple | None = None) -> None:
     """Widgets keyed by their place, not by the item (so that the browser updates them on the
     next item instead of mounting new ones), take `values` (what is stored for `owner`, e.g. the
     item) whenever the owner changes, and the `forget` keys (e.g. a card's "saved" note about the
-    previous owner) are dropped; otherwise they keep their state, and a missing one is set."""
+    previous owner) are dropped; otherwise they keep their state, and a missing one is set.
+
+    `typed` is given when `values` are what is on disk: after a failed save (REVERT) they are set
+    again, once per failure, except the `typed` text boxes, which keep what was typed to retry."""
     if st.session_state.get(holds) != owner:
         for k in forget:
             st.session_state.pop(k, None)
@@ -53,9 +59,17 @@ def follow(holds: str, owner, values: dict, forget: tuple = ()) -> None:
             st.session_state[k] = v
         st.session_state[holds] = owner
     else:
+        reverting = typed is not None and _revert_due(holds)
         for k, v in values.items():
-            if k not in st.session_state:
+            if k not in st.session_state or (reverting and k not in typed):
                 st.session_state[k] = v
+    if typed is not None:
+        st.session_state[holds + "\u241freverted"] = st.session_state.get(REVERT, 0)
+
+
+def _revert_due(holds: str) -> bool:
+    """Whether a save failed since these controls last followed what is on disk."""
+    return st.session_state.get(REVERT, 0) > st.session_state.get(holds + "\u241freverted", 0)
 
 
 def remembered(key: str, fits: Callable[[Any], Any]) -> Callable[[], None]:

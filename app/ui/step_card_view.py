@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.ui.text import EL_JS, agent_color
+from app.ui.text import EL_JS, agent_color, visible
 
 _CSS = """
 .baton-steps { display: flex; flex-direction: column; gap: 1rem; }
@@ -86,6 +86,6 @@ _component = st.components.v2.component("baton_step_cards", css=_CSS, js=_JS, is
 def draw(cards: list[dict], key: str, bare: bool = False) -> None:
     """Draw cards (app/step_cards.card) with each agent of their titles in its stable colour;
     `bare` cards have no border of their own (they sit in one with controls)."""
-    cards = [dict(c, title=[t if isinstance(t, str) else dict(t, color=agent_color(t["agent"])) for t in c["title"]])
-             for c in cards]
+    cards = [dict(c, title=[t if isinstance(t, str) else dict(t, agent=visible(t["agent"]), color=agent_color(t["agent"]))
+                            for t in c["title"]]) for c in cards]
     _component(key=key, data={"cards": cards, "bare": bare})

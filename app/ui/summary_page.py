@@ -1,7 +1,7 @@
 """The summary page: filters, then one tab per view, every chart with its numbers as a table.
 
-The numbers come from app/summary.py (the same as `python -m app summary --json`); the figures
-from app/summary_charts.py (trace text HTML-escaped). Visible to every signed-in annotator.
+The numbers come from app/summary/summarize.py (the same as `python -m app summary --json`); the figures
+from app/summary/charts.py (trace text HTML-escaped). Visible to every signed-in annotator.
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import NamedTuple
 import pandas as pd
 import streamlit as st
 
-from app._old import summary as core
+from app.summary import rows as stored
+from app.summary import summarize as core
 from app.summary import charts
 from app.types.registry import TYPES
 from app.project.workspace import Workspace
@@ -59,7 +60,7 @@ def _frame(config: str, ws: Workspace, project: str) -> tuple[pd.DataFrame, str,
     now = time.monotonic()
     if got is None or got.project != project or now - got.at > max(TTL, SLOW_READ * got.took):
         with st.spinner("Reading the annotations…"):
-            df = core.load(ws)
+            df = stored.load(ws)
             done = time.monotonic()
             got = reads[config] = _Read(project, df, core.fingerprint(df), done, done - now)
     return got.rows, got.fingerprint, time.monotonic() - got.at
@@ -72,9 +73,8 @@ def _frame(config: str, ws: Workspace, project: str) -> tuple[pd.DataFrame, str,
 # on each rerun); the page only reads them.
 @st.cache_resource(show_spinner="Computing the summary…", max_entries=4)
 def _summary(project: str, rows: str, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
-    # the numbers only: the records of what annotators disagree on are listed per scheme, when
-    # opened; the parts of schemes whose rows did not change since the last summary are kept
-    return core.summarize(_ws, _df, **_f, disagreements=False, parts=core.Parts.of(_ws))
+    # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
+    return core.summarize(_ws, _df, **_f, disagreements=False)
 
 
 @st.cache_resource(show_spinner="Listing…", max_entries=4)

@@ -24,6 +24,7 @@ import streamlit as st
 
 from app.ui.launch import PLOTLY_JS  # in static/, served at app/static/
 from app.ui.state import trigger
+from app.ui.text import visible_json
 
 AHEAD_AFTER_MS = 300  # quiet time after new data before the next item's chart is drawn unseen
 
@@ -130,8 +131,9 @@ _component = st.components.v2.component("baton_timeline", js=_JS, isolate_styles
 
 
 def figure_json(fig) -> str:
-    """A figure as the component takes it (JSON text: equal figures, equal texts)."""
-    return pio.to_json(fig, validate=False)
+    """A figure as the component takes it (JSON text: equal figures, equal texts), hidden
+    characters in its names shown (text.visible_json)."""
+    return visible_json(pio.to_json(fig, validate=False))
 
 
 def draw(fig: str, key: str, on_click, alt: str, config: dict | None = None, ahead: str | None = None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.types import emergent_behavior as bh
-from app.types import values
+from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
@@ -43,8 +43,8 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         ann = shell.load(ws, item, scheme.name)
         return ann.value if ann and isinstance(ann.value, dict) else {}
 
-    def save(value: dict, behavior: str) -> None:  # a change made in one behaviour's fragment
-        shell.card_saved(ws, item, scheme, value, _k(scheme, item, behavior, "saved"))
+    def save(value: dict, behavior: str) -> bool:  # a change made in one behaviour's fragment
+        return shell.card_saved(ws, item, scheme, value, _k(scheme, item, behavior, "saved"))
 
     stored = load()
     entries = bh.parse(stored)
@@ -72,7 +72,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         if bh.parse(load()):  # the behaviour re-runs alone, so this button cannot follow it: it checks here
             st.toast("Turns or notes are marked: clear them first to record \"nothing to flag\". Nothing changed.")
             return
-        shell.save(ws, item, scheme.name, scheme.type, {}, status=values.REVIEWED_CLEAN)
+        shell.save(ws, item, scheme.name, scheme.type, {}, status=STATUS_REVIEWED_CLEAN)
 
     st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"), on_click=clean,
               help="Record that you looked for these behaviours and found none (only while nothing is marked)")
@@ -152,7 +152,9 @@ def _turns(item, scheme, b, behaviors, shown, load, save) -> None:
                 else "No turns marked for this behaviour yet.") + shell.card_note(_k(scheme, item, b, "saved")))
 
     def toggle(t):
-        save(bh.set_turn(load(), b, t, bool(st.session_state.get(_box(scheme, item, b, t))), behaviors), b)
+        box = _box(scheme, item, b, t)
+        if not save(bh.set_turn(load(), b, t, bool(st.session_state.get(box)), behaviors), b):
+            st.session_state.pop(box, None)  # not saved: the box shows what is on disk again
 
     for t in shown:
         st.checkbox(md(t.label), value=t.index in marked, key=_box(scheme, item, b, t.index), on_change=toggle,

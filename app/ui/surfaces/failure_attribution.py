@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.types import values
+from app.types import failure_attribution as failure_attribution_type
+from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell, trace_view
 from app.ui.state import widget_key
-from app.ui.text import excerpt, md
+from app.ui.text import excerpt, md, visible
 
 
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -22,22 +23,27 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     k_agent, k_step, k_reason = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step", "reason"))
     steps = [s.index for s in d.steps]
     agent_of = {s.index: s.agent for s in d.steps}
-    label_of = dict(zip(steps, d.step_labels))  # made once per run (5,000 options on every rerun)
+    # made once per derivation (5,000 options on every rerun), hidden characters in names shown
+    label_of = shell.per_derivation(d, "fa.step_labels", lambda: dict(zip(steps, map(visible, d.step_labels))))
 
     def build():
-        return values.attribution(st.session_state.get(k_agent), st.session_state.get(k_step),
+        return failure_attribution_type.build(st.session_state.get(k_agent), st.session_state.get(k_step),
                                   st.session_state.get(k_reason, ""))
 
     def on_change():
         value = build()
-        shell.commit(ws, item, scheme, value, empty=values.attribution_is_empty(value))
+        if not shell.commit(ws, item, scheme, value, empty=failure_attribution_type.is_empty(value)):
+            for k in (k_agent, k_step):  # not saved: the choices show what is on disk, the reason is kept
+                st.session_state.pop(k, None)
+            return
         if value["decisive_step"] is not None:
             trace_view.show_step_page(item.id, value["decisive_step"])
 
     cur_agent = stored.get("responsible_agent")
     cur_step = stored.get("decisive_step")
     st.selectbox("Responsible agent", agents, index=agents.index(cur_agent) if cur_agent in agents else None,
-                 key=k_agent, on_change=on_change, placeholder="Choose the agent that caused the failure")
+                 key=k_agent, on_change=on_change, placeholder="Choose the agent that caused the failure",
+                 format_func=visible)
     st.selectbox("Decisive step", steps, index=steps.index(cur_step) if cur_step in steps else None,
                  key=k_step, on_change=on_change, placeholder="Choose the step where it went wrong",
                  format_func=label_of.__getitem__)
@@ -49,8 +55,8 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     st.text_area("Reason", value=stored.get("reason", ""), key=k_reason, on_change=on_change,
                  placeholder="Why did this agent, at this step, cause the failure?")
     def no_failure():  # a callback: the rerun that follows (this scheme's fragment) shows it
-        shell.save(ws, item, scheme.name, scheme.type, values.attribution(None, None, ""),
-                   status=values.REVIEWED_CLEAN)
+        shell.save(ws, item, scheme.name, scheme.type, failure_attribution_type.build(None, None, ""),
+                   status=STATUS_REVIEWED_CLEAN)
         for k in (k_agent, k_step, k_reason):
             st.session_state.pop(k, None)
 

@@ -92,7 +92,7 @@ def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None
     k_verdict, k_notes, k_saved, k_holds = (widget_key(*_slots(scheme), slot, f)
                                             for f in ("verdict", "notes", "saved", "holds"))
     follow(k_holds, (item.id, call.index), {k_verdict: e["verdict"] if e and e["verdict"] in verdicts else None,
-                                            k_notes: e["notes"] if e else ""}, forget=(k_saved,))
+                                            k_notes: e["notes"] if e else ""}, forget=(k_saved,), typed=(k_notes,))
 
     def changed():
         entry = toolreview.entry(call, st.session_state.get(k_verdict), st.session_state.get(k_notes, ""))

@@ -158,7 +158,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
         k["corr"]: e["correctness"] if e and e["correctness"] in options else None,
         k["modes"]: [c.mode_index[m] for m in chosen if m in c.mode_index],
         k["sev"]: e["severity"] if e and e["severity"] in sev_names else None,
-        k["why"]: e["rationale"] if e else ""}, forget=(k["saved"], k["open"]))
+        k["why"]: e["rationale"] if e else ""}, forget=(k["saved"], k["open"]), typed=(k["why"],))
     correct = stepreview.is_correct(st.session_state[k["corr"]], options)
 
     def changed(field: str):
