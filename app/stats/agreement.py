@@ -20,6 +20,7 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable
 
 import krippendorff
@@ -177,10 +178,18 @@ def jaccard(table: pd.DataFrame) -> dict:
     if pairable.empty:
         return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
     per_unit = []
-    for _unit, sets in pairable.groupby("unit", sort=True)["value"]:
-        s = sets.tolist()
-        pairs = [_jaccard(s[i], s[j]) for i in range(len(s)) for j in range(i + 1, len(s))]
-        per_unit.append(sum(pairs) / len(pairs))
+    units, values = pairable["unit"].to_numpy(dtype=np.int64), pairable["value"].tolist()
+    order = np.argsort(units, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, units[order][1:] != units[order][:-1], True])
+    for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        # raters giving the same set agree completely: each distinct pair of sets measured once
+        given = Counter(values[i] for i in order[start:end].tolist())
+        sets, counts = list(given), list(given.values())
+        total = sum(c * (c - 1) / 2 for c in counts)
+        total += sum(counts[i] * counts[j] * _jaccard(sets[i], sets[j])
+                     for i in range(len(sets)) for j in range(i + 1, len(sets)))
+        m = end - start
+        per_unit.append(total / (m * (m - 1) / 2))
     return {"jaccard": float(sum(per_unit) / len(per_unit)), "n_units": len(per_unit)}
 
 

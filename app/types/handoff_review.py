@@ -231,6 +231,12 @@ def judgements(scheme_rows: SchemeRows) -> tuple[pd.DataFrame, int]:
     A review is a judgement row: one with no entry (reviewed clean, or every handoff left
     alone) judged each handoff of its item unflagged and unrated. An entry counts on the
     handoff at its index only while the step and both agents are the same."""
+    if "handoff_judgements" not in scheme_rows.extra:  # (the rollup, agreement and interaction read it)
+        scheme_rows.extra["handoff_judgements"] = _judgements(scheme_rows)
+    return scheme_rows.extra["handoff_judgements"]
+
+
+def _judgements(scheme_rows: SchemeRows) -> tuple[pd.DataFrame, int]:
     judged = scheme_rows.judged
     table = scheme_rows.table
     # each entry under the handoff it names (a value naming one handoff twice: both count)
