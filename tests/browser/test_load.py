@@ -37,6 +37,7 @@ async def _session(browser, url: str, who: str, found: list[str]) -> None:
     """Open the app, then every page through the menu, using each a little (a click)."""
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = await ctx.new_page()
+    pg.set_default_timeout(300_000)  # 16 sessions on a small machine: a page may take a while
     try:
         await pg.goto(f"{url}/?annotator={who}&item={ITEM}", timeout=180_000)
         await pg.get_by_text("Signed in as").wait_for(timeout=180_000)
