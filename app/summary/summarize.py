@@ -16,13 +16,13 @@ No Streamlit here.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
 
 from app.stats.agreement import Disagreements
+from app.stats.counting import plain
 from app.summary import gold as goldmod
 from app.summary.interaction import interaction
 from app.summary.progress import progress
@@ -43,13 +43,7 @@ def clean(obj: Any) -> Any:
         return {str(k): clean(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [clean(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    if obj is pd.NA or obj is pd.NaT:
-        return None
-    return obj
+    return plain(obj)
 
 
 def scheme_rows(ws, df: pd.DataFrame, scheme, item_ids: list[str], k: int,

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from app.project import validators as v
 from app.stats.agreement import judgements, nominal, ordinal, with_default, within

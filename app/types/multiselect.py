@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.project import validators as v
-from app.stats.agreement import jaccard, judgements, marked, sets_of, show_set, with_default
+from app.stats.agreement import jaccard, marked, sets_of, show_set, with_default
 from app.stats.counting import in_order
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts
