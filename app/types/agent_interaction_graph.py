@@ -25,7 +25,7 @@ import pandas as pd
 
 from app.stats.agreement import Disagreements, jaccard, judgements, nominal, sets_of, show_set, with_default
 from app.traces.derive import Derivation
-from app.types.base import AnnotationType, Scheme, hidden_input
+from app.types.base import AnnotationType, Scheme
 from app.types.panel import SchemeRows
 
 NORMAL, CRITICAL, PROBLEMATIC = "normal", "critical", "problematic"
@@ -193,10 +193,6 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, dict) and bool({"critical_nodes", "edges"} & set(value))
 
 
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
-
-
 def rows(value: Any, scheme: Scheme) -> list[dict]:
     """A row per critical node (`agent`) and per marked edge (`src`, `dst`, `state`; the other
     columns None), of the value as normalize() reads it."""
@@ -266,5 +262,5 @@ def objects(value: Any, derivation: Derivation | None) -> Any:
 # app/summary/interaction.py)
 TYPE = AnnotationType(
     name="agent_interaction_graph", title="Interaction graph", page="pages/agent_interaction_graph.py", trace=True,
-    rows=rows, agreement=agreement, coerce=coerce, looks_like=looks_like, objects=objects,
+    rows=rows, agreement=agreement, looks_like=looks_like, objects=objects,
     headline=lambda measures: measures.get("critical_nodes"))

@@ -36,7 +36,7 @@ import pandas as pd
 from app.project import validators as v
 from app.stats.agreement import Disagreements, judgements, nominal, ordinal, show_number
 from app.stats.counting import in_order, order_key, t975
-from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.base import AnnotationType, Key, Scheme
 from app.types.panel import SchemeRows
 
 EMPTY: dict = {"agents": {}, "team": {}, "milestones": {}}
@@ -310,13 +310,9 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, dict) and bool({"agents", "team", "milestones"} & set(value))
 
 
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
-
-
 TYPE = AnnotationType(
     name="agent_scorecard", title="Agent scorecard", page="pages/agent_scorecard.py", trace=True,
     keys={"scale": Key(v.integer(2, 10), default=5), "agent_dimensions": Key(v.string_list(1), required=True),
           "team_dimensions": Key(v.string_list(0), default=[]), "milestones": Key(v.string_list(0), default=[])},
-    section="scorecards", rows=summary_rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    section="scorecards", rows=summary_rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
     headline=lambda measures: next(iter((measures.get("agent_dimensions") or {}).values()), None))

@@ -7,7 +7,8 @@ owns everything about the type:
   keys, COMMON_KEYS, come on top); `trace` says whether it works on the trace (it then
   accepts the trace keys `steps_key` and `agent_key` too).
 - **stored value**: `coerce(value, scheme)` turns what an import or a hand-made file holds into
-  the stored form (raising ValueError with the reason when it cannot).
+  the stored form; by default it takes off Potato's hidden-input wrapper where the value is not
+  yet of the type's shape (`looks_like`).
 - **summary**: `rows(value, scheme)` spreads one parsed stored value into rows of plain fields
   (an attribution, a handoff entry, a score, a marked turn); the summary puts them in one
   long table per scheme (`SchemeRows.table`). `rollup(rows)` gives the scheme's entry in the
@@ -107,10 +108,6 @@ def _no_objects(value: Any, derivation: "Derivation | None") -> Any:
     return None
 
 
-def _as_is(value: Any, scheme: Scheme) -> Any:
-    return value
-
-
 def hidden_input(value: Any, looks_like: Callable[[Any], bool]) -> Any:
     """Potato keeps a multi-agent scheme's value as JSON text in a hidden input of the scheme,
     `{input name: "<JSON>"}`: the value inside, where `value` is such a wrapper."""
@@ -141,11 +138,14 @@ class AnnotationType:
     agreement: "Callable[[SchemeRows, Disagreements], dict] | None" = None
     listings: "Mapping[str, Callable[[SchemeRows], list[dict]]]" = field(default_factory=dict)
     listings_first: bool = False  # listed records before the rollup's keys in the JSON (as they always were)
-    coerce: Callable[[Any, Scheme], Any] = _as_is
+    # (None: Potato's hidden-input wrapper taken off where the value is not of the type's shape)
+    coerce: Callable[[Any, Scheme], Any] | None = None
     looks_like: Callable[[Any], bool] = lambda value: isinstance(value, dict)  # the stored shape, roughly
     objects: "Callable[[Any, Derivation | None], Any]" = _no_objects
     headline: Callable[[dict], dict | None] = lambda measures: None  # its main agreement measure, for reports
 
     def __post_init__(self):
+        if self.coerce is None:
+            object.__setattr__(self, "coerce", lambda value, scheme: hidden_input(value, self.looks_like))
         if self.trace:  # (a type that works on the trace takes the trace keys too)
             object.__setattr__(self, "keys", {**TRACE_KEYS, **self.keys})

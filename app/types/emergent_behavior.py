@@ -23,7 +23,7 @@ from app.traces.trace import Step, one_line, step_label
 from app.project import validators as v
 from app.stats.agreement import Disagreements, jaccard, marked_each, sets_of, show_set, with_default
 from app.stats.counting import in_order, sorted_keys
-from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.base import AnnotationType, Key, Scheme
 from app.types.failure_attribution import cut
 from app.types.panel import SchemeRows
 
@@ -241,10 +241,6 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(e, (dict, list)) for e in value.values())
 
 
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
-
-
 def objects(value: Any, derivation) -> Any:
     """Each marked turn's step (agent and text) as the trace is now (None: no such step); the
     turns as the summary reads them (parse)."""
@@ -261,4 +257,4 @@ TYPE = AnnotationType(
     keys={"behaviors": Key(v.string_list(1), required=True), "allow_note": Key(v.boolean, default=True)},
     section="emergent", rows=rows, rollup=rollup, agreement=agreement,
     listings_first=True, listings={"per_run": per_run},
-    coerce=coerce, looks_like=looks_like, objects=objects)
+    looks_like=looks_like, objects=objects)

@@ -14,7 +14,7 @@ import numpy as np
 from app.project import validators as v
 from app.stats.agreement import judgements, nominal, ordinal, with_default, within
 from app.stats.counting import count, distinct, order_key
-from app.types.base import AnnotationType, Key, Scheme, as_int, hidden_input
+from app.types.base import AnnotationType, Key, Scheme, as_int
 from app.types.panel import SchemeRows
 
 NO_FAILURE = "(no failure)"  # the agent of an annotator who named none, in agreement
@@ -31,10 +31,6 @@ def is_empty(value: dict) -> bool:
 
 def looks_like(value: Any) -> bool:
     return isinstance(value, dict) and bool({"responsible_agent", "decisive_step"} & set(value))
-
-
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
 
 
 def rows(value: Any, scheme: Scheme) -> list[dict]:
@@ -136,5 +132,5 @@ TYPE = AnnotationType(
     name="failure_attribution", title="Failure attribution", page="pages/failure_attribution.py", trace=True,
     keys={"agents": Key(v.string_list(1), doc="static agent list instead of deriving it from the trace")},
     section="attribution", rows=rows, rollup=rollup, agreement=agreement, listings={"positions": positions},
-    coerce=coerce, looks_like=looks_like, objects=objects,
+    looks_like=looks_like, objects=objects,
     headline=lambda measures: measures.get("agent"))

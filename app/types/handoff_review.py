@@ -28,7 +28,7 @@ from app.stats.agreement import Disagreements, judgements as judgements_of, nomi
 from app.stats.counting import in_order, sorted_keys
 from app.traces.derive import Derivation, Handoff
 from app.traces.trace import Step
-from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.base import AnnotationType, Key, Scheme
 from app.types.panel import SchemeRows
 
 EXCERPT = 280
@@ -211,10 +211,6 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, list)
 
 
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
-
-
 def rows(value: Any, scheme: Scheme) -> list[dict]:
     """A row per well-formed entry (table_rows): index, step, src, dst, flags (a tuple), quality."""
     return [{"index": index, "step": step, "src": src, "dst": dst, "flags": flags, "quality": quality}
@@ -336,5 +332,5 @@ TYPE = AnnotationType(
     name="handoff_review", title="Handoff review", page="pages/handoff_review.py", trace=True,
     keys={"flags": Key(v.string_list(1), default=["info_loss", "dropped_constraint", "garbling", "goal_drift"]),
           "quality_scale": Key(v.integer(2, 10), default=5)},
-    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
     objects=objects, headline=lambda measures: measures.get("quality"))

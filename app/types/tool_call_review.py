@@ -31,7 +31,7 @@ from app.traces.toolcall import ToolCall
 from app.project import validators as v
 from app.stats.agreement import Disagreements, judgements, nominal
 from app.stats.counting import count, sorted_keys
-from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.base import AnnotationType, Key, Scheme
 from app.types.panel import SchemeRows
 
 
@@ -187,10 +187,6 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, list)
 
 
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
-
-
 def objects(value: Any, derivation) -> Any:
     """Each reviewed call as the trace has it now (None: no call at that index)."""
     if derivation is None or not isinstance(value, list):
@@ -208,5 +204,5 @@ def objects(value: Any, derivation) -> Any:
 TYPE = AnnotationType(
     name="tool_call_review", title="Tool-call review", page="pages/tool_call_review.py", trace=True,
     keys={"verdict_options": Key(v.string_list(1), default=DEFAULT_VERDICTS)},
-    section="tool_verdicts", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    section="tool_verdicts", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
     objects=objects, headline=lambda measures: measures.get("verdict"))

@@ -20,7 +20,7 @@ import pandas as pd
 from app.project import validators as v
 from app.stats.agreement import NO_PAIRS, NO_VARIATION, Disagreements, judgements, nominal, with_default
 from app.stats.counting import in_order, sorted_keys
-from app.types.base import AnnotationType, Key, Scheme, as_int, hidden_input
+from app.types.base import AnnotationType, Key, Scheme, as_int
 from app.types.panel import SchemeRows
 
 UNLABELLED = "unlabelled"
@@ -185,10 +185,6 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, dict) and KEY in value
 
 
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
-
-
 def objects(value: Any, derivation) -> Any:
     """Each labelled region as the trace has it now (None: no such region)."""
     if derivation is None or not isinstance(value, dict):
@@ -208,5 +204,5 @@ TYPE = AnnotationType(
           "contention_labels": Key(v.string_list(1), default=["deadlock", "circular_wait", "race_condition", "benign"]),
           "include_same_agent": Key(v.boolean, default=False,
                                     doc="also count overlapping calls of one agent as contention")},
-    section="contention", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    section="contention", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
     objects=objects, headline=lambda measures: measures.get("label"))

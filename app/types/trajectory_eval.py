@@ -42,7 +42,7 @@ from app.project import validators as v
 from app.stats.agreement import (Disagreements, jaccard, judgements, marked, marked_each, nominal, sets_of,
                                  show_set, with_default)
 from app.stats.counting import count, distinct, in_order, sorted_keys
-from app.types.base import AnnotationType, Key, Scheme, hidden_input
+from app.types.base import AnnotationType, Key, Scheme
 from app.types.failure_attribution import cut
 from app.types.panel import SchemeRows
 
@@ -313,10 +313,6 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, dict) and "steps" in value
 
 
-def coerce(value: Any, scheme: Scheme) -> Any:
-    return hidden_input(value, looks_like)
-
-
 def objects(value: Any, derivation) -> Any:
     """Each reviewed step (agent and text) as the trace is now (None: no such step)."""
     if derivation is None or not isinstance(value, dict):
@@ -336,5 +332,5 @@ TYPE = AnnotationType(
           "severities": Key(v.severities, default=[{"name": "minor", "weight": -1}, {"name": "major", "weight": -5},
                                                    {"name": "critical", "weight": -10}]),
           "show_score": Key(v.boolean, default=False), "max_score": Key(v.number, default=100)},
-    section="mast", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, looks_like=looks_like,
+    section="mast", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
     objects=objects)
