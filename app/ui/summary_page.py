@@ -6,7 +6,6 @@ from app/summary/charts.py (trace text HTML-escaped). Visible to every signed-in
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 from typing import NamedTuple
 
 import pandas as pd
@@ -25,11 +24,6 @@ PAGE = shell.ROOT / "pages" / "summary.py"
 ALL, SHARED, GOLD, CHOSEN = "All items", "Items with two or more annotators", "Items with gold", "Chosen items"
 TTL = 10  # seconds a read of the store is reused at least (the Refresh button reads again at once)
 SLOW_READ = 10  # ... and at least this many times as long as the read took (a large store)
-
-
-@lru_cache(maxsize=None)
-def page() -> st.Page:
-    return st.Page(str(PAGE), title="Summary", icon=":material/monitoring:")
 
 
 def _k(*parts) -> str:
