@@ -14,6 +14,11 @@ owns everything about the type:
   long table per scheme (`SchemeRows.table`). `rollup(rows)` gives the scheme's entry in the
   summary's `section`; `agreement(rows, disagreements)` its agreement measures, adding what
   annotators disagree on; `listings` the records the summary lists only when asked.
+- **validation**: `validate(value, scheme, derivation)` lists what is wrong with a stored value
+  (in its stored form, after `coerce`) against the scheme's options and the item's trace
+  (`derivation` is None for types that do not work on the trace): labels not in the scheme,
+  steps, agents or handoffs the run does not have, scores off the scale. An empty list means it
+  fits. The UI, the import and the summary use this one check.
 - **export**: `objects(value, derivation)`, what each index in a stored value names in the
   trace as it is now; `headline(measures)`, the one agreement measure a report leads with.
 
@@ -141,6 +146,8 @@ class AnnotationType:
     # (None: Potato's hidden-input wrapper taken off where the value is not of the type's shape)
     coerce: Callable[[Any, Scheme], Any] | None = None
     looks_like: Callable[[Any], bool] = lambda value: isinstance(value, dict)  # the stored shape, roughly
+    # (reasons the stored value does not fit the scheme and the trace; [] when it fits)
+    validate: "Callable[[Any, Scheme, Derivation | None], list[str]]" = lambda value, scheme, derivation: []
     objects: "Callable[[Any, Derivation | None], Any]" = _no_objects
     headline: Callable[[dict], dict | None] = lambda measures: None  # its main agreement measure, for reports
 
