@@ -67,9 +67,13 @@ def _counts(table: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
     """(units × values counts, the values, each row's unit code) of a pairable table."""
     unit_code, units = pd.factorize(table["unit"], sort=True)
     value_code, values = pd.factorize(table["value"].to_numpy(dtype=object), use_na_sentinel=False)
-    n = np.zeros((len(units), len(values)))
-    np.add.at(n, (unit_code, value_code), 1.0)
-    return n, list(values), np.asarray(units)
+    return _count_matrix(unit_code, len(units), value_code, len(values)), list(values), np.asarray(units)
+
+
+def _count_matrix(unit_code: np.ndarray, n_units: int, value_code: np.ndarray, n_values: int) -> np.ndarray:
+    """units × values: how many judgements gave each value to each unit."""
+    flat = np.bincount(unit_code * n_values + value_code, minlength=n_units * n_values)
+    return flat.reshape(n_units, n_values).astype(np.float64)
 
 
 def _agreeing_pairs(n: np.ndarray) -> np.ndarray:
@@ -93,19 +97,37 @@ def alpha(n: np.ndarray, values: list, level: str) -> float | None:
     return float(krippendorff.alpha(value_counts=n, value_domain=domain, level_of_measurement=level))
 
 
+def _no_pairs(table: pd.DataFrame) -> dict:
+    return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None, "n_units": 0,
+            "n_raters": int(table["rater"].nunique()), "note": NO_PAIRS}
+
+
 def nominal(table: pd.DataFrame) -> dict:
     """Agreement on categories: Cohen's kappa (two raters) or Fleiss', Krippendorff's nominal
     alpha and the percent agreement."""
     pairable = _pairable(table)
     if pairable.empty:
-        return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None, "n_units": 0,
-                "n_raters": int(table["rater"].nunique()), "note": NO_PAIRS}
-    n, values, _units = _counts(pairable)
-    raters = sorted(pairable["rater"].unique())
-    out: dict[str, Any] = {"n_units": len(n), "n_raters": len(raters),
-                           "percent_agreement": float(_agreeing_pairs(n).mean()), "alpha": alpha(n, values, "nominal")}
-    if len(raters) == 2:
-        out.update(measure="cohen_kappa", kappa=_cohen(pairable, n, raters))
+        return _no_pairs(table)
+    unit_code, units = pd.factorize(pairable["unit"], sort=True)
+    value_code, values = pd.factorize(pairable["value"].to_numpy(dtype=object), use_na_sentinel=False)
+    rater_code, raters = pd.factorize(pairable["rater"].to_numpy(dtype=object))
+    return _nominal(unit_code, len(units), value_code, len(values), rater_code, len(raters))
+
+
+def _nominal(unit_code: np.ndarray, n_units: int, value_code: np.ndarray, n_values: int,
+             rater_code: np.ndarray, n_raters: int) -> dict:
+    """nominal() of judgements given as codes: each row's unit (0..n_units-1, every unit judged
+    by two or more raters), value and rater."""
+    n = _count_matrix(unit_code, n_units, value_code, n_values)
+    out: dict[str, Any] = {"n_units": n_units, "n_raters": n_raters,
+                           "percent_agreement": float(_agreeing_pairs(n).mean()),
+                           "alpha": alpha(n, list(range(n_values)), "nominal")}
+    if n_raters == 2:
+        # Cohen: each of the two raters judged every unit; chance from each rater's own margins
+        margins = np.bincount(rater_code * n_values + value_code, minlength=2 * n_values).reshape(2, n_values)
+        p_o = float((n.max(axis=1) == n.sum(axis=1)).sum()) / n_units
+        p_e = float((margins[0] * margins[1]).sum()) / (n_units * n_units)
+        out.update(measure="cohen_kappa", kappa=None if np.isclose(p_e, 1.0) else (p_o - p_e) / (1 - p_e))
     else:
         p_j = n.sum(axis=0) / n.sum()
         p_e = float(np.square(p_j).sum())
@@ -114,17 +136,6 @@ def nominal(table: pd.DataFrame) -> dict:
     if out["kappa"] is None:
         out["note"] = NO_VARIATION
     return out
-
-
-def _cohen(pairable: pd.DataFrame, n: np.ndarray, raters: list) -> float | None:
-    """Cohen's kappa: each of the two raters judged every pairable unit."""
-    units = len(n)
-    p_o = float((n.max(axis=1) == n.sum(axis=1)).sum()) / units
-    first, second = (pairable.loc[pairable["rater"] == r, "value"].value_counts(dropna=False) for r in raters)
-    p_e = float((first * second.reindex(first.index, fill_value=0)).sum()) / (units * units)
-    if np.isclose(p_e, 1.0):
-        return None
-    return (p_o - p_e) / (1 - p_e)
 
 
 def _numbers(table: pd.DataFrame) -> pd.DataFrame:
@@ -214,8 +225,7 @@ def sets_of(unit, rater, member) -> pd.DataFrame:
 def marked(marks: pd.DataFrame, panel: pd.DataFrame) -> dict:
     """Agreement on whether each panel rater marked each unit (a step tagged with a mode, a
     label chosen): `marks` holds the (unit, rater) pairs marked."""
-    given = marks[["unit", "rater"]].drop_duplicates().assign(value=True)
-    return nominal(with_default(given, panel, False))
+    return marked_each(marks[["unit", "rater"]].assign(marked=True), panel, "marked", [True])[True]
 
 
 def differing(table: pd.DataFrame, gap: float | None = None) -> list[int]:
@@ -289,20 +299,65 @@ def marked_each(marks: pd.DataFrame, panel: pd.DataFrame, column: str, labels: l
         rater = raters.get_indexer(frame["rater"].to_numpy(dtype=object))
         return frame["unit"].to_numpy(dtype=np.int64) * width + rater
 
-    panel_keys, mark_keys = np.unique(keys(panel)), keys(marks)
+    panel_keys, mark_keys = _sorted_distinct(keys(panel)), keys(marks)
     mark_labels = marks[column].to_numpy(dtype=object)
+    on_panel = _CodedPairs(panel_keys, width)
     out = {}
     for label in labels:
-        mine = np.unique(mark_keys[mark_labels == label])
-        at = np.minimum(np.searchsorted(panel_keys, mine), max(len(panel_keys) - 1, 0))
-        inside = panel_keys[at] == mine if len(panel_keys) else np.zeros(len(mine), dtype=bool)
-        value = np.zeros(len(panel_keys), dtype=bool)
-        value[at[inside]] = True
-        # (a mark from outside the panel is one more judgement)
-        every = np.concatenate([panel_keys, mine[~inside]])
-        value = np.concatenate([value, np.ones(int((~inside).sum()), dtype=bool)])
-        # (each pair once already; raters as their codes: the measures count raters, they do not
-        # read their names)
-        out[label] = nominal(pd.DataFrame({"unit": every // width, "rater": every % width,
-                                           "value": value.astype(object)}))
+        mine = _sorted_distinct(mark_keys[mark_labels == label])
+        at = np.searchsorted(panel_keys, mine)
+        inside = at < len(panel_keys)
+        inside[inside] = panel_keys[at[inside]] == mine[inside]
+        if inside.all():  # (the usual case: the pairs are the panel's, coded once for every label)
+            value = np.zeros(len(panel_keys), dtype=np.int64)
+            value[at] = 1
+            out[label] = on_panel.nominal(value)
+        else:  # a mark from outside the panel is one more judgement
+            every = np.concatenate([panel_keys, mine[~inside]])
+            order = np.argsort(every, kind="stable")
+            value = np.isin(every, mine, assume_unique=True).astype(np.int64)
+            out[label] = _CodedPairs(every[order], width).nominal(value[order])
     return out
+
+
+class _CodedPairs:
+    """Sorted distinct (unit, rater) pairs coded as unit * width + rater, with the codes
+    nominal() needs worked out once: a step review asks about dozens of labels on the same pairs."""
+
+    def __init__(self, keys: np.ndarray, width: int):
+        unit, rater = keys // width, keys % width
+        self.keep = _group_sizes(unit) >= 2
+        self.n_all_raters = int((np.bincount(rater, minlength=width) > 0).sum())
+        self.unit_code = _dense(unit[self.keep])
+        self.n_units = int(self.unit_code[-1]) + 1 if len(self.unit_code) else 0
+        kept_raters = rater[self.keep]
+        present = np.bincount(kept_raters, minlength=width) > 0
+        self.rater_code = (np.cumsum(present) - 1)[kept_raters]
+        self.n_raters = int(present.sum())
+
+    def nominal(self, value_code: np.ndarray) -> dict:
+        """nominal() of the pairs' values (0: not marked, 1: marked)."""
+        if not self.n_units:
+            return {"measure": None, "kappa": None, "alpha": None, "percent_agreement": None, "n_units": 0,
+                    "n_raters": self.n_all_raters, "note": NO_PAIRS}
+        return _nominal(self.unit_code, self.n_units, value_code[self.keep], 2, self.rater_code, self.n_raters)
+
+
+def _sorted_distinct(keys: np.ndarray) -> np.ndarray:
+    ordered = np.sort(keys)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
+def _dense(sorted_codes: np.ndarray) -> np.ndarray:
+    """Sorted integer codes renumbered 0, 1, 2, ... in order."""
+    if not len(sorted_codes):
+        return sorted_codes.astype(np.int64)
+    return np.cumsum(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]) - 1
+
+
+def _group_sizes(sorted_codes: np.ndarray) -> np.ndarray:
+    """For each element of sorted codes, how many elements share its code."""
+    if not len(sorted_codes):
+        return np.zeros(0, dtype=np.int64)
+    dense = _dense(sorted_codes)
+    return np.bincount(dense)[dense]
