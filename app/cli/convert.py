@@ -33,7 +33,7 @@ def run(args) -> int:
             return 2
         paths = data_paths(path)
         if not paths:
-            print(f"{name}: no .json or .jsonl files found", file=sys.stderr)
+            print(f"{name}: no .json, .jsonl or .parquet files found", file=sys.stderr)
         for p in paths:
             got, probs, gs = read_path(p, args.id_key, args.text_key, args.fmt)
             items.extend(got)

@@ -33,11 +33,13 @@ from typing import Any, Callable
 
 from app.project.problems import Problem
 from app.traces.trace import Item
-from app.traces.readers import agentrx, chat, langfuse, mast, otlp, potato, trail, trail_gold, whowhen
+from app.traces.readers import (agentrx, autogen, chat, crewai, langfuse, langsmith, magentic, mast, openai_agents,
+                                otlp, phoenix, potato, trail, trail_gold, whowhen)
 
 # Detection order matters: the most specific shape first, Potato's generic dict last.
-FORMATS = {m.NAME: m for m in (trail, trail_gold, otlp, langfuse, mast, agentrx, whowhen, chat, potato)}
-SUFFIXES = (".json", ".jsonl")
+FORMATS = {m.NAME: m for m in (trail, trail_gold, otlp, openai_agents, phoenix, langsmith, langfuse, mast, agentrx,
+                               whowhen, autogen, crewai, chat, magentic, potato)}
+SUFFIXES = (".json", ".jsonl", ".parquet")
 # Real traces nest a few dozen levels (TRAIL span trees: 19). Far deeper data is an attack or
 # a bug, and Python code walking it, or json.dumps in the app, would hit the recursion limit.
 MAX_DEPTH = 200
@@ -67,7 +69,8 @@ class Context:
 
 
 def source_of(path: Path, where: str) -> str:
-    """"path:line" for JSON Lines, "path item N" for a list entry, "path" for a whole file."""
+    """"path:line" for JSON Lines, "path item N" for a list entry (or "row N" of a Parquet
+    table), "path" for a whole file."""
     if where.startswith("line"):
         return f"{path}:{where.split()[-1]}"
     return f"{path} {where}" if where else str(path)
@@ -143,6 +146,8 @@ def _records(path: Path) -> tuple[list[tuple[object, str, bool]], list[Problem],
     """(record, where, single) for each record in the file; `single` if the file is one record.
     The third value says whether the file was cut short and only partly read."""
     problems: list[Problem] = []
+    if path.suffix == ".parquet":
+        return _parquet_records(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
@@ -187,8 +192,23 @@ def _records(path: Path) -> tuple[list[tuple[object, str, bool]], list[Problem],
     return out, problems, False
 
 
+def _parquet_records(path: Path):
+    """A Parquet table (Phoenix's spans dataframe saved with to_parquet) as one record per row."""
+    import pyarrow.parquet as pq
+    from datetime import datetime
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except Exception as e:  # pyarrow raises several of its own types for a bad file
+        return [], [Problem(str(path), "", f"cannot read as Parquet: {e}")], False
+    for row in rows:
+        for k, v in row.items():
+            if isinstance(v, datetime):  # timestamp columns; the readers take ISO 8601 text
+                row[k] = v.isoformat()
+    return [(r, f"row {i}", False) for i, r in enumerate(rows)], [], False
+
+
 def data_paths(path: Path) -> list[Path]:
-    """A file, or every .json/.jsonl file below a folder in a stable order."""
+    """A file, or every .json/.jsonl/.parquet file below a folder in a stable order."""
     if path.is_dir():
         return sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
     return [path]
@@ -308,7 +328,7 @@ def load_items(project) -> tuple[list[Item], list[Problem]]:
     for df in project.data_files:
         paths = data_paths(df.path)
         if not paths:
-            problems.append(Problem(str(df.path), df.where, "no .json or .jsonl files found"))
+            problems.append(Problem(str(df.path), df.where, "no .json, .jsonl or .parquet files found"))
         for p in paths:
             got, probs, gs = read_path(p, project.id_key, project.text_key, df.data_format)
             items.extend(got)
