@@ -19,7 +19,6 @@ belongs to its nearest enclosing agent, runs outside all of them to the root run
 """
 from __future__ import annotations
 
-import re
 import sys
 
 from app.traces.trace import Item, content_text
@@ -28,9 +27,7 @@ from app.traces.readers import spans as span_fields, spantree as st
 NAME = "langsmith"
 SHAPE = 'a LangSmith run ({"id", "run_type", "inputs", "outputs", "child_runs" | "parent_run_id"})'
 RUN_TYPES = {"llm", "chain", "tool", "retriever", "prompt", "parser", "embedding"}
-# LangChain's own building blocks: never an agent of the run
-INTERNAL = re.compile(r"^(Runnable\w*|RunnableSequence|ChatPromptTemplate|PromptTemplate|\w*OutputParser|"
-                      r"LangGraph|__start__|__end__|ChannelWrite\w*|ChannelRead\w*|_write|StrOutputParser)(<.*>)?$")
+INTERNAL = span_fields.INTERNAL
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function",
           "HumanMessage": "user", "AIMessage": "assistant", "SystemMessage": "system", "ToolMessage": "tool",
           "AIMessageChunk": "assistant", "FunctionMessage": "function", "ChatMessage": "user"}
