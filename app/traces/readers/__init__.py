@@ -336,12 +336,46 @@ def load_items(project) -> tuple[list[Item], list[Problem]]:
             golds.extend(gs)
     seen: dict[str, Item] = {}
     unique = []
+    split: dict[str, list[Path]] = {}  # trace id -> the files a span export of it is split over
     for it in items:
         if it.id in seen:
+            first = seen[it.id]
+            if it.format == first.format and it.format in SPLITTABLE and _file_of(it) != _file_of(first):
+                split.setdefault(it.id, [_file_of(first)]).append(_file_of(it))
+                continue
             problems.append(Problem(it.source, f"item {it.id!r}",
                                     f"duplicate item id (first at {seen[it.id].source}); skipped"))
             continue
         seen[it.id] = it
         unique.append(it)
+    for tid, files in split.items():
+        joined, probs = _read_joined(seen[tid], list(dict.fromkeys(files)), project.id_key, project.text_key)
+        problems.extend(probs)
+        if joined is not None:
+            unique[unique.index(seen[tid])] = seen[tid] = joined
     problems.extend(attach_golds(unique, golds, "from the data files"))
     return unique, problems
+
+
+# Span formats grouped by trace id: an export split over several files (batches of one trace)
+# is one trace, not a duplicate.
+SPLITTABLE = {"otlp", "openai_agents", "phoenix", "langsmith", "langfuse"}
+
+
+def _file_of(item: Item) -> str:
+    return item.source.rsplit(" trace ", 1)[0]
+
+
+def _read_joined(item: Item, files: list[str], id_key: str, text_key: str) -> tuple[Item | None, list[Problem]]:
+    """One trace whose spans are spread over several files, read from all of them together."""
+    fmt = FORMATS[item.format]
+    records = []
+    for f in files:
+        got, _, _ = _records(Path(f))  # each file's own problems were reported when it was read
+        records += [(r, f"{Path(f).name} {where}".strip()) for r, where, _ in got if fmt.detect(r)]
+    ctx = Context(Path(files[0]), id_key, text_key)
+    items, probs = fmt.read(records, ctx)
+    joined = next((it for it in items if it.id == item.id), None)
+    note = Problem(files[0], f"trace {item.id}", f"the trace's spans are split over {len(files)} files "
+                   f"({', '.join(Path(f).name for f in files)}); read as one item", "note")
+    return joined, [note] + [p for p in probs if f"trace {item.id}" in p.where and p.level != "note"]
