@@ -238,6 +238,7 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
               data_format: str = "auto") -> tuple[list[Item], list[Problem], list[SidecarGold]]:
     """Items, problems and not-yet-attached gold records of one file."""
     records, problems, salvaged = _records(path)
+    n_records = len(records)
     ctx = Context(Path(path), id_key, text_key, salvaged)
     forced = FORMATS.get(data_format) if data_format not in (None, "", "auto") else None
     plan: list = []  # ("one", module, record, where, single) or ("file", module)
@@ -280,16 +281,32 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
             item = fmt.to_item(record, source_of(path, where), id_key=id_key, text_key=text_key,
                                file=path, single=single)
             items.append(item)
+            if hasattr(fmt, "gold_problems"):  # gold pointing outside the trace: a warning naming the file
+                problems.extend(ctx.problem(w, m, "warning") for w, m in fmt.gold_problems(item))
             if item.data is record:
                 as_read.add(id(item))  # its nesting was checked above (items stay alive in `items`)
         except (ValueError, KeyError, TypeError) as e:
             problems.append(ctx.problem(where or "record", f"{e}; skipped"))
         except RecursionError:
             problems.append(ctx.problem(where or "record", TOO_DEEP))
+    if not items:
+        problems = _not_a_trace(ctx, problems, n_records)
     # JSON text inside a field, parsed into the item (an item holding its record as read was checked)
     deep = [it for it in items if id(it) not in as_read and too_deep(it.data)]
     problems.extend(ctx.problem(f"item {it.id!r}", TOO_DEEP) for it in deep)
     return [it for it in items if it not in deep] if deep else items, problems, ctx.golds
+
+
+def _not_a_trace(ctx: Context, problems: list[Problem], n_records: int) -> list[Problem]:
+    """A file none of whose many records is a run (a lookup table beside the traces, such as
+    AgentRx's steps_by_id.json) is one error, not one per record."""
+    failed = [p for p in problems if p.level == "error" and p.where.startswith(("item ", "line ", "row "))]
+    if n_records < 3 or len(failed) < n_records or ctx.golds:
+        return problems
+    rest = [p for p in problems if p not in failed]
+    first = failed[0].message.removesuffix("; skipped")
+    return rest + [ctx.problem("", f"not a trace: none of its {n_records:,} records is a run in a format Baton "
+                               f"reads (the first, {failed[0].where}: {first}); file skipped")]
 
 
 def attach_golds(items: list[Item], golds: list[SidecarGold], scope: str) -> list[Problem]:
@@ -300,6 +317,9 @@ def attach_golds(items: list[Item], golds: list[SidecarGold], scope: str) -> lis
         it = by_id.get(g.item_id)
         if it is None:  # AgentRx names a run "7" whose trajectory is "tau_retail_7"
             near = [i for i in items if i.id.endswith("_" + g.item_id)]
+            it = near[0] if len(near) == 1 else None
+        if it is None:  # AgentRx's Magentic-One gold names the Who&When run by its question_ID
+            near = [i for i in items if str(i.data.get("question_ID", "")) == g.item_id]
             it = near[0] if len(near) == 1 else None
         if it is None:
             problems.append(Problem(g.source, "", f"gold for run {g.item_id!r}, but no run with that id "
