@@ -93,3 +93,10 @@ def test_demo_whowhen_runs_still_read_without_problems():
     for p in sorted((ROOT / "data" / "whowhen").glob("*.json")):
         items, problems = read_file(p)
         assert problems == [] and items[0].gold["mistake_step"] is not None
+
+
+def test_lookup_object_keyed_by_id_is_not_a_trace(tmp_path):
+    p = tmp_path / "steps_by_id.json"
+    p.write_text(json.dumps({f"id{i}": {"steps": "x"} for i in range(50)}))
+    items, problems = read_file(p)
+    assert items == [] and len(problems) == 1 and problems[0].message.startswith("not a trace:")

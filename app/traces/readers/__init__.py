@@ -239,6 +239,9 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
     """Items, problems and not-yet-attached gold records of one file."""
     records, problems, salvaged = _records(path)
     n_records = len(records)
+    # one object of many entries, each a list or an object: a table keyed by id, not a run
+    lookup = (n_records == 1 and isinstance(records[0][0], dict) and len(records[0][0]) >= 3
+              and all(isinstance(x, (dict, list)) for x in records[0][0].values()))
     ctx = Context(Path(path), id_key, text_key, salvaged)
     forced = FORMATS.get(data_format) if data_format not in (None, "", "auto") else None
     plan: list = []  # ("one", module, record, where, single) or ("file", module)
@@ -290,18 +293,28 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
         except RecursionError:
             problems.append(ctx.problem(where or "record", TOO_DEEP))
     if not items:
-        problems = _not_a_trace(ctx, problems, n_records)
+        problems = _not_a_trace(ctx, problems, n_records, lookup)
     # JSON text inside a field, parsed into the item (an item holding its record as read was checked)
     deep = [it for it in items if id(it) not in as_read and too_deep(it.data)]
     problems.extend(ctx.problem(f"item {it.id!r}", TOO_DEEP) for it in deep)
     return [it for it in items if it not in deep] if deep else items, problems, ctx.golds
 
 
-def _not_a_trace(ctx: Context, problems: list[Problem], n_records: int) -> list[Problem]:
+def _not_a_trace(ctx: Context, problems: list[Problem], n_records: int, lookup: bool = False) -> list[Problem]:
     """A file none of whose many records is a run (a lookup table beside the traces, such as
     AgentRx's steps_by_id.json) is one error, not one per record."""
+    if ctx.golds:
+        return problems
+    if lookup:
+        failed = [p for p in problems if p.level == "error" and p.where in ("", "record")]
+        if failed:
+            rest = [p for p in problems if p not in failed]
+            return rest + [ctx.problem("", "not a trace: one object whose entries are all lists or objects (a table "
+                                       "keyed by id?), not a run in a format Baton reads "
+                                       f"({failed[0].message.removesuffix('; skipped')}); file skipped")]
+        return problems
     failed = [p for p in problems if p.level == "error" and p.where.startswith(("item ", "line ", "row "))]
-    if n_records < 3 or len(failed) < n_records or ctx.golds:
+    if n_records < 3 or len(failed) < n_records:
         return problems
     rest = [p for p in problems if p not in failed]
     first = failed[0].message.removesuffix("; skipped")
