@@ -64,3 +64,18 @@ def test_export_split_over_files_is_one_item(tmp_path):
     d = derive(items[0].data)
     assert [s.id for s in d.steps] == ["3" * 16, "6" * 16] and [t.tool for t in d.tool_calls] == ["lookup"]
     assert any("split over 2 files" in p.message and p.level == "note" for p in problems)
+
+
+def test_convert_joins_a_split_export_too(tmp_path):
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    s = spans()
+    (tmp_path / "b1.json").write_text(json.dumps(export(s[:4])))
+    (tmp_path / "b2.json").write_text(json.dumps(export(s[4:])))
+    out = tmp_path / "items.jsonl"
+    r = subprocess.run([sys.executable, "-m", "app", "convert", str(tmp_path / "b1.json"), str(tmp_path / "b2.json"),
+                        "-o", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 and len(json.loads(lines[0])["steps"]) == 2

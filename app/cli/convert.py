@@ -24,7 +24,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from app.traces.readers import attach_golds, data_paths, read_path
+    from app.traces.readers import attach_golds, data_paths, join_split, read_path
     items, problems, golds = [], [], []
     for name in args.inputs:
         path = Path(name)
@@ -39,6 +39,8 @@ def run(args) -> int:
             items.extend(got)
             problems.extend(probs)
             golds.extend(gs)
+    items, joined = join_split(items, args.id_key, args.text_key)  # a trace split over several files: one item
+    problems.extend(joined)
     problems.extend(attach_golds(items, golds, "from the inputs"))
     seen: dict[str, str] = {}
     out = sys.stdout if args.output == "-" else None

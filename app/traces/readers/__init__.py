@@ -367,27 +367,44 @@ def load_items(project) -> tuple[list[Item], list[Problem]]:
             items.extend(got)
             problems.extend(probs)
             golds.extend(gs)
+    items, joined = join_split(items, project.id_key, project.text_key)
+    problems.extend(joined)
     seen: dict[str, Item] = {}
     unique = []
-    split: dict[str, list[Path]] = {}  # trace id -> the files a span export of it is split over
     for it in items:
         if it.id in seen:
-            first = seen[it.id]
-            if it.format == first.format and it.format in SPLITTABLE and _file_of(it) != _file_of(first):
-                split.setdefault(it.id, [_file_of(first)]).append(_file_of(it))
-                continue
             problems.append(Problem(it.source, f"item {it.id!r}",
                                     f"duplicate item id (first at {seen[it.id].source}); skipped"))
             continue
         seen[it.id] = it
         unique.append(it)
-    for tid, files in split.items():
-        joined, probs = _read_joined(seen[tid], list(dict.fromkeys(files)), project.id_key, project.text_key)
-        problems.extend(probs)
-        if joined is not None:
-            unique[unique.index(seen[tid])] = seen[tid] = joined
     problems.extend(attach_golds(unique, golds, "from the data files"))
     return unique, problems
+
+
+def join_split(items: list[Item], id_key: str = "id", text_key: str = "text") -> tuple[list[Item], list[Problem]]:
+    """Items with each trace whose spans are split over several files (same id, same span
+    format, different files) read once from all of them, in the place of its first part."""
+    first: dict[str, Item] = {}
+    split: dict[str, list[str]] = {}  # trace id -> the files its spans are spread over
+    for it in items:
+        f = first.setdefault(it.id, it)
+        if f is not it and it.format == f.format and it.format in SPLITTABLE and _file_of(it) != _file_of(f):
+            split.setdefault(it.id, [_file_of(f)]).append(_file_of(it))
+    if not split:
+        return items, []
+    problems: list[Problem] = []
+    out: list[Item] = []
+    for it in items:
+        if it.id not in split:
+            out.append(it)
+        elif it is first[it.id]:
+            joined, probs = _read_joined(it, list(dict.fromkeys(split[it.id])), id_key, text_key)
+            problems.extend(probs)
+            out.append(joined or it)
+        elif it.format != first[it.id].format:
+            out.append(it)  # a different format under the same id: a true duplicate, reported by the caller
+    return out, problems
 
 
 # Span formats grouped by trace id: an export split over several files (batches of one trace)
