@@ -64,3 +64,26 @@ def test_typed_observations_are_read_as_before(tmp_path):
     p.write_text(json.dumps(t))
     d = derive(read_file(p)[0][0].data)
     assert d.agents == ["support-bot"]  # no AGENT observations: typed traces keep their own rules
+
+
+def test_langchain_agent_executor_under_the_v2_callback(tmp_path):
+    """AgentExecutor → RunnableSequence (prompt, ChatOpenAI generation, parser), then the tool
+    span beside the sequence, not beside the generation."""
+    call = {"id": "c1", "type": "function", "function": {"name": "tavily", "arguments": '{"query": "x"}'}}
+    obs = [
+        _obs("e1", "SPAN", "AgentExecutor", None, "00.000", "09.000", input={"input": "news?"}),
+        _obs("e2", "SPAN", "RunnableSequence", "e1", "00.100", "02.000"),
+        _obs("e3", "SPAN", "ChatPromptTemplate", "e2", "00.100", "00.200"),
+        _obs("e4", "GENERATION", "ChatOpenAI", "e2", "00.300", "01.800",
+             output={"role": "assistant", "content": "", "additional_kwargs": {"tool_calls": [call]}}),
+        _obs("e5", "SPAN", "ToolsAgentOutputParser", "e2", "01.850", "01.900"),
+        _obs("e6", "SPAN", "tavily", "e1", "02.100", "04.000", input='{"query": "x"}', output="headlines"),
+        _obs("e7", "SPAN", "RunnableSequence", "e1", "04.100", "06.000"),
+        _obs("e8", "GENERATION", "ChatOpenAI", "e7", "04.200", "05.900", output="Here is the news."),
+    ]
+    p = tmp_path / "ae.json"
+    p.write_text(json.dumps({"id": "lf-2", "name": "news", "observations": obs}))
+    d = derive(read_file(p)[0][0].data)
+    assert d.agents == ["AgentExecutor"] and len(d.steps) == 2
+    assert [(t.tool, t.step, t.result) for t in d.tool_calls] == [("tavily", 0, "headlines")]
+    assert len(d.calls) == 1

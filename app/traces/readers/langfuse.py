@@ -54,6 +54,9 @@ def _messages(value, intern):
 
 
 def _output(value, intern):
+    if isinstance(value, dict) and "tool_calls" not in value and isinstance(value.get("additional_kwargs"), dict) \
+            and isinstance(value["additional_kwargs"].get("tool_calls"), list):  # a LangChain AIMessage
+        value = {**value, "tool_calls": value["additional_kwargs"]["tool_calls"]}
     if isinstance(value, dict) and ("content" in value or "tool_calls" in value or "choices" in value):
         return span_fields._output_of(value, intern)
     if isinstance(value, str):
@@ -111,16 +114,18 @@ def _below(span: st.Span):
 
 def plain_spans(roots: list[st.Span]) -> None:
     """Older SDKs (and their LangChain callback) record agents and tools as plain SPAN
-    observations. Read them as documented: a SPAN leaf that is a sibling of a GENERATION, or
-    that is named like a tool a GENERATION requested, is a tool call; a SPAN (not one of
+    observations. Read them as documented: a SPAN leaf beside a GENERATION (or beside a span
+    holding one), or named like a tool a GENERATION requested, is a tool call; a SPAN (not one of
     LangChain's own runnables) with GENERATIONs below it is an agent, named after itself."""
     spans = [s for r in roots for s in [r, *_below(r)]]
     siblings = {id(c): p.children for p in spans for c in p.children}
+    # a span that is, or holds, a GENERATION (AgentExecutor's RunnableSequence around the LLM call)
+    has_llm = {id(s) for s in spans if s.kind == st.LLM or any(d.kind == st.LLM for d in _below(s))}
     requested = {str((c.get("function") or {}).get("name") or c.get("name"))
                  for s in spans if s.kind == st.LLM for c in (s.output_calls or []) if isinstance(c, dict)}
     for s in spans:
         if s.kind == "" and not s.children and s.name and not span_fields.INTERNAL.match(s.name) and (
-                s.name in requested or any(c.kind == st.LLM for c in siblings.get(id(s), ()))):
+                s.name in requested or any(id(c) in has_llm for c in siblings.get(id(s), ()) if c is not s)):
             s.kind, s.tool = st.TOOL, s.name
             s.arguments = st.maybe_json(s.task)
             s.task = None

@@ -18,12 +18,13 @@ NAME = "magentic"
 SHAPE = 'a Magentic-One message list ([{"role": "Orchestrator (-> WebSurfer)", "content"}, ...])'
 # chat's roles: a list of {"role": "user", ...} messages is a chat log, not a Magentic-One run
 _CHAT_ROLES = {"system", "user", "assistant", "tool", "function", "developer", "model"}
-_ALLOWED = {"role", "content", "name", "timestamp", "index", "sub_index", "tag"}
+# keys of other shapes: such a record is an item, a run or a trace, not one message of a run
+_OTHER = {"id", "steps", "history", "messages", "observations", "spans", "trajectory", "trace"}
 
 
 def detect(record) -> bool:
     return (isinstance(record, dict) and isinstance(record.get("role"), str) and "content" in record
-            and record["role"].strip().lower() not in _CHAT_ROLES and set(record) <= _ALLOWED)
+            and record["role"].strip().lower() not in _CHAT_ROLES and _OTHER.isdisjoint(record))
 
 
 def read(records, ctx):
