@@ -46,3 +46,19 @@ def test_chat_roles_stay_a_chat_log(tmp_path):
     p.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
     items, problems = read_file(p)
     assert problems == [] and items[0].format == "chat"
+
+
+def test_a_real_magentic_one_run_as_a_bare_list_reads_as_its_who_and_when_file(tmp_path):
+    """The hand-crafted Who&When run in data/ (MIT, data/whowhen/LICENSE) is a real Magentic-One
+    log; its history alone, as AgentRx ships such runs, gives the same agents and steps."""
+    from tests.conftest import ROOT
+    src = ROOT / "data" / "whowhen" / "hand-crafted-33.json"
+    run = json.loads(src.read_text())
+    p = tmp_path / "33.json"
+    p.write_text(json.dumps(run["history"]))
+    items, problems = read_file(p)
+    assert problems == [] and len(items) == 1 and items[0].format == "magentic"
+    ww = derive(read_file(src)[0][0].data)
+    d = derive(items[0].data)
+    assert [s.agent for s in d.steps] == [s.agent for s in ww.steps]
+    assert d.agents == ww.agents and not any("(" in a for a in d.agents)
