@@ -117,3 +117,17 @@ def test_not_parquet_is_one_error(tmp_path):
     p.write_bytes(b"not parquet at all")
     items, problems = read_file(p)
     assert items == [] and len(problems) == 1 and "cannot read as Parquet" in problems[0].message
+
+
+def test_dataframe_json_lines_with_epoch_milliseconds(tmp_path):
+    """pandas' to_json(orient="records", lines=True) writes datetimes as epoch milliseconds."""
+    rows = dataframe_rows()
+    for r in rows:
+        for k in ("start_time", "end_time"):
+            r[k] = int(datetime.fromisoformat(r[k]).timestamp() * 1000)
+    p = tmp_path / "spans_ms.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows))
+    items, problems = read_file(p)
+    assert [p for p in problems if p.level != "note"] == []
+    _check(items[0])
+    assert 1.7e9 < items[0].data["calls"][0]["start"] < 1.8e9

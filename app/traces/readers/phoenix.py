@@ -61,7 +61,15 @@ def flatten(value, prefix: str, out: dict) -> dict:
 
 
 def _time(v):
-    return v.isoformat() if isinstance(v, datetime) else v
+    """ISO text, or epoch seconds: pandas' to_json writes datetimes as epoch milliseconds by
+    default (and can write micro- or nanoseconds)."""
+    if isinstance(v, datetime):
+        return v.isoformat()
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > 1e11:
+        for scale in (1e3, 1e6, 1e9):  # the first that gives a time before the year 5138
+            if abs(v) / scale < 1e11:
+                return v / scale
+    return v
 
 
 def _fields(raw: dict) -> dict:
