@@ -43,6 +43,7 @@ def run(args) -> int:
     agents: dict[str, None] = {}
     trace_schemes = [s for s in p.schemes if TYPES[s.type].trace]
     conversations = []
+    empty: dict[str, list[str]] = {}  # trace scheme -> items that derive nothing for it to annotate
     for it in ws.items:
         seen_keys = set()
         for s in trace_schemes or [None]:
@@ -53,6 +54,10 @@ def run(args) -> int:
             seen_keys.add(sig)
             d = derive(it.data, **keys)
             agents.update(dict.fromkeys(d.agents))
+            if trace_schemes and not d.steps and not d.calls:
+                for sc in trace_schemes:
+                    if tuple(sorted(scheme_keys(sc).items())) == sig:
+                        empty.setdefault(sc.name, []).append(it.id)
             if trace_schemes:
                 problems += [f"{it.source}: item {it.id!r}: {m}" for m in d.problems]
                 if d.unknown_steps:
@@ -62,6 +67,11 @@ def run(args) -> int:
         view = savings(it.data, keys["steps_key"], keys["agent_key"])
         if view.has_inputs:
             conversations.append((it.id, view))
+    for name, ids in empty.items():  # a trace scheme with nothing to annotate is no working project
+        shown = ", ".join(repr(i) for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        problems.append(f"{p.path}: scheme {name!r} works on the trace, but {len(ids)} of {len(ws.items)} item(s) "
+                        f"derive no steps and no timed calls for it: {shown} (is the trace in a format Baton "
+                        "reads, and are steps_key and agent_key right?)")
     print(f"items: {len(ws.items)}")
     print(f"agents: {len(agents)}: {', '.join(agents)}")
     print(f"schemes: {len(p.schemes)}")

@@ -24,7 +24,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from app.traces.readers import attach_golds, data_paths, read_path
+    from app.traces.readers import attach_golds, data_paths, join_split, read_path
     items, problems, golds = [], [], []
     for name in args.inputs:
         path = Path(name)
@@ -33,12 +33,14 @@ def run(args) -> int:
             return 2
         paths = data_paths(path)
         if not paths:
-            print(f"{name}: no .json or .jsonl files found", file=sys.stderr)
+            print(f"{name}: no .json, .jsonl or .parquet files found", file=sys.stderr)
         for p in paths:
             got, probs, gs = read_path(p, args.id_key, args.text_key, args.fmt)
             items.extend(got)
             problems.extend(probs)
             golds.extend(gs)
+    items, joined = join_split(items, args.id_key, args.text_key)  # a trace split over several files: one item
+    problems.extend(joined)
     problems.extend(attach_golds(items, golds, "from the inputs"))
     seen: dict[str, str] = {}
     out = sys.stdout if args.output == "-" else None

@@ -169,9 +169,14 @@ def _data_files(raw: Any, base: Path, out: list[Problem], file: str) -> list[Dat
         where = f"data_files[{i}]"
         fmt = "auto"
         if isinstance(entry, dict):
-            extra = set(entry) - {"path", "data_format"}
+            extra = set(entry) - {"path", "data_format", "type"}
             if extra:
-                out.append(Problem(file, where, f"unknown key(s) {v.keys(extra)}; expected path, data_format"))
+                out.append(Problem(file, where, f"unknown key(s) {v.keys(extra)}; expected path, data_format, type"))
+            # Potato's {type: json, path: ...}: the type names the file's syntax; the content decides the format
+            if entry.get("type") is not None and str(entry["type"]).lower() not in ("json", "jsonl", "parquet"):
+                out.append(Problem(file, f"{where}.type", f"expected json or jsonl, got {v.show(entry['type'])} "
+                                   "(Baton reads JSON, JSON Lines and Parquet files)"))
+                continue
             fmt = entry.get("data_format", "auto")
             if fmt not in DATA_FORMATS:
                 out.append(Problem(file, f"{where}.data_format",

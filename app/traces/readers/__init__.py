@@ -13,7 +13,7 @@ A format module has
   `SidecarGold`s: gold records kept in files of their own, joined to their run by id).
 
 Files are JSON (a list of records, or one record) or JSON Lines; a `.json` file that
-holds JSON Lines is read as such, as Potato does. `json.loads` runs once per file and
+holds JSON Lines is read as such, as Potato does; a `.parquet` file is one record per row. `json.loads` runs once per file and
 the text is dropped before items are built. A bad line or record is reported with its
 file and line and the rest of the file is still read; a truncated or corrupt JSON file
 is read up to its last complete element, with a message saying where it broke.
@@ -33,11 +33,14 @@ from typing import Any, Callable
 
 from app.project.problems import Problem
 from app.traces.trace import Item
-from app.traces.readers import agentrx, chat, langfuse, mast, otlp, potato, trail, trail_gold, whowhen
+from app.traces.readers.splits import join_split  # noqa: F401 (load_items; convert imports it from here)
+from app.traces.readers import (agentrx, autogen, chat, crewai, langfuse, langsmith, magentic, mast, openai_agents,
+                                otlp, phoenix, potato, trail, trail_gold, whowhen)
 
 # Detection order matters: the most specific shape first, Potato's generic dict last.
-FORMATS = {m.NAME: m for m in (trail, trail_gold, otlp, langfuse, mast, agentrx, whowhen, chat, potato)}
-SUFFIXES = (".json", ".jsonl")
+FORMATS = {m.NAME: m for m in (trail, trail_gold, otlp, openai_agents, phoenix, langsmith, langfuse, mast, agentrx,
+                               whowhen, autogen, crewai, chat, magentic, potato)}
+SUFFIXES = (".json", ".jsonl", ".parquet")
 # Real traces nest a few dozen levels (TRAIL span trees: 19). Far deeper data is an attack or
 # a bug, and Python code walking it, or json.dumps in the app, would hit the recursion limit.
 MAX_DEPTH = 200
@@ -67,7 +70,8 @@ class Context:
 
 
 def source_of(path: Path, where: str) -> str:
-    """"path:line" for JSON Lines, "path item N" for a list entry, "path" for a whole file."""
+    """"path:line" for JSON Lines, "path item N" for a list entry (or "row N" of a Parquet
+    table), "path" for a whole file."""
     if where.startswith("line"):
         return f"{path}:{where.split()[-1]}"
     return f"{path} {where}" if where else str(path)
@@ -143,6 +147,8 @@ def _records(path: Path) -> tuple[list[tuple[object, str, bool]], list[Problem],
     """(record, where, single) for each record in the file; `single` if the file is one record.
     The third value says whether the file was cut short and only partly read."""
     problems: list[Problem] = []
+    if path.suffix == ".parquet":
+        return _parquet_records(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
@@ -187,8 +193,23 @@ def _records(path: Path) -> tuple[list[tuple[object, str, bool]], list[Problem],
     return out, problems, False
 
 
+def _parquet_records(path: Path):
+    """A Parquet table (Phoenix's spans dataframe saved with to_parquet) as one record per row."""
+    import pyarrow.parquet as pq
+    from datetime import datetime
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except Exception as e:  # pyarrow raises several of its own types for a bad file
+        return [], [Problem(str(path), "", f"cannot read as Parquet: {e}")], False
+    for row in rows:
+        for k, v in row.items():
+            if isinstance(v, datetime):  # timestamp columns; the readers take ISO 8601 text
+                row[k] = v.isoformat()
+    return [(r, f"row {i}", False) for i, r in enumerate(rows)], [], False
+
+
 def data_paths(path: Path) -> list[Path]:
-    """A file, or every .json/.jsonl file below a folder in a stable order."""
+    """A file, or every .json/.jsonl/.parquet file below a folder in a stable order."""
     if path.is_dir():
         return sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
     return [path]
@@ -218,6 +239,10 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
               data_format: str = "auto") -> tuple[list[Item], list[Problem], list[SidecarGold]]:
     """Items, problems and not-yet-attached gold records of one file."""
     records, problems, salvaged = _records(path)
+    n_records = len(records)
+    # one object of many entries, each a list or an object: a table keyed by id, not a run
+    lookup = (n_records == 1 and isinstance(records[0][0], dict) and len(records[0][0]) >= 3
+              and all(isinstance(x, (dict, list)) for x in records[0][0].values()))
     ctx = Context(Path(path), id_key, text_key, salvaged)
     forced = FORMATS.get(data_format) if data_format not in (None, "", "auto") else None
     plan: list = []  # ("one", module, record, where, single) or ("file", module)
@@ -260,16 +285,42 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
             item = fmt.to_item(record, source_of(path, where), id_key=id_key, text_key=text_key,
                                file=path, single=single)
             items.append(item)
+            if hasattr(fmt, "gold_problems"):  # gold pointing outside the trace: a warning naming the file
+                problems.extend(ctx.problem(w, m, "warning") for w, m in fmt.gold_problems(item))
             if item.data is record:
                 as_read.add(id(item))  # its nesting was checked above (items stay alive in `items`)
         except (ValueError, KeyError, TypeError) as e:
             problems.append(ctx.problem(where or "record", f"{e}; skipped"))
         except RecursionError:
             problems.append(ctx.problem(where or "record", TOO_DEEP))
+    if not items:
+        problems = _not_a_trace(ctx, problems, n_records, lookup)
     # JSON text inside a field, parsed into the item (an item holding its record as read was checked)
     deep = [it for it in items if id(it) not in as_read and too_deep(it.data)]
     problems.extend(ctx.problem(f"item {it.id!r}", TOO_DEEP) for it in deep)
     return [it for it in items if it not in deep] if deep else items, problems, ctx.golds
+
+
+def _not_a_trace(ctx: Context, problems: list[Problem], n_records: int, lookup: bool = False) -> list[Problem]:
+    """A file none of whose many records is a run (a lookup table beside the traces, such as
+    AgentRx's steps_by_id.json) is one error, not one per record."""
+    if ctx.golds:
+        return problems
+    if lookup:
+        failed = [p for p in problems if p.level == "error" and p.where in ("", "record")]
+        if failed:
+            rest = [p for p in problems if p not in failed]
+            return rest + [ctx.problem("", "not a trace: one object whose entries are all lists or objects (a table "
+                                       "keyed by id?), not a run in a format Baton reads "
+                                       f"({failed[0].message.removesuffix('; skipped')}); file skipped")]
+        return problems
+    failed = [p for p in problems if p.level == "error" and p.where.startswith(("item ", "line ", "row "))]
+    if n_records < 3 or len(failed) < n_records:
+        return problems
+    rest = [p for p in problems if p not in failed]
+    first = failed[0].message.removesuffix("; skipped")
+    return rest + [ctx.problem("", f"not a trace: none of its {n_records:,} records is a run in a format Baton "
+                               f"reads (the first, {failed[0].where}: {first}); file skipped")]
 
 
 def attach_golds(items: list[Item], golds: list[SidecarGold], scope: str) -> list[Problem]:
@@ -280,6 +331,9 @@ def attach_golds(items: list[Item], golds: list[SidecarGold], scope: str) -> lis
         it = by_id.get(g.item_id)
         if it is None:  # AgentRx names a run "7" whose trajectory is "tau_retail_7"
             near = [i for i in items if i.id.endswith("_" + g.item_id)]
+            it = near[0] if len(near) == 1 else None
+        if it is None:  # AgentRx's Magentic-One gold names the Who&When run by its question_ID
+            near = [i for i in items if str(i.data.get("question_ID", "")) == g.item_id]
             it = near[0] if len(near) == 1 else None
         if it is None:
             problems.append(Problem(g.source, "", f"gold for run {g.item_id!r}, but no run with that id "
@@ -308,12 +362,14 @@ def load_items(project) -> tuple[list[Item], list[Problem]]:
     for df in project.data_files:
         paths = data_paths(df.path)
         if not paths:
-            problems.append(Problem(str(df.path), df.where, "no .json or .jsonl files found"))
+            problems.append(Problem(str(df.path), df.where, "no .json, .jsonl or .parquet files found"))
         for p in paths:
             got, probs, gs = read_path(p, project.id_key, project.text_key, df.data_format)
             items.extend(got)
             problems.extend(probs)
             golds.extend(gs)
+    items, joined = join_split(items, project.id_key, project.text_key)
+    problems.extend(joined)
     seen: dict[str, Item] = {}
     unique = []
     for it in items:

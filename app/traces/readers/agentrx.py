@@ -9,7 +9,12 @@ Read in three shapes:
   [{"role", "content"}]}]}` (one step per AgentRx step, the agent from the substeps' role),
   with or without the annotation fields;
 - an annotation alone (`trajectory_id`, `failures`, no steps): joined by id to the run read
-  from another file (an id that differs only by a `<domain>_` prefix also matches).
+  from another file (an id that differs only by a `<domain>_` prefix also matches, and a
+  Magentic-One annotation's id matches the Who&When run whose `question_ID` it is).
+
+Substep roles lose their Magentic-One tag (`Orchestrator (thought)` is Orchestrator). The root
+cause's `reason_for_root_cause` (in `root_cause`) is kept, and is the mistake reason when the
+annotation has no `root_cause_reason`.
 
 `step_number` is AgentRx's 1-based step number (for a trajectory, the step whose `index` it
 is; for a history, entry `step_number - 1`); a failure may instead give `step`, a 0-based
@@ -48,6 +53,11 @@ def detect(record) -> bool:
     return "trajectory_id" in record and _is_trajectory(record)
 
 
+def _untagged(role) -> str:
+    m = whowhen._TAGGED.match(role) if isinstance(role, str) else None
+    return (m.group(1) if m and m.group(1) else str(role)).strip()
+
+
 def _trajectory_item(record: dict, source: str, ctx, single: bool, problems: st.Problems) -> Item:
     tid = record.get("trajectory_id") or record.get(ctx.id_key)
     if tid in (None, ""):
@@ -69,7 +79,9 @@ def _trajectory_item(record: dict, source: str, ctx, single: bool, problems: st.
                          f"got {type(subs).__name__}; read as an empty step")
             subs = []
         subs = [x for x in subs if isinstance(x, dict)]
-        roles = list(dict.fromkeys(str(x.get("role")) for x in subs if x.get("role")))
+        # Magentic-One roles carry a tag: "Orchestrator (thought)" and "Orchestrator (-> WebSurfer)"
+        # are both the Orchestrator
+        roles = list(dict.fromkeys(_untagged(x["role"]) for x in subs if x.get("role")))
         if len(roles) <= 1:
             content = "\n\n".join(str(x.get("content") or "") for x in subs)
         else:
@@ -103,8 +115,10 @@ def normalise(raw: dict, data: dict):
     """(gold, [(where, message, level)]) of an AgentRx annotation for an item's data."""
     problems = st.Problems()
     root = raw.get("root_cause_failure_id")
-    if root is None and isinstance(raw.get("root_cause"), dict):
-        root = raw["root_cause"].get("failure_id")
+    rc = raw.get("root_cause") if isinstance(raw.get("root_cause"), dict) else {}
+    if root is None:
+        root = rc.get("failure_id")
+    reason = raw.get("root_cause_reason") or rc.get("reason_for_root_cause")
     steps = data.get("steps") or []
     failures = []
     for i, f in enumerate(raw.get("failures") or []):
@@ -122,16 +136,19 @@ def normalise(raw: dict, data: dict):
         failures.append({"step": step, "agent": agent, "category": f.get("failure_category", f.get("category")),
                          "root_cause": is_root, "impact": f.get("impact"),
                          "description": f.get("step_reason") or f.get("description") or "",
-                         "failure_id": f.get("failure_id")})
+                         "failure_id": f.get("failure_id"),
+                         **({"category_reason": f["category_reason"]} if f.get("category_reason") else {})})
     if root is not None and not any(f["root_cause"] for f in failures):
         problems.add("root_cause_failure_id", f"names failure {root!r}, which is not among the failures")
     chosen, basis = st.choose_mistake(failures)
     gold = {"failures": failures,
             "mistake_agent": chosen["agent"] if chosen else None,
             "mistake_step": chosen["step"] if chosen else None,
-            "mistake_reason": (raw.get("root_cause_reason") if basis == "root cause" else None)
+            "mistake_reason": (reason if basis == "root cause" else None)
             or (chosen["description"] if chosen else ""),
             "mistake_basis": basis, "failure_summary": raw.get("failure_summary", "")}
+    if rc.get("reason_for_root_cause"):
+        gold["reason_for_root_cause"] = rc["reason_for_root_cause"]
     return gold, problems
 
 
@@ -170,10 +187,11 @@ def read(records, ctx):
                                        file=Path(ctx.path), single=single)
                 item.format = NAME
                 item.data.pop("failures", None)
+                problems.extend(ctx.problem(w, m, "warning") for w, m in whowhen.gold_problems(item))
             elif _is_trajectory(record):
                 item = _trajectory_item(record, src, ctx, single, probs)
             else:  # an annotation alone
-                tid = record.get("trajectory_id", record.get(ctx.id_key))
+                tid = record.get("trajectory_id", record.get("question_ID", record.get(ctx.id_key)))
                 if tid in (None, ""):
                     raise ValueError("AgentRx annotation has no trajectory_id")
                 ctx.golds.append(SidecarGold(str(tid), record, src, _merge))

@@ -8,6 +8,13 @@ messages, `{"messages": [...]}` or text; output: a message or text), TOOL and RE
 tool calls (input = arguments, output = result; a `resource` in metadata overrides the
 tool name as the contended resource), SPAN/CHAIN/EVENT only shape the tree. Level ERROR
 marks the observation as failed.
+
+Older SDKs (v2, and their LangChain callback) type only GENERATIONs; agents and tools are plain
+SPANs. In a trace with no AGENT, TOOL or RETRIEVER observation, a SPAN leaf beside a GENERATION
+(or named like a tool a GENERATION requested) is a tool call (input = arguments, output =
+result), and a SPAN with GENERATIONs below it is an agent (LangChain's own `Runnable*`, prompt
+and parser spans excepted). In a trace with no agent, spans belong to the trace's `name` (else
+its root span's), not to a made-up agent.
 """
 from __future__ import annotations
 
@@ -47,6 +54,9 @@ def _messages(value, intern):
 
 
 def _output(value, intern):
+    if isinstance(value, dict) and "tool_calls" not in value and isinstance(value.get("additional_kwargs"), dict) \
+            and isinstance(value["additional_kwargs"].get("tool_calls"), list):  # a LangChain AIMessage
+        value = {**value, "tool_calls": value["additional_kwargs"]["tool_calls"]}
     if isinstance(value, dict) and ("content" in value or "tool_calls" in value or "choices" in value):
         return span_fields._output_of(value, intern)
     if isinstance(value, str):
@@ -86,13 +96,46 @@ def _span(obs: dict, where: str, problems: st.Problems, intern) -> st.Span:
             span.result, span.has_result = obs.get("output"), True
     else:
         span.task = obs.get("input")
+        if "output" in obs:  # kept in case the span turns out to be a tool call (older SDKs)
+            span.result, span.has_result = obs.get("output"), True
     agent = meta.get("agent") or meta.get("agent_name")
     if kind != st.AGENT and isinstance(agent, str) and agent.strip():
         span.agent_name = agent.strip()
     return span
 
 
-def _item(trace_id: str, observations: list, where: str, ctx, text=None):
+def _below(span: st.Span):
+    todo = list(span.children)
+    while todo:
+        s = todo.pop()
+        yield s
+        todo.extend(s.children)
+
+
+def plain_spans(roots: list[st.Span]) -> None:
+    """Older SDKs (and their LangChain callback) record agents and tools as plain SPAN
+    observations. Read them as documented: a SPAN leaf beside a GENERATION (or beside a span
+    holding one), or named like a tool a GENERATION requested, is a tool call; a SPAN (not one of
+    LangChain's own runnables) with GENERATIONs below it is an agent, named after itself."""
+    spans = [s for r in roots for s in [r, *_below(r)]]
+    siblings = {id(c): p.children for p in spans for c in p.children}
+    # a span that is, or holds, a GENERATION (AgentExecutor's RunnableSequence around the LLM call)
+    has_llm = {id(s) for s in spans if s.kind == st.LLM or any(d.kind == st.LLM for d in _below(s))}
+    requested = {str((c.get("function") or {}).get("name") or c.get("name"))
+                 for s in spans if s.kind == st.LLM for c in (s.output_calls or []) if isinstance(c, dict)}
+    for s in spans:
+        if s.kind == "" and not s.children and s.name and not span_fields.INTERNAL.match(s.name) and (
+                s.name in requested or any(id(c) in has_llm for c in siblings.get(id(s), ()) if c is not s)):
+            s.kind, s.tool = st.TOOL, s.name
+            s.arguments = st.maybe_json(s.task)
+            s.task = None
+    for s in spans:
+        if s.kind == "" and s.name and not span_fields.INTERNAL.match(s.name) and any(
+                d.kind == st.LLM for d in _below(s)):
+            s.kind, s.agent_name = st.AGENT, s.name
+
+
+def _item(trace_id: str, observations: list, where: str, ctx, text=None, name=None):
     problems = st.Problems()
     intern = span_fields.Interner()
     seen = st.SeenIds(problems)
@@ -109,8 +152,14 @@ def _item(trace_id: str, observations: list, where: str, ctx, text=None):
         span.id = oid
         entries.append((span, None))
     roots = st.assemble(entries, problems, container="trace")
+    default = st.DEFAULT_AGENT
+    if not any(s.kind in (st.AGENT, *st.TOOL_KINDS) for s, _ in entries):
+        plain_spans(roots)
+    if not any(s.kind == st.AGENT for s, _ in entries):  # spans outside agents: the trace's own name
+        default = name or next((r.name for r in roots if r.name and not span_fields.INTERNAL.match(r.name)),
+                               None) or default
     task = st.task_text(text) if text is not None else None
-    data = st.build_item(roots, trace_id, NAME, text=task or None, problems=problems)
+    data = st.build_item(roots, trace_id, NAME, default_agent=default, text=task or None, problems=problems)
     if not data["steps"]:
         problems.add("", "no GENERATION or TOOL observations: the trace has no steps", "warning")
     return Item(trace_id, data, f"{ctx.path} trace {trace_id}", NAME, data["text"], None), problems
@@ -123,7 +172,8 @@ def read(records, ctx):
         if isinstance(record, dict) and isinstance(record.get("observations"), list):
             tid = str(record.get("id") or record.get("traceId") or (where and f"{ctx.path.stem}-{where.split()[-1]}")
                       or ctx.path.stem)
-            item, probs = _item(tid, record["observations"], "", ctx, record.get("input"))
+            item, probs = _item(tid, record["observations"], "", ctx, record.get("input"),
+                                str(record["name"]) if record.get("name") else None)
             gold = record.get("gold") if isinstance(record.get("gold"), dict) else None
             if gold:
                 item.gold = item.data["gold"] = gold

@@ -20,6 +20,10 @@ RESOURCE_KEYS = ("baton.resource", "tool.resource", "resource", "peer.service", 
 _AGENT_NAME_KEYS = ("gen_ai.agent.name", "agent.name")
 _NAMED = re.compile(r"""\bagent named ['"]([^'"\n]{1,80})['"]""")
 _RUN_SUFFIX = re.compile(r"\.(run|invoke|ainvoke|arun|__call__|execute|step)$")
+# LangChain's and LangGraph's own building blocks (RunnableAssign<agent_scratchpad>, RunnableSequence,
+# prompt templates, parsers): never an agent, whatever their name contains
+INTERNAL = re.compile(r"^(Runnable\w*|ChatPromptTemplate|PromptTemplate|\w*OutputParser|LangGraph|__start__|"
+                      r"__end__|ChannelWrite\w*|ChannelRead\w*|_write)(<.*>)?$")
 _FLAT = re.compile(r"^(llm\.(?:input|output)_messages|gen_ai\.(?:prompt|completion))\.(\d+)\.(.+)$")
 
 
@@ -248,6 +252,8 @@ def fill_from_attributes(span: Span, attrs: dict, problems: Problems, intern: In
             span.agent_name = v.strip()
             break
     span.attrs = {k: attrs[k] for k in RESOURCE_KEYS if k in attrs}
+    if span.kind == AGENT and span.agent_name is None and INTERNAL.match(span.name or ""):
+        span.kind = "CHAIN"  # OpenInference marks any chain whose name holds "agent" as an AGENT
     if span.kind not in (LLM, *TOOL_KINDS):
         span.task = attrs.get("input.value")  # an agent's task; the run's input on a root span
     if span.kind == AGENT:

@@ -10,7 +10,9 @@ calls `build_item`, which derives:
   outside every agent span belongs to the trace's first top-level agent, or, in a
   trace without agent spans, to the span's service name or `agent`;
 - steps: one per LLM span, in start order, with the span id as step id, the output
-  text as `content` and the input messages as `input` (for the conversation view);
+  text as `content` and the input messages as `input` (for the conversation view); an LLM
+  span inside another one is the same call recorded twice (LangChain + OpenAI
+  instrumentation) and is part of the outer one's step, not a step of its own;
 - tool calls: a TOOL (or RETRIEVER) span is a tool call of the latest step of its
   agent started before it (a tool span with no such step becomes a step of its own);
   a step without tool spans keeps the tool calls its LLM output requested;
@@ -42,6 +44,38 @@ def _walk(roots: list[Span]):
         yield span, agent
         inner = span if span.kind == AGENT else agent
         stack.extend((c, inner) for c in reversed(span.children))
+
+
+def _nested_llm(roots: list[Span]) -> dict[int, Span]:
+    """id(LLM span) -> the outermost LLM span around it, for LLM spans inside another one.
+
+    Two instrumentations of one call (LangChain's ChatOpenAI span around the OpenAI SDK's
+    ChatCompletion span) record the same LLM call twice: it is one step."""
+    out: dict[int, Span] = {}
+    stack = [(r, None) for r in roots]
+    while stack:
+        span, outer = stack.pop()
+        if span.kind == LLM:
+            if outer is not None:
+                out[id(span)] = outer
+            else:
+                outer = span
+        stack.extend((c, outer) for c in span.children)
+    return out
+
+
+def _merge_into(outer: Span, inner: Span) -> None:
+    """What the outer record of a doubly recorded LLM call lacks, taken from the inner one."""
+    if not outer.output and inner.output:
+        outer.output = inner.output
+    if not outer.output_calls and inner.output_calls:
+        outer.output_calls = inner.output_calls
+    if outer.messages is None and inner.messages is not None:
+        outer.messages = inner.messages
+    if not outer.model and inner.model:
+        outer.model = inner.model
+    if not outer.status and inner.status:
+        outer.status, outer.status_message = inner.status, inner.status_message
 
 
 def _requested_text(calls: list) -> str:
@@ -77,10 +111,13 @@ def build_item(roots: list[Span], trace_id: str, fmt: str, default_agent: str = 
     llm: list[Span] = []
     tools: list[Span] = []
     agent_spans = []
+    inside_llm = _nested_llm(roots)
     for i, (span, encl) in enumerate(order):
         span.order = i
         agent_of[id(span)] = name_of(span, encl)
-        if span.kind == LLM:
+        if span.kind == LLM and id(span) in inside_llm:
+            _merge_into(inside_llm[id(span)], span)
+        elif span.kind == LLM:
             llm.append(span)
         elif span.kind in TOOL_KINDS:
             tools.append(span)

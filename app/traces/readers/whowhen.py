@@ -37,6 +37,23 @@ def agent_of(entry: dict) -> str:
     return agent_name(None)
 
 
+def gold_problems(item: Item) -> list[tuple[str, str]]:
+    """(where, message) for gold that points outside the run: a `mistake_step` that is no step
+    index of it (999 on a 44-step run, or "step 9")."""
+    gold = item.gold or {}
+    raw = gold.get("mistake_step_raw")
+    if raw in (None, "") or gold.get("mistake_step") is not None:
+        return []
+    n = len(item.data.get("steps") or [])
+    try:
+        int(str(raw).strip())
+    except ValueError:
+        why = "is not a step index (a whole number counting from 0)"
+    else:
+        why = f"is outside the run ({n} steps: 0 to {n - 1})" if n else "is outside the run (it has no steps)"
+    return [(f"run {item.id}, mistake_step", f"gold mistake_step {raw!r} {why}; the gold is kept without a step")]
+
+
 def _tag(role) -> str:
     m = _TAGGED.match(role) if isinstance(role, str) else None
     return m.group(2) if m else ""
@@ -68,6 +85,8 @@ def to_item(record: dict, source: str, id_key: str, text_key: str, file: Path | 
             step = int(str(step_raw).strip())
         except ValueError:
             step = None
+        if step is not None and not 0 <= step < len(steps):
+            step = None  # outside the run: kept as given in mistake_step_raw, and reported (gold_problems)
         gold = {"mistake_agent": record.get("mistake_agent"), "mistake_step": step,
                 "mistake_step_raw": step_raw, "mistake_reason": record.get("mistake_reason", "")}
     data = {k: val for k, val in record.items() if k != "history"}
