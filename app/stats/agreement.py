@@ -211,15 +211,19 @@ def _jaccard(a: frozenset, b: frozenset) -> float:
 def sets_of(unit, rater, member) -> pd.DataFrame:
     """One row per (unit, rater) holding the frozenset of its members (missing members dropped),
     sorted by unit then rater."""
-    found: dict[tuple, set] = {}
-    for u, r, m in zip(np.asarray(unit, dtype=np.int64).tolist(), pd.Series(rater, dtype=object).tolist(),
-                       pd.Series(member, dtype=object).tolist()):
-        if m is not None and m == m:
-            found.setdefault((u, r), set()).add(m)
-    keys = sorted(found)
-    return pd.DataFrame({"unit": pd.Series([k[0] for k in keys], dtype=np.int64),
-                         "rater": pd.Series([k[1] for k in keys], dtype=object),
-                         "value": pd.Series([frozenset(found[k]) for k in keys], dtype=object)})
+    members = pd.Series(member, dtype=object).to_numpy()
+    present = pd.notna(members)
+    units = np.asarray(unit, dtype=np.int64)[present]
+    rater_code, raters = pd.factorize(pd.Series(rater, dtype=object).to_numpy()[present], sort=True)
+    key = units * max(len(raters), 1) + rater_code
+    order = np.argsort(key, kind="stable")
+    key, members = key[order], members[present][order].tolist()
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+    bounds = np.r_[starts, len(key)].tolist()
+    return pd.DataFrame({"unit": pd.Series(units[order][starts], dtype=np.int64),
+                         "rater": pd.Series(np.asarray(raters, dtype=object)[rater_code[order][starts]], dtype=object),
+                         "value": pd.Series([frozenset(members[a:b]) for a, b in zip(bounds[:-1], bounds[1:])],
+                                            dtype=object)})
 
 
 def marked(marks: pd.DataFrame, panel: pd.DataFrame) -> dict:

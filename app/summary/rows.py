@@ -20,6 +20,7 @@ from app.types.base import AnnotationType, Scheme
 
 
 KEY = ["item_id", "annotator", "status"]
+CODED = ["item_id", "annotator", "scheme", "status"]
 
 
 def load(ws) -> pd.DataFrame:
@@ -28,9 +29,10 @@ def load(ws) -> pd.DataFrame:
 
 
 def frame(table) -> pd.DataFrame:
-    """The store's table (pyarrow) as a pandas frame (text as pandas' Arrow-backed strings:
-    comparisons and grouping run in C)."""
-    return table.to_pandas()
+    """The store's table (pyarrow) as a pandas frame: item ids, annotators, schemes and statuses
+    as categories (integer codes under their few distinct names: every grouping, matching and
+    join of the summary then runs on integers), other text as pandas' Arrow-backed strings."""
+    return table.to_pandas(categories=CODED)
 
 
 def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None, schemes: Iterable[str] | None,
@@ -71,18 +73,39 @@ def done_marks(df: pd.DataFrame) -> pd.DataFrame:
 
 def long_table(judged: pd.DataFrame, kind: AnnotationType, scheme: Scheme) -> pd.DataFrame:
     """One scheme's judgements spread by its type's `rows`: each distinct stored text parsed
-    and spread once, its rows then repeated for every judgement holding it."""
-    texts = judged["value"]
-    codes, distinct = pd.factorize(texts, use_na_sentinel=True)
+    and spread once, its rows then repeated for every judgement holding it (in judgement order,
+    then the order `rows` gives)."""
+    codes, distinct = pd.factorize(judged["value"], use_na_sentinel=True)
     spread = [(code, row) for code, text in enumerate(distinct) for row in kind.rows(parse(text), scheme)]
-    base = pd.DataFrame({"item_id": judged["item_id"].to_numpy(dtype=object),
-                         "annotator": judged["annotator"].to_numpy(dtype=object),
-                         "status": judged["status"].to_numpy(dtype=object), "code": codes})
+    base = judged[["item_id", "annotator", "status"]]
     if not spread:
-        return base.iloc[:0].drop(columns="code")
-    rows = pd.DataFrame([row for _, row in spread])
-    rows["code"] = [code for code, _ in spread]
-    return base.merge(rows, on="code", how="inner", sort=False).drop(columns="code")
+        return base.iloc[:0].reset_index(drop=True)
+    rows = records([row for _, row in spread])
+    row_code = np.fromiter((code for code, _ in spread), dtype=np.int64, count=len(spread))
+    per_text = np.bincount(row_code, minlength=len(distinct))
+    first_row = np.cumsum(per_text) - per_text
+    per_judgement = np.where(codes >= 0, per_text[np.maximum(codes, 0)], 0)
+    judgement = np.repeat(np.arange(len(codes)), per_judgement)
+    # (the k-th row of a judgement is the k-th row of its text)
+    kth = np.arange(len(judgement)) - np.repeat(np.cumsum(per_judgement) - per_judgement, per_judgement)
+    row = first_row[codes[judgement]] + kth
+    left = base.iloc[judgement].reset_index(drop=True)
+    right = rows.iloc[row].reset_index(drop=True)
+    return pd.concat([left, right.drop(columns=[c for c in left if c in right])], axis=1)
+
+
+def records(rows: list[dict]) -> pd.DataFrame:
+    """Rows of plain fields as a frame, each column's type inferred as pandas does, except that
+    text stays Python strings (object): the types' measures match and group these small
+    columns over and over, and converting to and from Arrow strings each time cost more than
+    the work itself."""
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    columns = {}
+    for name in names:
+        values = [row.get(name) for row in rows]
+        text = any(isinstance(x, str) for x in values)
+        columns[name] = np.array(values, dtype=object) if text else pd.Series(values)
+    return pd.DataFrame(columns)
 
 
 class Derivations:

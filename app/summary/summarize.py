@@ -26,6 +26,7 @@ from app.stats.counting import plain
 from app.summary import gold as goldmod
 from app.summary.interaction import interaction
 from app.summary.progress import progress
+from app.traces.derive import no_gc
 from app.summary.rows import Derivations, apply_filters, done_marks, judgements, load, long_table
 from app.types.panel import SchemeRows
 from app.types.registry import TYPES
@@ -107,7 +108,16 @@ def _gold(ws, per_scheme: dict[str, SchemeRows], chosen: list, item_ids: list[st
                        "items_with_gold": len(golds), "confusion": found["confusion"], "items": found["items"]}}
 
 
-def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] | None = None,
+def summarize(ws, df: pd.DataFrame | None = None, **filters) -> dict:
+    """Everything the summary page, `python -m app summary` and the report show (JSON-ready);
+    see _summarize. (The cyclic garbage collector paused meanwhile: the summary allocates
+    many small objects, and each collection would walk every live one, the parsed traces
+    included.)"""
+    with no_gc():
+        return _summarize(ws, df, **filters)
+
+
+def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] | None = None,
               schemes: Iterable[str] | None = None, items: Iterable[str] | None = None, k: int = 1,
               disagreements: bool = True) -> dict:
     """Everything the summary page, `python -m app summary` and the report show (JSON-ready).
