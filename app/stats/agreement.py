@@ -36,18 +36,40 @@ def judgements(unit, rater, value) -> pd.DataFrame:
     """A judgement table of three equal-length columns; the last judgement per (unit, rater) wins."""
     table = pd.DataFrame({"unit": np.asarray(unit, dtype=np.int64), "rater": pd.Series(rater, dtype=object).values,
                           "value": pd.Series(value, dtype=object).values})
-    return table.drop_duplicates(["unit", "rater"], keep="last")
+    return table.iloc[_last_of_each(_pair_keys(table["unit"], table["rater"].to_numpy())[0])]
+
+
+def _pair_keys(unit, *raters: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(unit * width + rater code for the first rater column, width, the rater codes of each
+    further column): the raters of every column coded together, so that keys built from any of
+    them compare."""
+    codes, names = pd.factorize(np.concatenate(raters) if len(raters) > 1 else raters[0])
+    width = max(len(names), 1)
+    out, start = [], 0
+    for column in raters:
+        out.append(codes[start:start + len(column)].astype(np.int64))
+        start += len(column)
+    return tuple([np.asarray(unit, dtype=np.int64) * width + out[0], width] + out[1:])
+
+
+def _last_of_each(keys: np.ndarray) -> np.ndarray:
+    """Positions of the last occurrence of each key, in their order."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64)
+    _, first_from_end = np.unique(keys[::-1], return_index=True)
+    return np.sort(len(keys) - 1 - first_from_end)
 
 
 def with_default(given: pd.DataFrame, panel: pd.DataFrame, default: Any) -> pd.DataFrame:
     """`given` plus `default` for every (unit, rater) of `panel` who gave nothing: an annotator
     who judged an item and left one of its objects alone gave that object the default value
     ("normal" edge, "unlabelled" region, untagged step)."""
-    given = given.drop_duplicates(["unit", "rater"], keep="last")
-    raters = pd.Index(pd.unique(pd.concat([given["rater"], panel["rater"]], ignore_index=True).astype(object)))
-    span = max(len(raters), 1)
-    key = lambda t: t["unit"].to_numpy(dtype=np.int64) * span + raters.get_indexer(t["rater"].astype(object))  # noqa: E731
-    silent = panel[~np.isin(key(panel), key(given))]
+    given_raters, panel_raters = given["rater"].to_numpy(dtype=object), panel["rater"].to_numpy(dtype=object)
+    given_keys, width, panel_codes = _pair_keys(given["unit"], given_raters, panel_raters)
+    last = _last_of_each(given_keys)
+    given, given_keys = given.iloc[last], given_keys[last]
+    panel_keys = panel["unit"].to_numpy(dtype=np.int64) * width + panel_codes
+    silent = panel[~np.isin(panel_keys, given_keys)]
     if silent.empty:
         return given
     filler = pd.DataFrame({"unit": silent["unit"].to_numpy(dtype=np.int64), "rater": silent["rater"].to_numpy(dtype=object),

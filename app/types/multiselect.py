@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.project import validators as v
-from app.stats.agreement import jaccard, marked, sets_of, show_set, with_default
+from app.stats.agreement import jaccard, marked_each, sets_of, show_set, with_default
 from app.stats.counting import in_order
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts
@@ -48,10 +48,8 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     chosen = panel.members(scheme_rows.table)
     seen = scheme_rows.table["label"].dropna().unique() if "label" in scheme_rows.table else []
     every = panel.per_item()
-    labels = {}
-    for label in in_order(scheme_rows.scheme.get("labels"), seen):
-        mine = chosen[chosen["label"] == label] if len(chosen) else chosen
-        labels[label] = marked(mine.rename(columns={"item": "unit"}), every)
+    marks = chosen.rename(columns={"item": "unit"}) if "label" in chosen else chosen.assign(unit=[], label=[])
+    labels = marked_each(marks, every, "label", in_order(scheme_rows.scheme.get("labels"), seen))
     sets = sets_of(chosen["item"], chosen["rater"], chosen.get("label", []))
     shown = sets.assign(value=[tuple(sorted(x)) for x in sets["value"]])
     disagreements.add(with_default(shown, every, ()), lambda unit: (panel.items[unit], "labels"), "labels", show_set)

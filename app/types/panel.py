@@ -30,17 +30,29 @@ class Panel:
     """The items of one scheme judged by two or more annotators, and who judged each."""
 
     def __init__(self, judged: pd.DataFrame, item_order: list[str]):
-        named = judged[judged["item_id"].notna() & judged["annotator"].notna()]
-        pairs = named[["item_id", "annotator"]].drop_duplicates()
-        raters_per_item = pairs.groupby("item_id", sort=False)["annotator"].size()
-        shared = raters_per_item[raters_per_item >= 2].index
+        item_code, item_names = pd.factorize(judged["item_id"])
+        rater_code, rater_names = pd.factorize(judged["annotator"])
+        named = (item_code >= 0) & (rater_code >= 0)
+        width = max(len(rater_names), 1)
+        pairs = pd.unique(item_code[named].astype(np.int64) * width + rater_code[named])
+        pair_item, pair_rater = pairs // width, pairs % width
+        raters_per_item = np.bincount(pair_item, minlength=len(item_names))
+        names = np.asarray(item_names, dtype=object)
         place = {item: i for i, item in enumerate(dict.fromkeys(item_order))}
-        first_seen = {item: i for i, item in enumerate(pairs["item_id"].unique().tolist())}
-        self.items: list[str] = sorted(shared, key=lambda i: (0, place[i]) if i in place else (1, first_seen[i]))
+        shared = np.flatnonzero(raters_per_item >= 2)
+        first_pair = np.zeros(len(item_names), dtype=np.int64)
+        seen_items, first_at = np.unique(pair_item, return_index=True)
+        first_pair[seen_items] = first_at
+        # (the summary's items in its order, then those no longer in the project by first judgement)
+        ordered = sorted(shared.tolist(),
+                         key=lambda c: (0, place[names[c]]) if names[c] in place else (1, int(first_pair[c])))
+        self.items: list[str] = names[ordered].tolist()
         self.code: dict[str, int] = {item: i for i, item in enumerate(self.items)}
-        entries = pairs[pairs["item_id"].isin(self.code)]
-        self.entries = pd.DataFrame({"item": entries["item_id"].map(self.code).to_numpy(dtype=np.int64),
-                                     "rater": entries["annotator"].to_numpy(dtype=object)}
+        new_code = np.full(len(item_names), -1, dtype=np.int64)
+        new_code[ordered] = np.arange(len(ordered))
+        on_panel = new_code[pair_item] >= 0
+        self.entries = pd.DataFrame({"item": new_code[pair_item[on_panel]],
+                                     "rater": np.asarray(rater_names, dtype=object)[pair_rater[on_panel]]}
                                     ).sort_values(["item", "rater"], kind="stable").reset_index(drop=True)
         self.raters: list[str] = sorted(self.entries["rater"].unique())
 
@@ -52,11 +64,11 @@ class Panel:
         with the item's code (`item`) and the annotator (`rater`) as columns."""
         if table.empty or not len(self):
             return table.iloc[:0].assign(item=pd.Series([], dtype=np.int64), rater=pd.Series([], dtype=object))
-        out = table[table["item_id"].isin(self.code)].copy()
-        out["item"] = out["item_id"].map(self.code).astype(np.int64)
-        out["rater"] = out["annotator"].astype(object)
+        code = table["item_id"].map(self.code)
         # (every row of a panel item is its annotator's: the panel is made of the scheme's own rows)
-        return out[out["rater"].notna()]
+        keep = (code.notna() & table["annotator"].notna()).to_numpy(dtype=bool)
+        return table[keep].assign(item=code[keep].astype(np.int64).to_numpy(),
+                                  rater=table["annotator"][keep].to_numpy(dtype=object))
 
     def per_item(self) -> pd.DataFrame:
         """(unit, rater) of every panel member, the item being the unit."""
