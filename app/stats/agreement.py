@@ -20,7 +20,6 @@ No Streamlit here.
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Callable
 
 import krippendorff
@@ -210,20 +209,31 @@ def jaccard(table: pd.DataFrame) -> dict:
     pairable = _pairable(table)
     if pairable.empty:
         return {"jaccard": None, "n_units": 0, "note": NO_PAIRS}
-    per_unit = []
-    units, values = pairable["unit"].to_numpy(dtype=np.int64), pairable["value"].tolist()
-    order = np.argsort(units, kind="stable")
-    bounds = np.flatnonzero(np.r_[True, units[order][1:] != units[order][:-1], True])
-    for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        # raters giving the same set agree completely: each distinct pair of sets measured once
-        given = Counter(values[i] for i in order[start:end].tolist())
-        sets, counts = list(given), list(given.values())
-        total = sum(c * (c - 1) / 2 for c in counts)
-        total += sum(counts[i] * counts[j] * _jaccard(sets[i], sets[j])
-                     for i in range(len(sets)) for j in range(i + 1, len(sets)))
-        m = end - start
-        per_unit.append(total / (m * (m - 1) / 2))
-    return {"jaccard": float(sum(per_unit) / len(per_unit)), "n_units": len(per_unit)}
+    # raters giving the same set agree completely: each distinct pair of sets is measured once
+    unit_code, _units = pd.factorize(pairable["unit"], sort=True)
+    set_code, sets = pd.factorize(pairable["value"].to_numpy(dtype=object))
+    width = len(sets)
+    given, how_many = np.unique(unit_code.astype(np.int64) * width + set_code, return_counts=True)
+    unit_of, set_of = given // width, given % width
+    raters = np.bincount(unit_of, weights=how_many)
+    same = np.bincount(unit_of, weights=how_many * (how_many - 1) / 2)
+    across = np.zeros(len(raters))
+    several = np.flatnonzero(np.bincount(unit_of) > 1)  # (units where raters gave different sets)
+    starts = np.searchsorted(unit_of, several)
+    ends = np.searchsorted(unit_of, several, side="right")
+    measured: dict[tuple[int, int], float] = {}
+    for unit, start, end in zip(several.tolist(), starts.tolist(), ends.tolist()):
+        codes, counts = set_of[start:end].tolist(), how_many[start:end].tolist()
+        total = 0.0
+        for i in range(len(codes)):
+            for j in range(i + 1, len(codes)):
+                pair = (codes[i], codes[j])
+                if pair not in measured:
+                    measured[pair] = _jaccard(sets[codes[i]], sets[codes[j]])
+                total += counts[i] * counts[j] * measured[pair]
+        across[unit] = total
+    per_unit = (same + across) / (raters * (raters - 1) / 2)
+    return {"jaccard": float(per_unit.mean()), "n_units": len(per_unit)}
 
 
 def _jaccard(a: frozenset, b: frozenset) -> float:
