@@ -97,15 +97,10 @@ def long_table(judged: pd.DataFrame, kind: AnnotationType, scheme: Scheme) -> pd
 def records(rows: list[dict]) -> pd.DataFrame:
     """Rows of plain fields as a frame, each column's type inferred as pandas does, except that
     text stays Python strings (object): the types' measures match and group these small
-    columns over and over, and converting to and from Arrow strings each time cost more than
+    columns over and over, and converting to and from Arrow strings each time costs more than
     the work itself."""
-    names = list(dict.fromkeys(name for row in rows for name in row))
-    columns = {}
-    for name in names:
-        values = [row.get(name) for row in rows]
-        text = any(isinstance(x, str) for x in values)
-        columns[name] = np.array(values, dtype=object) if text else pd.Series(values)
-    return pd.DataFrame(columns)
+    frame = pd.DataFrame(rows)
+    return frame.astype({name: object for name in frame.columns if frame[name].dtype == "str"})
 
 
 class Derivations:
