@@ -244,6 +244,7 @@ def test_turn_acts_validate_against_the_conversation(study):
     good = [{"turn": 0, "act": "proposal", "ref": None, "agent_id": "planner"},
             {"turn": 1, "act": "agreement", "ref": 0, "agent_id": "coder"}]
     assert turn_acts.validate(good, sch, d) == []
+    assert turn_acts.validate([{"turn": 1, "act": "agreement", "agent_id": ""}], sch, d) == []  # Potato's ref-less, agent-less tag
     assert turn_acts.validate([{"turn": 7, "act": "proposal"}], sch, d) == [
         "entry 0: turn 7 is not in this conversation (4 turns)"]
     assert turn_acts.validate([{"turn": 2, "act": "agreement", "agent_id": "planner"}], sch, d) == [

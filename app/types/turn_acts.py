@@ -6,7 +6,8 @@ Stored as Potato stores it, a list of `{"turn": 4, "act": "agreement", "ref": 1,
 "critic"}`: `turn` and `ref` are positions in the list named by `turns_key` (from 0, every
 entry counted), `agent_id` the turn's agent when it was tagged (its `agent_id`, else the agent
 read with `agent_key`, `speaker` by default), so a turn that another agent now takes is not
-silently relabelled. One act per turn.
+silently relabelled (Potato writes "" for a turn without one; `ref` is absent until a linked act's
+turn is chosen). One act per turn.
 
 Summary: each act's count, acts per agent, how many linked acts name their turn. Agreement: per
 turn of every item two or more annotators judged, nominal on the act (a turn an annotator left
@@ -58,7 +59,7 @@ def entries(value: Any) -> list[dict]:
             ref = as_int(e.get("ref"))
             agent = e.get("agent_id")
             out[as_int(e["turn"])] = {"turn": as_int(e["turn"]), "act": e["act"], "ref": ref,
-                                      "agent_id": agent if isinstance(agent, str) else None}
+                                      "agent_id": agent if isinstance(agent, str) and agent else None}
     return [out[t] for t in sorted(out)]
 
 
@@ -113,7 +114,7 @@ def validate(value: Any, scheme: Scheme, derivation: Derivation | None) -> list[
                 out.append(f"{where}: {show(act)} links to no turn (linked acts: {', '.join(links) or 'none'})")
             elif r is None or r == turn or (steps is not None and not 0 <= r < len(steps)):
                 out.append(f"{where}: ref {show(ref)} is not another turn of this conversation")
-        agent = e.get("agent_id")
+        agent = e.get("agent_id") or None  # (Potato writes "" for a turn with no agent)
         if agent is not None and steps is not None and agent != turn_agent(steps[turn]):
             out.append(f"{where}: turn {turn} is {turn_agent(steps[turn])}'s, not {show(agent)}'s")
     return out
