@@ -71,7 +71,7 @@ def test_type_strings_stay_in_their_files():
     ({"annotation_type": "pairwise", "name": "p", "mode": "slider"}, "mode"),
     ({"annotation_type": "pairwise", "name": "p", "labels": ["only one"]}, "labels"),
     ({"annotation_type": "pairwise", "name": "p", "scale": {"min": 1, "max": 3}}, "scale"),
-    ({"annotation_type": "ranking", "name": "r", "labels": ["a,b", "c"]}, "labels[0]"),
+    ({"annotation_type": "ranking", "name": "r", "labels": ["a", "a"]}, "labels[1]"),
     ({"annotation_type": "hierarchical_multiselect", "name": "h", "taxonomy": {"A": ["x"], "B": ["x"]}}, "taxonomy.B[0]"),
     ({"annotation_type": "hierarchical_multiselect", "name": "h"}, "taxonomy"),
     ({"annotation_type": "consensus_tracking", "name": "c", "acts": []}, "acts"),
@@ -153,6 +153,8 @@ def test_ranking_format_validate_and_coerce(study):
     assert ranking.validate({"rank_order": "A=B,C"}, summaries, None) == [
         'rank_order "A=B,C" has ties (=), and allow_ties is off']
     assert ranking.candidates(ws.by_id[ONE].data, summaries)[2] == ("C", "critic summary")
+    # a label holding the separators is read whole (Potato matches its labels first)
+    assert ranking.parse("Paris, France=Lyon,Nice", ["Paris, France", "Lyon", "Nice"]) == [["Paris, France", "Lyon"], ["Nice"]]
     assert importer.coerce("ranking", {"rank_order": "coder,planner,critic"}, agents) == {"rank_order": "coder,planner,critic"}
     assert importer.coerce("ranking", ["coder", ["planner", "critic"]], agents) == {"rank_order": "coder,planner=critic"}
 
@@ -194,6 +196,7 @@ def test_taxonomy_propagation_validate_and_coerce(study):
     assert tree.validate({"selected_labels": "Wrong tool,Role drift"}, capped, None) == [
         "2 labels chosen, max_selections is 1"]
     assert importer.coerce("hierarchical_multiselect", {"selected_labels": "Wrong tool"}, sch) == {"selected_labels": "Wrong tool"}
+    assert tree.parse({"selected_labels": "Paris, France,Lyon"}, ["Paris, France", "Lyon"]) == ["Paris, France", "Lyon"]
     assert importer.coerce("hierarchical_multiselect", ["Wrong tool", "Role drift"], sch) == {
         "selected_labels": "Wrong tool,Role drift"}
 

@@ -2,8 +2,8 @@
 selection), parents and children chosen independently.
 
 Stored as Potato stores it, `{"selected_labels": "Physics,Quantum Mechanics"}`: the chosen
-names, comma-separated, in the order chosen. Names are unique over the whole tree (the stored
-value holds names, not paths) and hold no comma.
+names, comma-separated, in the order chosen (a name holding a comma is matched whole). Names are
+unique over the whole tree: the stored value holds names, not paths.
 
 Summary: each label's count (in tree order) and each top-level branch's. Agreement: per label,
 whether each annotator chose it; the Jaccard of the sets chosen (as for multiselect).
@@ -19,7 +19,7 @@ from app.project.validators import Invalid, show
 from app.stats.counting import count, distinct, in_order
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts, set_agreement
-from app.types.options import optional_integer, text_map
+from app.types.options import optional_integer, split_known, text_map
 from app.types.panel import SchemeRows
 from app.types.radio import truthy
 
@@ -33,9 +33,6 @@ def taxonomy(value: Any) -> list[dict]:
     def add(name: Any, parent: str | None, depth: int, where: str) -> str:
         if not isinstance(name, str) or not name.strip():
             raise Invalid(f"expected a label name, got {show(name)}", where)
-        if "," in name:
-            raise Invalid(f'a label may not contain "," (it separates labels in the stored value), got {show(name)}',
-                          where)
         if name in seen:
             raise Invalid(f'label "{name}" appears twice in the taxonomy (also at {seen[name] or "the top"}); '
                           "stored values name labels, so each name must be unique", where)
@@ -67,12 +64,17 @@ def nodes_of(scheme: Scheme) -> list[dict]:
     return scheme.get("taxonomy") or []
 
 
-def parse(value: Any) -> list[str]:
-    """The chosen labels of a stored value, in order."""
+def parse(value: Any, known: list[str] = ()) -> list[str]:
+    """The chosen labels of a stored value, in order; the `known` names matched whole, so a label
+    holding a comma is read as one (as Potato reads it)."""
     text = value.get("selected_labels") if isinstance(value, dict) else None
     if not isinstance(text, str):
         return []
-    return [x.strip() for x in text.split(",") if x.strip()]
+    return [name for _, name in split_known(text, list(known))]
+
+
+def names_of(scheme: Scheme) -> list[str]:
+    return [n["name"] for n in nodes_of(scheme)]
 
 
 def build(labels: list[str]) -> dict:
@@ -114,7 +116,7 @@ def coerce(value: Any, scheme: Scheme) -> Any:
     """The stored form of an imported value: the comma-separated text, a list of labels, or
     `{label: truthy}`."""
     if isinstance(value, str):
-        return build(parse({"selected_labels": value}))
+        return build(parse({"selected_labels": value}, names_of(scheme)))
     if isinstance(value, list):
         return build([str(x) for x in value])
     if isinstance(value, dict) and "selected_labels" not in value and value and \
@@ -126,8 +128,8 @@ def coerce(value: Any, scheme: Scheme) -> Any:
 def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     if not isinstance(value, dict) or set(value) != {"selected_labels"} or not isinstance(value["selected_labels"], str):
         return [f'expected {{"selected_labels": "label,label"}}, got {show(value)}']
-    chosen = parse(value)
-    known = {n["name"] for n in nodes_of(scheme)}
+    chosen = parse(value, names_of(scheme))
+    known = set(names_of(scheme))
     out = [f"{show(x)} is not a label of the taxonomy" for x in chosen if x not in known]
     if len(set(chosen)) != len(chosen):
         out.append("a label is chosen twice")
@@ -140,7 +142,7 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
 def rows(value: Any, scheme: Scheme) -> list[dict]:
     place = {n["name"]: n for n in nodes_of(scheme)}
     out = []
-    for x in dict.fromkeys(parse(value)):
+    for x in dict.fromkeys(parse(value, list(place))):
         n = place.get(x)
         out.append({"label": x, "branch": n["path"][0] if n else None, "depth": n["depth"] if n else None})
     return out

@@ -80,3 +80,27 @@ def one_of(*allowed: str) -> v.Validator:
             raise Invalid(f"expected one of {', '.join(allowed)}, got {show(value)}")
         return value
     return check
+
+
+def split_known(text: str, known: list[str], separators: str = ",") -> list[tuple[str, str]]:
+    """A joined list of names split back into (separator before it, name): the known names are
+    matched first, longest first, so a name holding a separator ("Paris, France") stays whole;
+    anything else runs to the next separator. The first name's separator is ""."""
+    names_ = sorted((k for k in known if k), key=len, reverse=True)
+    out, pos, before = [], 0, ""
+    while pos < len(text):
+        while pos < len(text) and text[pos] == " ":
+            pos += 1
+        match = next((k for k in names_ if text.startswith(k, pos)
+                      and (pos + len(k) == len(text) or text[pos + len(k)] in separators)), None)
+        if match is None:
+            stops = [i for i in (text.find(s, pos) for s in separators) if i >= 0]
+            end = min(stops) if stops else len(text)
+            match = text[pos:end].strip()
+        else:
+            end = pos + len(match)
+        if match:
+            out.append((before, match))
+        before = text[end] if end < len(text) else ""
+        pos = end + 1
+    return out

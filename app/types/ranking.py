@@ -28,6 +28,7 @@ from app.project.validators import show
 from app.stats.agreement import judgements, nominal, ordinal, show_number
 from app.stats.counting import in_order
 from app.types.base import AnnotationType, Key, Scheme
+from app.types.options import split_known
 from app.types.panel import SchemeRows
 
 RANK_GAP = 2  # ranks this far apart are listed as a disagreement
@@ -55,13 +56,22 @@ def candidates(data: dict | None, scheme: Scheme) -> list[tuple[str, Any]]:
     return [(x["name"], x.get("tooltip") or "") for x in scheme.get("labels") or []]
 
 
-def parse(order: Any) -> list[list[str]] | None:
-    """The groups of a rank order text, best first (None: not a text)."""
+def parse(order: Any, known: list[str] = ()) -> list[list[str]] | None:
+    """The groups of a rank order text, best first (None: not a text); the `known` names are
+    matched whole, so a label holding "," or "=" is read as one (as Potato reads it)."""
     if not isinstance(order, str):
         return None
-    if not order.strip():
-        return []
-    return [[name.strip() for name in group.split("=")] for group in order.split(",")]
+    groups: list[list[str]] = []
+    for before, name in split_known(order, list(known), ",="):
+        if before == "=" and groups:
+            groups[-1].append(name)
+        else:
+            groups.append([name])
+    return groups
+
+
+def known_names(scheme: Scheme) -> list[str]:
+    return [] if scheme.get("items_key") else [x["name"] for x in scheme.get("labels") or []]
 
 
 def text(groups: list[list[str]]) -> str:
@@ -96,20 +106,18 @@ def coerce(value: Any, scheme: Scheme) -> Any:
 def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     if not isinstance(value, dict) or set(value) != {"rank_order"}:
         return [f'expected {{"rank_order": "B,A=C"}}, got {show(value)}']
-    groups = parse(value["rank_order"])
+    groups = parse(value["rank_order"], known_names(scheme))
     if groups is None:
         return [f"rank_order is not a text: {show(value['rank_order'])}"]
     out = []
     names = [n for g in groups for n in g]
-    if any(not n for n in names):
-        out.append(f"rank_order {show(value['rank_order'])} has an empty name")
     if len(set(names)) != len(names):
         out.append(f"rank_order {show(value['rank_order'])} names a candidate twice")
     if not scheme.get("allow_ties") and any(len(g) > 1 for g in groups):
         out.append(f"rank_order {show(value['rank_order'])} has ties (=), and allow_ties is off")
     if not scheme.get("items_key"):
         known = [x["name"] for x in scheme.get("labels") or []]
-        unknown = [n for n in names if n and n not in known]
+        unknown = [n for n in names if n not in known]
         if unknown:
             out.append(f"{', '.join(map(show, unknown))} not among the labels ({', '.join(known)})")
         missing = [n for n in known if n not in names]
@@ -119,7 +127,7 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
 
 
 def rows(value: Any, scheme: Scheme) -> list[dict]:
-    groups = parse(value.get("rank_order")) if isinstance(value, dict) else None
+    groups = parse(value.get("rank_order"), known_names(scheme)) if isinstance(value, dict) else None
     return [{"candidate": name, "rank": float(r)} for name, r in ranks(groups or []).items()]
 
 
@@ -156,19 +164,9 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     return {"rank": ordinal(table), "first": nominal(judgements(firsts["item"], firsts["rater"], firsts["candidate"]))}
 
 
-def rankable_labels(value: Any) -> list[dict]:
-    """Potato labels whose names can stand in a rank order (no "," or "=")."""
-    out = v.labels(value)
-    for i, x in enumerate(out):
-        if "," in x["name"] or "=" in x["name"]:
-            raise v.Invalid(f'a label to rank may not contain "," or "=" (they separate ranks in the stored '
-                            f"value), got {show(x['name'])}", f"[{i}]")
-    return out
-
-
 TYPE = AnnotationType(
     name="ranking", title="Ranking", page="pages/ranking.py",
-    keys={"labels": Key(rankable_labels, doc="the candidates every item ranks (or items_key)"),
+    keys={"labels": Key(v.labels, doc="the candidates every item ranks (or items_key)"),
           "allow_ties": Key(v.boolean, default=False),
           "items_key": Key(v.nonempty_string, doc="item field holding the list to rank (instead of labels)")},
     section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate,

@@ -18,7 +18,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     nodes = tree_type.nodes_of(scheme)
     names = [n["name"] for n in nodes]
     stored = shell.stored_value(ws, item, scheme.name)
-    chosen = tree_type.parse(stored)
+    chosen = tree_type.parse(stored, names)
     options = names + [x for x in chosen if x not in names]  # a saved label the config lost stays visible, kept
     path = {n["name"]: " › ".join(n["path"]) for n in nodes}
     key = widget_key("tree", scheme.name)

@@ -35,7 +35,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.info(f'This item holds nothing to rank (no list under "{md(scheme.get("items_key"))}").')
         return
     stored = shell.stored_value(ws, item, scheme.name) or {}
-    now = ranking_type.ranks(ranking_type.parse(stored.get("rank_order")) or [])
+    now = ranking_type.ranks(ranking_type.parse(stored.get("rank_order"), ranking_type.known_names(scheme)) or [])
     names = [n for n, _ in cands]
     keys = {n: widget_key("rank", scheme.name, i) for i, n in enumerate(names)}
     note = widget_key("rank-note", scheme.name)
