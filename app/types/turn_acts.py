@@ -29,7 +29,7 @@ from app.project.validators import show
 from app.stats.agreement import judgements, nominal, with_default
 from app.stats.counting import count, in_order
 from app.traces.derive import Derivation
-from app.traces.trace import UNKNOWN_AGENT, Step
+from app.traces.trace import Step
 from app.types.base import AnnotationType, Key, Scheme, as_int, hidden_input
 from app.types.choices import NONE, label_counts
 from app.types.options import names
