@@ -137,6 +137,34 @@ def test_pairwise_win_rates_and_agreement(study):
     assert ("win rates", roll["win_rates"]) in extra_tables(roll)
 
 
+def test_pairwise_dimensions_and_justification(study):
+    cfg, save = study
+    sch = scheme(save.ws, "team_comparison")
+    why = json.dumps({"reasons": ["More correct"], "rationale": "fixes the empty password"})
+    assert pairwise.validate({"correctness": "tie", "scope": "B", "justification": why}, sch, None) == []
+    assert pairwise.validate({"justification": why}, sch, None) == []  # the reasons before the choices
+    assert pairwise.validate({"scope": "tie", "speed": "A"}, sch, None) == [
+        'scope "tie" is not one of A, B (ties are off)', '"speed" is not a dimension (correctness, scope)']
+    assert pairwise.validate({"scope": "A", "justification": json.dumps({"reasons": ["Cheaper"]})}, sch, None) == [
+        'justification: reason "Cheaper" is not one of More correct, Smaller change']
+    assert pairwise.validate({"selection": "A", "justification": why}, scheme(save.ws, "better_patch"), None) == [
+        "justification: this scheme asks for none"]
+    potato = {"correctness": "A", "scope": "B", "justification": why}  # Potato's output, as it holds it
+    assert importer.coerce("pairwise", potato, sch) == potato
+    for who, one, two in (("alice", ("A", "B"), ("A", "A")), ("bob", ("A", "A"), ("tie", "A")),
+                          ("carol", ("B", "B"), ("A", "A"))):
+        save(ONE, who, "team_comparison", {"correctness": one[0], "scope": one[1], "justification": why})
+        save(TWO, who, "team_comparison", {"correctness": two[0], "scope": two[1]})
+    s = summarize(save.ws)
+    dims = {d["dimension"]: d for d in s["choices"]["team_comparison"]["dimensions"]}
+    assert dims["correctness"] == {"dimension": "correctness", "A": 4, "B": 1, "win_rate_A": 0.8, "win_rate_B": 0.2,
+                                   "tie_rate": pytest.approx(1 / 6)}
+    assert s["choices"]["team_comparison"]["reasons"] == [{"reason": "More correct", "count": 3}]
+    a = s["agreement"]["team_comparison"]["dimensions"]
+    assert a["correctness"]["alpha"] == pytest.approx(alpha([["A", "A"], ["A", "tie"], ["B", "A"]], "nominal"))
+    assert a["scope"]["percent_agreement"] == pytest.approx((1 / 3 + 1) / 2)
+
+
 # --- ranking ---------------------------------------------------------------------------------------
 
 def test_ranking_format_validate_and_coerce(study):

@@ -23,7 +23,7 @@ def app(tmp_path):
 
 
 def test_every_page_shows_its_schemes(app):
-    pages = {"pairwise": ["better_patch", "preference_scale"], "ranking": ["agent_rank", "summary_rank"],
+    pages = {"pairwise": ["better_patch", "preference_scale", "team_comparison"], "ranking": ["agent_rank", "summary_rank"],
              "hierarchical_multiselect": ["failure_topics"], "context_attribution": ["memory_use"],
              "consensus_tracking": ["discussion_acts"], "code_review": ["review"],
              "rollout_evaluation": ["rollout_review"], "triage": ["keep_item"]}
@@ -45,6 +45,17 @@ def test_pairwise_saves_a_side_and_a_scale_value(app):
     assert "Answer citing the 2023 replication." in [t.value for t in at.text]
     at.button(key=widget_key("pairwise-scale-record", "preference_scale")).click().run()
     assert app.stored("preference_scale", TWO) == {"scale_value": "0"}
+
+
+def test_pairwise_saves_dimensions_and_a_justification(app):
+    at = app("pairwise")
+    at.radio(key=widget_key("pairwise-dim", "team_comparison", "correctness")).set_value("tie").run()
+    at.multiselect(key=widget_key("pairwise-why", "team_comparison", "reasons")).select("Smaller change").run()
+    at.text_area(key=widget_key("pairwise-why", "team_comparison", "rationale")).input("only one line").run()
+    at.radio(key=widget_key("pairwise-dim", "team_comparison", "scope")).set_value("B").run()
+    assert app.stored("team_comparison") == {
+        "correctness": "tie", "scope": "B",
+        "justification": '{"reasons": ["Smaller change"], "rationale": "only one line"}'}
 
 
 def test_ranking_saves_once_complete(app):
