@@ -132,3 +132,17 @@ def test_rollout_evaluation_saves_a_break_a_clean_mark_and_a_winner(app):
     assert app.stored("rollout_review") == {
         "violations": [{"stream": "gen_a", "t": 1.2, "type": "gravity_violation", "severity": None, "note": ""}],
         "clean": ["real"], "preference": {"winner": "real"}, "counterfactual": {"verdict": "plausible"}}
+
+
+def test_summary_page_shows_the_new_rollups(tmp_path):
+    cfg, save = project(tmp_path)
+    for who, side in (("alice", "A"), ("bob", "B")):
+        save(ONE, who, "better_patch", {"selection": side})
+        save(ONE, who, "agent_rank", {"rank_order": "coder,planner,critic"})
+        save(ONE, who, "discussion_acts", [{"turn": 0, "act": "proposal", "ref": None, "agent_id": "planner"}])
+    at = open_page(make_app(cfg, annotator="carol"), "summary")
+    captions = [c.value for c in at.caption]
+    assert "Win rates" in captions and "Candidates" in captions and "By agent" in captions
+    frames = [f.value for f in at.dataframe]
+    assert any(list(f.columns) == ["side", "name", "wins", "win_rate"] for f in frames)
+    assert any("mean_rank" in f.columns for f in frames)
