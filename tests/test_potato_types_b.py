@@ -423,3 +423,33 @@ def test_summary_report_and_export_hold_every_scheme(study):
     frame = export_frame(save.ws)
     row = frame[frame["scheme"] == "memory_use"].iloc[0]
     assert row["objects"] == {"turns": {"3": {"agent": "planner", "ref_agent": "planner", "matches": True}}}
+
+
+def test_a_potato_output_file_imports_in_each_stored_format(study, tmp_path):
+    """Potato's annotated_instances.jsonl (label_annotations: the value under each scheme's name,
+    hidden-input schemes as JSON text under their input's name) imports as Baton's stored values."""
+    cfg, save = study
+    acts = [{"turn": 0, "act": "proposal", "agent_id": "planner"}, {"turn": 1, "act": "agreement", "ref": 0, "agent_id": "coder"}]
+    review = {"verdict": "approve", "comments": [{"category": "style", "file": "src/login.py", "line": None, "text": "ok"}],
+              "file_ratings": {"src/login.py": {"quality": 4}}}
+    roll = {"clean": ["real", "gen_a", "gen_b"], "preference": {"winner": "gen_b"}}
+    labels = {"better_patch": {"selection": "B"}, "preference_scale": {"scale_value": "1"},
+              "team_comparison": {"correctness": "A", "scope": "A"},
+              "agent_rank": {"rank_order": "critic,coder=planner"}, "summary_rank": {"rank_order": "B,A,C"},
+              "failure_topics": {"selected_labels": "Execution,Wrong tool"},
+              "discussion_acts": {"discussion_acts": json.dumps(acts)},
+              "memory_use": {"memory_use": json.dumps([{"turn": 3, "act": "ignored_context", "agent_id": "planner"}])},
+              "review": {"review": json.dumps(review)}, "rollout_review": {"_data": json.dumps(roll)},
+              "keep_item": {"decision": "accept"}}
+    out = tmp_path / "potato_out" / "dana"
+    out.mkdir(parents=True)
+    (out / "annotated_instances.jsonl").write_text(json.dumps({"id": ONE, "user_id": "dana", "label_annotations": labels}) + "\n")
+    result = importer.import_file(save.ws, out / "annotated_instances.jsonl")
+    assert not result.problems, result.problems
+    stored = {s: save.store.load(ONE, "dana", s).value for s in labels}
+    assert stored["discussion_acts"] == acts and stored["review"] == review and stored["rollout_review"] == roll
+    assert stored["keep_item"] == {"decision": "accept"} and stored["agent_rank"] == {"rank_order": "critic,coder=planner"}
+    d = derive(save.ws.by_id[ONE].data, **scheme_keys(scheme(save.ws, "discussion_acts")))
+    for name, value in stored.items():  # every imported value fits its scheme and the trace
+        sch = scheme(save.ws, name)
+        assert TYPES[sch.type].validate(value, sch, d if TYPES[sch.type].trace else None) == [], name
