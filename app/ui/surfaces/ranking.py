@@ -48,6 +48,10 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         if groups is not None:
             shell.commit(ws, item, scheme, ranking_type.build(groups))
 
+    lost = [n for n in now if n not in names]
+    if lost:  # (never dropped unseen: a new rank here saves the order without them)
+        st.warning(f"The saved ranking also names {', '.join(map(md, lost))}, which this scheme no longer lists "
+                   f"(saved order: {md(stored.get('rank_order'))}); a change here saves the order without them.")
     st.caption("Rank 1 is the best." + (" Candidates may share a rank." if scheme.get("allow_ties") else ""))
     for name, shown in cands:
         left, right = st.columns([1, 4], vertical_alignment="top")
