@@ -453,3 +453,18 @@ def test_a_potato_output_file_imports_in_each_stored_format(study, tmp_path):
     for name, value in stored.items():  # every imported value fits its scheme and the trace
         sch = scheme(save.ws, name)
         assert TYPES[sch.type].validate(value, sch, d if TYPES[sch.type].trace else None) == [], name
+
+
+def test_import_refuses_a_value_that_does_not_fit_scheme_or_trace(study, tmp_path):
+    """The importer checks every value with its type's validate: where it came from and why."""
+    cfg, save = study
+    rows = [{"item_id": ONE, "annotator": "erin", "scheme": "better_patch", "value": {"selection": "C"}},
+            {"item_id": ONE, "annotator": "erin", "scheme": "discussion_acts",
+             "value": [{"turn": 9, "act": "proposal"}]},
+            {"item_id": ONE, "annotator": "erin", "scheme": "keep_item", "value": "accept"}]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = importer.import_file(save.ws, path)
+    assert result.imported == 1 and save.store.load(ONE, "erin", "keep_item").value == {"decision": "accept"}
+    assert result.problems == [f"{path}: line 1: selection \"C\" is not one of A, B, tie",
+                               f"{path}: line 2: entry 0: turn 9 is not in this conversation (4 turns)"]
