@@ -341,6 +341,12 @@ def test_code_review_format_validate_and_files(study):
         'file_ratings["a.py"].quality: 6 is not a rating from 1 to 5']
     d = derive(ws.by_id[ONE].data, **scheme_keys(scheme(ws, "discussion_acts")))
     assert code_review.trace_files(d.tool_calls) == ["src/login.py", "tests/test_login.py"]
+    # Potato's coding traces: structured_turns whose tool calls hold {tool, input: {file_path}}
+    turns = {"structured_turns": [{"role": "assistant", "content": "fix", "tool_calls": [
+        {"tool": "Read", "input": {"file_path": "src/auth/login.py"}}, {"tool": "Bash", "input": {"command": "pytest"}},
+        {"tool": "Edit", "input": {"file_path": "src/auth/login.py", "old_string": "a", "new_string": "b"}},
+        {"tool": "Write", "input": {"path": "tests/test_auth.py"}}]}]}
+    assert code_review.trace_files([], turns) == ["src/auth/login.py", "tests/test_auth.py"]
 
 
 def test_code_review_rollup_and_agreement(study):

@@ -15,6 +15,7 @@ No Streamlit here.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -66,15 +67,41 @@ def comment(category: str, file: str = "", line: int | None = None, text: str = 
     return {"category": category, "file": file, "line": line, "text": text}
 
 
-def trace_files(tool_calls) -> list[str]:
-    """The files a trace's tool calls name (their file_path, path, filename or file argument), in order."""
-    out: dict[str, None] = {}
-    for call in tool_calls:
-        args = call.arguments if isinstance(call.arguments, dict) else {}
+def _named_file(args: Any) -> str | None:
+    """The file a tool call's arguments name (file_path, path, filename or file), if any."""
+    if isinstance(args, str) and args.lstrip().startswith("{"):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return None
+    if isinstance(args, dict):
         for k in FILE_KEYS:
             if isinstance(args.get(k), str) and args[k].strip():
-                out[args[k].strip()] = None
-                break
+                return args[k].strip()
+    return None
+
+
+def trace_files(tool_calls, data: Any = None, limit: int = 200_000) -> list[str]:
+    """The files a trace's tool calls name, in order: the derived calls' arguments, then any
+    call input in the item's data (Potato's `structured_turns` hold `{tool, input: {file_path}}`),
+    reading at most `limit` values of the item."""
+    out: dict[str, None] = {}
+    for call in tool_calls:
+        found = _named_file(call.arguments)
+        if found:
+            out[found] = None
+    todo, seen = [data], 0
+    while todo and seen < limit:
+        x = todo.pop()
+        seen += 1
+        if isinstance(x, dict):
+            for k in ("input", "arguments", "args", "tool_input"):
+                found = _named_file(x.get(k))
+                if found:
+                    out[found] = None
+            todo.extend(reversed(list(x.values())))
+        elif isinstance(x, list):
+            todo.extend(reversed(x))
     return list(out)
 
 

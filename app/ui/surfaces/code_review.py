@@ -75,7 +75,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     # --- file ratings ---
     dims = scheme["file_rating_dimensions"]
-    files = review.trace_files(shell.derivation(item, shell.trace_scheme(ws)).tool_calls)
+    files = review.trace_files(shell.derivation(item, shell.trace_scheme(ws)).tool_calls, item.data)
     files += [f for f in stored["file_ratings"] if f not in files]
     if not dims:
         return
