@@ -14,8 +14,9 @@ Accepted input (detected per file and per record):
   value as JSON text in a hidden input of the scheme; it is unwrapped. Schemes of the Potato project
   that this project does not have are reported and skipped.
 
-Rows are checked against the project: the item must exist, the scheme must be configured and the
-value must have its type's shape; anything else is reported with where it came from and skipped.
+Rows are checked against the project: the item must exist, the scheme must be configured, the
+value must have its type's shape and fit the scheme and the item's trace (the type's `validate`);
+anything else is reported with where it came from and why, and skipped.
 Existing annotations are kept unless ``overwrite`` (a second import of the same file therefore
 changes nothing). ``cleared`` rows are not annotations and are skipped.
 
@@ -30,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from app.traces.derive import derive, scheme_keys
 from app.types.registry import TYPES
 from app.store.storage import DONE, STATUS_ANNOTATED, STATUS_CLEARED, STATUSES, Annotation, AnnotationStore
 
@@ -129,6 +131,22 @@ def _shape_error(t: str, v: Any, status: str) -> str | None:
 
 # --- records → annotations ----------------------------------------------------------------------------
 
+def _misfit(t: str, value: Any, scheme, item, derived: dict) -> str | None:
+    """Why an annotated value does not fit its scheme and the item's trace (its type's
+    `validate`), or None; `derived` keeps each item's derivation per set of trace keys."""
+    kind = TYPES.get(t)
+    if kind is None or scheme is None:
+        return None
+    d = None
+    if kind.trace:
+        keys = tuple(sorted(scheme_keys(scheme).items()))
+        if (item.id, keys) not in derived:
+            derived[(item.id, keys)] = derive(item.data, **dict(keys))
+        d = derived[(item.id, keys)]
+    reasons = kind.validate(value, scheme, d)
+    return "; ".join(reasons) if reasons else None
+
+
 def _time(v: Any) -> datetime | None:
     if v is None or v == "" or (isinstance(v, float) and math.isnan(v)):
         return None
@@ -202,6 +220,7 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
     store = store or AnnotationStore(ws.project.output_dir)
     schemes = {s.name: s for s in ws.project.schemes}
     unknown_schemes: dict[str, int] = {}
+    derived: dict = {}  # (item id, trace keys) -> its derivation, for the values' check
     if not path.exists():
         result.problems.append(f"{path}: no such file or folder")
         return result
@@ -240,6 +259,8 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
                 continue
             value = _maybe_json(row.get("value")) if t == DONE else coerce(t, row.get("value"), schemes.get(scheme))
             err = _shape_error(t, value, status)
+            if err is None and t != DONE and value is not None:
+                err = _misfit(t, value, schemes.get(scheme), item, derived)
             if err:
                 result.problem(at, err)
                 continue

@@ -74,6 +74,25 @@ def _measure(m: dict | None) -> str:
         f" · {m.get('n_units', 0)} units"
 
 
+def extra_tables(rollup: dict) -> list[tuple[str, list[dict]]]:
+    """A choices rollup's tables besides its label counts (win rates, mean ranks, comments per
+    category, ...): each list of records, and each mapping of plain values as one record."""
+    out = []
+    for key, x in rollup.items():
+        if key in ("type", "labels"):
+            continue
+        if isinstance(x, list) and x and all(isinstance(r, dict) for r in x):
+            out.append((key.replace("_", " "), x))
+        elif isinstance(x, dict) and x and not any(isinstance(y, (dict, list)) for y in x.values()):
+            out.append((key.replace("_", " "), [x]))
+        elif isinstance(x, dict) and isinstance(x.get("values"), list):  # (a distribution with its summary)
+            out.append((key.replace("_", " "), [{k: y for k, y in x.items() if k != "values"}]))
+            out.append((f"{key.replace('_', ' ')} values", x["values"]))
+        elif not isinstance(x, (dict, list)) and x is not None:
+            out.append((key.replace("_", " "), [{key: x}]))
+    return out
+
+
 def headline_agreement(agreement: dict) -> list[dict]:
     """One line per scheme: its main agreement figure."""
     rows = []
@@ -230,6 +249,7 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
     for name, ch in s["choices"].items():
         parts.append(f"<h2>{_e(name)}</h2>")
         parts.append(_fig(charts.bar(ch["labels"], "label", "count", f"{name}")) + table(ch["labels"]))
+        parts.extend(table(records, title) for title, records in extra_tables(ch))
     # agreement
     parts.append("<h2>Agreement between annotators</h2>")
     parts.append(table(headline_agreement(s["agreement"]), "Main measure per scheme"))

@@ -176,6 +176,7 @@ def to_json(item_id: str, d: Derivation) -> dict[str, Any]:
 def scheme_keys(scheme) -> dict[str, Any]:
     """derive() keyword arguments for a scheme (its steps/agent/calls keys)."""
     opts = scheme.options if scheme is not None else {}
-    return {"steps_key": opts.get("steps_key", "steps"), "agent_key": opts.get("agent_key", "agent"),
+    # (Potato's turn-tagging schemes name their list `turns_key`)
+    return {"steps_key": opts.get("turns_key") or opts.get("steps_key", "steps"), "agent_key": opts.get("agent_key", "agent"),
             "calls_key": opts.get("calls_key", "calls"), "resource_key": opts.get("resource_key", "resource"),
             "same_agent": bool(opts.get("include_same_agent", False))}

@@ -7,10 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.project import validators as v
-from app.stats.agreement import jaccard, marked_each, sets_of, show_set, with_default
-from app.stats.counting import in_order
 from app.types.base import AnnotationType, Key, Scheme
-from app.types.choices import label_counts
+from app.types.choices import label_counts, set_agreement
 from app.types.panel import SchemeRows
 from app.types.radio import FREE, labels_dict
 
@@ -44,16 +42,7 @@ def rollup(scheme_rows: SchemeRows) -> dict:
 
 def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     """Per label, whether each annotator chose it; the Jaccard of the sets chosen."""
-    panel = scheme_rows.panel
-    chosen = panel.members(scheme_rows.table)
-    seen = scheme_rows.table["label"].dropna().unique() if "label" in scheme_rows.table else []
-    every = panel.per_item()
-    marks = chosen.rename(columns={"item": "unit"}) if "label" in chosen else chosen.assign(unit=[], label=[])
-    labels = marked_each(marks, every, "label", in_order(scheme_rows.scheme.get("labels"), seen))
-    sets = sets_of(chosen["item"], chosen["rater"], chosen.get("label", []))
-    shown = sets.assign(value=[tuple(sorted(x)) for x in sets["value"]])
-    disagreements.add(with_default(shown, every, ()), lambda unit: (panel.items[unit], "labels"), "labels", show_set)
-    return {"labels": labels, "jaccard": jaccard(with_default(sets, every, frozenset()))}
+    return set_agreement(scheme_rows, disagreements, scheme_rows.scheme.get("labels"))
 
 
 TYPE = AnnotationType(

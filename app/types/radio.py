@@ -7,13 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.project import validators as v
-from app.stats.agreement import judgements, nominal, with_default
 from app.types.base import AnnotationType, Key, Scheme
-from app.types.choices import label_counts
+from app.types.choices import choice_agreement, label_counts
 from app.types.panel import SchemeRows
 
 FREE = "free_response"
-NONE = "(none)"  # what an annotator who chose nothing chose, in agreement
 
 
 def build(label: str | None, free_text: str = "") -> dict:
@@ -70,11 +68,7 @@ def rollup(scheme_rows: SchemeRows) -> dict:
 
 
 def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
-    panel = scheme_rows.panel
-    chosen = panel.members(scheme_rows.table)
-    table = with_default(judgements(chosen["item"], chosen["rater"], chosen.get("label", [])), panel.per_item(), NONE)
-    disagreements.add(table, lambda unit: (panel.items[unit], "choice"), "choice")
-    return {"choice": nominal(table)}
+    return choice_agreement(scheme_rows, disagreements)
 
 
 TYPE = AnnotationType(

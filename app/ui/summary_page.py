@@ -315,6 +315,10 @@ def _choices(s: dict) -> None:
         st.subheader(md(name))
         _chart(f"ch-{name}", "bar", ch["labels"], "label", "count", f"{name}")
         _table(ch["labels"])
+        from app.summary.report import extra_tables
+        for title, records in extra_tables(ch):
+            st.caption(md(title.capitalize()))
+            _table(records)
 
 
 DIS_PAGE = 100  # records a page: disagreements, decisive steps (a large study has hundreds of thousands)

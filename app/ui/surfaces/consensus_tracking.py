@@ -1,0 +1,4 @@
+"""The consensus_tracking surface: an act per turn, linked acts with the turn they refer to (app/ui/surfaces/turn_acts.py)."""
+from app.ui.surfaces.turn_acts import render
+
+__all__ = ["render"]
