@@ -33,8 +33,9 @@ JUDGEMENT_COLUMNS = ["unit", "rater", "value"]
 
 def judgements(unit, rater, value) -> pd.DataFrame:
     """A judgement table of three equal-length columns; the last judgement per (unit, rater) wins."""
+    numbers = isinstance(value, np.ndarray) and value.dtype.kind in "fb"  # (kept as they are: no objects to make)
     table = pd.DataFrame({"unit": np.asarray(unit, dtype=np.int64), "rater": pd.Series(rater, dtype=object).values,
-                          "value": pd.Series(value, dtype=object).values})
+                          "value": value if numbers else pd.Series(value, dtype=object).values})
     return table.iloc[_last_of_each(_pair_keys(table["unit"], table["rater"].to_numpy())[0])]
 
 
@@ -87,8 +88,14 @@ def _pairable(table: pd.DataFrame) -> pd.DataFrame:
 def _counts(table: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
     """(units × values counts, the values, each row's unit code) of a pairable table."""
     unit_code, units = pd.factorize(table["unit"], sort=True)
-    value_code, values = pd.factorize(table["value"].to_numpy(dtype=object), use_na_sentinel=False)
+    value_code, values = pd.factorize(_plain(table["value"]), use_na_sentinel=False)
     return _count_matrix(unit_code, len(units), value_code, len(values)), list(values), np.asarray(units)
+
+
+def _plain(column: pd.Series) -> np.ndarray:
+    """A value column as numpy: numbers and booleans as they are, anything else as objects."""
+    raw = column.to_numpy()
+    return raw if raw.dtype.kind in "fbi" else column.to_numpy(dtype=object)
 
 
 def _count_matrix(unit_code: np.ndarray, n_units: int, value_code: np.ndarray, n_values: int) -> np.ndarray:
@@ -130,7 +137,7 @@ def nominal(table: pd.DataFrame) -> dict:
     if pairable.empty:
         return _no_pairs(table)
     unit_code, units = pd.factorize(pairable["unit"], sort=True)
-    value_code, values = pd.factorize(pairable["value"].to_numpy(dtype=object), use_na_sentinel=False)
+    value_code, values = pd.factorize(_plain(pairable["value"]), use_na_sentinel=False)
     rater_code, raters = pd.factorize(pairable["rater"].to_numpy(dtype=object))
     return _nominal(unit_code, len(units), value_code, len(values), rater_code, len(raters))
 
