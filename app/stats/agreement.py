@@ -334,15 +334,10 @@ def marked_each(marks: pd.DataFrame, panel: pd.DataFrame, column: str, labels: l
     marked(marks[marks[column] == label], panel), with the (unit, rater) pairs coded as
     integers once rather than matched as frames per label (a step review has dozens of modes
     over thousands of steps)."""
-    raters = pd.Index(pd.unique(np.concatenate([panel["rater"].to_numpy(dtype=object),
-                                                marks["rater"].to_numpy(dtype=object)])), dtype=object)
-    width = max(len(raters), 1)
-
-    def keys(frame: pd.DataFrame) -> np.ndarray:
-        rater = raters.get_indexer(frame["rater"].to_numpy(dtype=object))
-        return frame["unit"].to_numpy(dtype=np.int64) * width + rater
-
-    panel_keys, mark_keys = _sorted_distinct(keys(panel)), keys(marks)
+    panel_keys, width, mark_raters = _pair_keys(panel["unit"], panel["rater"].to_numpy(dtype=object),
+                                                marks["rater"].to_numpy(dtype=object))
+    panel_keys = _sorted_distinct(panel_keys)
+    mark_keys = marks["unit"].to_numpy(dtype=np.int64) * width + mark_raters
     mark_labels = marks[column].to_numpy(dtype=object)
     on_panel = _CodedPairs(panel_keys, width)
     out = {}
