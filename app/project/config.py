@@ -17,7 +17,7 @@ import yaml
 from app.project import validators as v
 from app.project.problems import Problem
 from app.traces.readers import FORMATS as READER_FORMATS
-from app.types.base import Scheme
+from app.types.base import POTATO_NOTED_SCHEME_KEYS, Scheme
 from app.types.registry import COMMON_KEYS, POTATO_IGNORED_SCHEME_KEYS, TYPES
 
 # Potato project keys that only shape Potato's own server or HTML.
@@ -33,6 +33,8 @@ POTATO_IGNORED_TOP_KEYS = {
     "database", "phases", "random_seed", "highlight_linebreaks", "allow_all_users", "consent",
     "instructions", "completion_code", "quality_control", "attention_checks", "gold_standards",
     "admin_api_key", "server", "logging", "export", "adjudication", "span_highlight_colors",
+    # Potato's live ingestion (a webhook, Langfuse polling, a watched folder): Baton reads files
+    "trace_ingestion",
 }
 ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
@@ -54,6 +56,20 @@ class DataFile:
     given: Path | None = None  # the path as the config names it (unresolved: a link may be retargeted)
 
 
+@dataclass(frozen=True)
+class Unsupported:
+    """A scheme of a type Baton does not support: the project opens without it, the items page
+    lists it and `check` fails naming it."""
+
+    index: int
+    type: str
+    name: str
+
+    @property
+    def where(self) -> str:
+        return f"annotation_schemes[{self.index}]"
+
+
 @dataclass
 class Project:
     path: Path
@@ -65,6 +81,8 @@ class Project:
     output_dir: Path
     schemes: list[Scheme]
     ignored: list[str] = field(default_factory=list)
+    # schemes of a type Baton does not support (audio, video, images, ...): listed, never asked
+    unsupported: list[Unsupported] = field(default_factory=list)
     session_idle_minutes: float | None = None  # a signed-in session idle this long ends (None: default)
 
     def scheme(self, name: str) -> Scheme:
@@ -86,16 +104,29 @@ def _suggest(key: Any, known) -> str:
     return f'; did you mean "{close[0]}"?' if close else ""
 
 
-def _validate_scheme(i: int, raw: Any, out: list[Problem], file: str) -> Scheme | None:
+UNSUPPORTED = "unsupported"  # the level of the problem naming a scheme of a type Baton lacks
+
+
+def _validate_scheme(i: int, raw: Any, out: list[Problem], file: str,
+                     unsupported: list[Unsupported] | None = None) -> Scheme | None:
     where = f"annotation_schemes[{i}]"
     if not isinstance(raw, dict):
         out.append(Problem(file, where, f"expected a mapping with annotation_type and name, got {v.show(raw)}"))
         return None
     t = raw.get("annotation_type")
+    if isinstance(t, str) and t.strip() and t not in TYPES:
+        # (an audio, video or image scheme, or a newer Potato type: the rest of the project opens)
+        name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i}"
+        out.append(Problem(file, f"{where}.annotation_type",
+                           f"annotation type {v.show(t)} (scheme {v.show(name)}) is not supported by Baton: the "
+                           f"scheme is listed as not supported and not asked (supported: {', '.join(TYPES)})"
+                           + _suggest(t, TYPES), UNSUPPORTED))
+        if unsupported is not None:
+            unsupported.append(Unsupported(i, t, name))
+        return None
     if not isinstance(t, str) or t not in TYPES:
         got = "nothing" if t is None else v.show(t)
-        out.append(Problem(file, f"{where}.annotation_type",
-                           f"expected one of {', '.join(TYPES)}, got {got}" + (_suggest(t, TYPES) if isinstance(t, str) else "")))
+        out.append(Problem(file, f"{where}.annotation_type", f"expected one of {', '.join(TYPES)}, got {got}"))
         return None
     spec = {**COMMON_KEYS, **TYPES[t].keys}
     opts: dict[str, Any] = {}
@@ -120,8 +151,17 @@ def _validate_scheme(i: int, raw: Any, out: list[Problem], file: str) -> Scheme 
                 ok = False
             else:
                 opts[key] = k.default
+    if ok:  # (keys that must agree with each other: a slider's min below its max, ...)
+        for key, message in TYPES[t].scheme_problems(opts):
+            out.append(Problem(file, f"{where}.{key}" if key else where, message))
+            ok = False
     if not ok:
         return None
+    for key, why in POTATO_NOTED_SCHEME_KEYS.items():  # (Potato keys accepted, with no effect here)
+        if key in raw and key not in TYPES[t].honours and raw[key] not in (False, None):
+            out.append(Problem(file, f"{where}.{key}", f"ignored by Baton: {why}", "ignored"))
+    for key, why in TYPES[t].ignored_keys(opts):
+        out.append(Problem(file, f"{where}.{key}", f"ignored by Baton: {why}", "ignored"))
     return Scheme(i, t, opts.pop("name"), opts.pop("description") or "", opts)
 
 
@@ -291,12 +331,13 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
 
     schemes_raw = raw.get("annotation_schemes")
     schemes: list[Scheme] = []
+    unsupported: list[Unsupported] = []
     if not isinstance(schemes_raw, list) or not schemes_raw:
         out.append(Problem(file, "annotation_schemes",
                            f"expected a non-empty list of schemes, got {v.show(schemes_raw)}"))
     else:
         for i, s in enumerate(schemes_raw):
-            scheme = _validate_scheme(i, s, out, file)
+            scheme = _validate_scheme(i, s, out, file, unsupported)
             if scheme:
                 schemes.append(scheme)
         _cross_checks(schemes, out, file)
@@ -309,7 +350,7 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
     if any(p.level == "error" for p in out):
         return None, out
     return Project(path.resolve(), name, base, data_files, keys["id_key"], keys["text_key"],
-                   output_dir, schemes, ignored, idle), out
+                   output_dir, schemes, ignored, unsupported, idle), out
 
 
 def output_dir_problem(path: Path) -> str | None:

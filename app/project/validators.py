@@ -73,6 +73,12 @@ def boolean(v: Any) -> bool:
     return v
 
 
+def mapping(v: Any) -> dict:
+    if not isinstance(v, dict):
+        raise Invalid(f"expected a mapping, got {show(v)}")
+    return v
+
+
 def anything(v: Any) -> Any:
     return v
 
