@@ -25,10 +25,13 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     def fields(k):
         st.selectbox("Error type", list(range(len(kinds))), key=k("mode"), format_func=lambda j: md(kinds[j].label))
         st.selectbox("Severity", severities, key=k("severity"), format_func=md)
-        j, sev = st.session_state.get(k("mode")), st.session_state.get(k("severity"))
-        if j is None or sev is None:
-            return None
-        return {"type": kinds[j].type, "subtype": kinds[j].subtype, "severity": sev}
+
+        def read():
+            j, sev = st.session_state.get(k("mode")), st.session_state.get(k("severity"))
+            if j is None or sev is None:
+                return None
+            return {"type": kinds[j].type, "subtype": kinds[j].subtype, "severity": sev}
+        return read
 
     def save(found: list[dict]) -> bool:
         return checked.commit(ws, item, scheme, error_type.build(found, scheme), empty=not found)

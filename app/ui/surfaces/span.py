@@ -24,10 +24,12 @@ from app.ui.text import excerpt, md, visible
 TEXT_SHOWN = 4000  # characters of the chosen step shown above the editor
 
 
-def editor(ws: Workspace, item: Item, scheme: Scheme, current: list[dict], fields: Callable[[Callable], dict | None],
-           save: Callable[[list[dict]], bool], describe: Callable[[dict], str]) -> None:
+def editor(ws: Workspace, item: Item, scheme: Scheme, current: list[dict],
+           fields: Callable[[Callable], Callable[[], dict | None]], save: Callable[[list[dict]], bool],
+           describe: Callable[[dict], str]) -> None:
     """The span editor: `fields(k)` draws the type's own controls (keys from `k(name)`) and gives
-    their values (None: not all given); `save(spans)` stores the new list."""
+    what reads their values when the span is added (None: not all given); `save(spans)` stores
+    the new list."""
     d = shell.derivation(item, scheme)
     asked = stepmod.asked(scheme, d)
     k = lambda name: widget_key(scheme.type, scheme.name, item.id, name)  # noqa: E731
@@ -44,9 +46,10 @@ def editor(ws: Workspace, item: Item, scheme: Scheme, current: list[dict], field
     st.text_input("Text to highlight (as it appears in the step)", key=k("needle"))
     st.number_input("Which occurrence", min_value=1, step=1, value=1, key=k("occurrence"),
                     help="When the text appears several times in the step: 1 is the first")
-    extra = fields(k)
+    read = fields(k)
 
     def add():
+        extra = read()  # (the controls' values now: the callback runs before the next drawing)
         needle = st.session_state.get(k("needle")) or ""
         at = spans.find(text, needle, int(st.session_state.get(k("occurrence")) or 1)) if needle else None
         if at is None or extra is None:
@@ -75,8 +78,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     def fields(k):
         st.selectbox("Label", names, key=k("label"), format_func=md)
-        label = st.session_state.get(k("label"))
-        return {"label": label} if label else None
+        return lambda: {"label": st.session_state[k("label")]} if st.session_state.get(k("label")) else None
 
     def save(found: list[dict]) -> bool:
         return checked.commit(ws, item, scheme, found, empty=not found)

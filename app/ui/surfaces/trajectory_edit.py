@@ -49,7 +49,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                 commit(edit_type.put(stored, {"step_index": step.index, "field": field, "original": original,
                                               "corrected": st.session_state[kc], "reason": st.session_state[kr]}))
 
-            def reset(field=field, original=original, kc=kc, kr=kr):
+            def reset(original=original, kc=kc, kr=kr, save=save):
                 st.session_state[kc], st.session_state[kr] = original, ""
                 save()
 
