@@ -68,6 +68,8 @@ def run(args) -> int:
     print(f"schemes: {len(p.schemes)}")
     for s in p.schemes:
         print(f"  - {s.name} ({s.type})")
+    for u in p.unsupported:
+        print(f"  - {u.name} ({u.type}): not supported by Baton, not asked")
     if conversations:
         print("conversations (characters shown, each agent's conversation once / characters in the raw steps):")
         shown = raw = 0

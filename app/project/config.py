@@ -35,6 +35,8 @@ POTATO_IGNORED_TOP_KEYS = {
     "admin_api_key", "server", "logging", "export", "adjudication", "span_highlight_colors",
     # Potato's live ingestion (a webhook, Langfuse polling, a watched folder): Baton reads files
     "trace_ingestion",
+    # its export format, and its splitting of one reasoning string into steps (give Baton the steps)
+    "export_annotation_format", "cot_segmentation",
 }
 ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
