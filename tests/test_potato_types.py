@@ -307,3 +307,43 @@ def test_every_new_type_exports_and_headlines(study):
     for name in ("span", "error_span", "process_reward", "rubric_eval", "multirate", "slider", "number",
                  "select", "trajectory_edit"):
         assert TYPES[name].headline({}) is None  # (each names its main measure; none without measures)
+
+
+def test_import_potato_spans_and_refuse_misfits(study, tmp_path):
+    import json
+
+    from app.store.importer import import_file
+    from app.store.storage import AnnotationStore
+    ws, _ = study
+    t3 = step_text(ws, TRIP, 3)
+    out = tmp_path / "potato_output" / "ann1"
+    out.mkdir(parents=True)
+    (out / "user_state.json").write_text(json.dumps({
+        "user_id": "ann1",
+        "instance_id_to_label_to_value": {TRIP: {"conf": {"conf": "7"}, "genre": {"sports": "true"}}},
+        "instance_id_to_span_to_value": {TRIP: {"spans": [
+            {"start": 0, "end": 4, "span": t3[:4], "annotation": "hallucination", "turn_id": "t3"}]}}}))
+    (out / "annotated_instances.jsonl").write_text(json.dumps({
+        "id": CODE, "user": "ann2", "label_annotations": {},
+        "span_annotations": [{"schema": "spans", "start": 0, "end": 3, "text": "zzz", "label": "hallucination",
+                              "step": 0}]}) + "\n")
+    r = import_file(ws, tmp_path / "potato_output")
+    st = AnnotationStore(ws.project.output_dir)
+    assert st.load(TRIP, "ann1", "spans").value == [
+        {"step": 3, "start": 0, "end": 4, "text": t3[:4], "label": "hallucination"}]
+    assert st.load(TRIP, "ann1", "conf").value == {"conf": "7"}
+    assert st.load(TRIP, "ann1", "genre") is None and st.load(CODE, "ann2", "spans") is None
+    assert any('genre: label "sports" is not one of' in p for p in r.problems), r.problems
+    assert any("spans: span 0: says it highlights" in p for p in r.problems), r.problems
+    assert r.imported == 2
+
+
+def test_report_and_summary_page_draw_the_new_types(study):
+    ws, save = study
+    save(TRIP, "alice", "rubric", {"helpfulness": "4"})
+    save(TRIP, "alice", "conf", {"conf": "3"})
+    save(TRIP, "alice", "prm", {"mode": "per_step", "steps": [{"index": 0, "reward": 1}]})
+    from app.summary.report import build_html
+    html = build_html(ws)
+    for name in ("rubric", "conf", "prm", "spans", "fix"):
+        assert name in html

@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from app.traces.derive import derive, scheme_keys
 from app.types.registry import TYPES
 from app.store.storage import DONE, STATUS_ANNOTATED, STATUS_CLEARED, STATUSES, Annotation, AnnotationStore
 
@@ -127,6 +128,22 @@ def _shape_error(t: str, v: Any, status: str) -> str | None:
     return None
 
 
+def _misfit(t: str, value: Any, status: str, scheme, item, derived: dict) -> list[str]:
+    """What the type's `validate` finds wrong with the value against the scheme and the item's
+    trace (`derived`: the derivations made so far in this import, by item and keys)."""
+    kind = TYPES.get(t)
+    if kind is None or scheme is None or (value is None and status != STATUS_ANNOTATED):
+        return []
+    derivation = None
+    if kind.trace:
+        keys = scheme_keys(scheme)
+        at = (item.id, tuple(sorted(keys.items())))
+        if at not in derived:
+            derived[at] = derive(item.data, **keys)
+        derivation = derived[at]
+    return kind.validate(value, scheme, derivation)
+
+
 # --- records → annotations ----------------------------------------------------------------------------
 
 def _time(v: Any) -> datetime | None:
@@ -164,6 +181,11 @@ def _rows(rec: Any, where: str, folder_user: str | None, default_annotator: str 
             for scheme, value in _potato_labels(labels).items():
                 yield {"item_id": str(item_id), "annotator": who, "scheme": scheme, "value": value,
                        "potato": True}, f"{where}: instance {item_id!r}"
+        spans = rec.get("instance_id_to_span_to_value") or {}  # (span schemes: {item: {scheme: [spans]}})
+        for item_id, by_scheme in (spans.items() if isinstance(spans, dict) else ()):
+            for scheme, value in _potato_spans(by_scheme).items():
+                yield {"item_id": str(item_id), "annotator": who, "scheme": scheme, "value": value,
+                       "potato": True}, f"{where}: instance {item_id!r} spans"
         return
     if "label_annotations" in rec:  # Potato annotated_instances.jsonl
         result.sources["potato"] = result.sources.get("potato", 0) + 1
@@ -173,6 +195,9 @@ def _rows(rec: Any, where: str, folder_user: str | None, default_annotator: str 
         for scheme, value in _potato_labels(rec.get("label_annotations")).items():
             yield {"item_id": None if item_id is None else str(item_id), "annotator": who, "scheme": scheme,
                    "value": value, "potato": True, "seconds_spent": bd.get("time_spent")}, where
+        for scheme, value in _potato_spans(rec.get("span_annotations")).items():
+            yield {"item_id": None if item_id is None else str(item_id), "annotator": who, "scheme": scheme,
+                   "value": value, "potato": True}, f"{where}: spans"
         return
     result.sources["baton"] = result.sources.get("baton", 0) + 1
     row = dict(rec)
@@ -194,6 +219,18 @@ def _potato_labels(labels: Any) -> dict[str, Any]:
     return out
 
 
+def _potato_spans(spans: Any) -> dict[str, Any]:
+    """{scheme: [spans]} from Potato's span annotations: a mapping of scheme to spans, or a list
+    of spans each naming its scheme (`schema`)."""
+    if isinstance(spans, dict):
+        return {str(k): v for k, v in spans.items()}
+    out: dict[str, list] = {}
+    for e in spans if isinstance(spans, list) else ():
+        if isinstance(e, dict) and e.get("schema") is not None:
+            out.setdefault(str(e["schema"]), []).append({k: x for k, x in e.items() if k != "schema"})
+    return out
+
+
 def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str | None = None,
                 store: AnnotationStore | None = None) -> ImportResult:
     """Import every annotation in `path` (a file or a Potato output folder) into the project."""
@@ -202,6 +239,7 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
     store = store or AnnotationStore(ws.project.output_dir)
     schemes = {s.name: s for s in ws.project.schemes}
     unknown_schemes: dict[str, int] = {}
+    derived: dict = {}
     if not path.exists():
         result.problems.append(f"{path}: no such file or folder")
         return result
@@ -242,6 +280,10 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
             err = _shape_error(t, value, status)
             if err:
                 result.problem(at, err)
+                continue
+            why = _misfit(t, value, status, schemes.get(scheme), item, derived)
+            if why:
+                result.problem(at, f"{scheme}: " + "; ".join(why))
                 continue
             if not overwrite and store.path_for(item_id, who, scheme).exists():
                 result.kept_existing += 1
