@@ -347,3 +347,41 @@ def test_report_and_summary_page_draw_the_new_types(study):
     html = build_html(ws)
     for name in ("rubric", "conf", "prm", "spans", "fix"):
         assert name in html
+
+
+def test_multirate_number_error_span_and_span_alphas_equal_the_package(study):
+    ws, save = study
+    items = [it.id for it in ws.items]  # the demo's three runs
+    labels = ["Poor", "Fair", "Good"]
+    a_q, b_q, a_p, b_p = [1, 3, 2], [1, 2, 2], [3, 3, 1], [2, 3, 1]
+    a_n, b_n = [10, 40, 90], [12, 40, 70]
+    for i, item in enumerate(items):
+        save(item, "alice", "multi", {"Quality": labels[a_q[i] - 1], "Price": labels[a_p[i] - 1]})
+        save(item, "bob", "multi", {"Quality": labels[b_q[i] - 1], "Price": labels[b_p[i] - 1]})
+        save(item, "alice", "n", {"n": str(a_n[i])})
+        save(item, "bob", "n", {"n": str(b_n[i])})
+    t3 = step_text(ws, TRIP, 3)
+    e = {"step": 3, "start": 0, "end": 4, "text": t3[:4], "type": "Style", "subtype": None}
+    scores = {"alice": [[e, "Minor"], [e, "Critical"]], "bob": [[e, "Major"], None]}
+    for who, per_item in scores.items():
+        for item, got in zip(items[:2], per_item):
+            t = step_text(ws, item, 3)
+            err = [{**e, "text": t[:4], "severity": got[1]}] if got else []
+            from app.types.error_span import build
+            save(item, who, "errors", build(err, scheme(ws, "errors")))
+    a_span = {"step": 3, "start": 0, "end": 4, "text": t3[:4], "label": "hallucination"}
+    save(TRIP, "alice", "spans", [a_span])
+    save(TRIP, "bob", "spans", [])
+    s = summarize(ws)
+
+    def alpha(rows, level):
+        return krippendorff.alpha(reliability_data=np.array(rows, dtype=float), level_of_measurement=level)
+
+    # (units item × option, in item then option order)
+    multi = [[x for pair in zip(a_q, a_p) for x in pair], [x for pair in zip(b_q, b_p) for x in pair]]
+    assert s["agreement"]["multi"]["rating"]["alpha"] == pytest.approx(alpha(multi, "ordinal"))
+    assert s["agreement"]["n"]["value"]["alpha"] == pytest.approx(alpha([a_n, b_n], "interval"))
+    assert s["agreement"]["errors"]["score"]["alpha"] == pytest.approx(alpha([[99, 90], [95, 100]], "interval"))
+    # steps of the trip run: alice marked step 3, bob nothing (every other step unmarked by both)
+    marks = [[1 if i == 3 else 0 for i in range(14)], [0] * 14]
+    assert s["agreement"]["spans"]["steps_marked"]["alpha"] == pytest.approx(alpha(marks, "nominal"))
