@@ -13,7 +13,9 @@ from app.project.config import load_config
 from tests.conftest import ROOT, make_app, open_page
 
 EXAMPLES = ROOT / "tests" / "data" / "potato_examples"
-SUPPORTED = ["process-supervision.yaml", "trajectory-correction.yaml", "schemes-and-scales.yaml"]
+SUPPORTED = ["process-supervision.yaml", "trajectory-correction.yaml", "schemes-and-scales.yaml",
+             "cot-process-reward.yaml"]
+FIRST = {"cot-process-reward.yaml": "cot_001"}  # (the others read data/agent-steps.jsonl)
 
 
 @pytest.fixture
@@ -35,10 +37,11 @@ def test_loads_unmodified_and_check_passes(examples, name, capsys):
 def test_every_scheme_is_shown(examples, name):
     project, _ = load_config(examples / name)
     for t in project.types():
-        at = open_page(make_app(examples / name, item="traj_001"), t)
+        at = open_page(make_app(examples / name, item=FIRST.get(name, "traj_001")), t)
         shown = [h.value.replace("\\", "") for h in at.subheader]  # (names drawn as plain text: md-escaped)
         for s in project.schemes_of(t):
             assert s.name in shown, (t, shown)
+        assert not [i.value for i in at.info if "has no step" in i.value]  # (the steps are read)
 
 
 def test_unsupported_scheme_listed_and_check_fails(examples, capsys):
