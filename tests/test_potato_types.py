@@ -385,3 +385,20 @@ def test_multirate_number_error_span_and_span_alphas_equal_the_package(study):
     # steps of the trip run: alice marked step 3, bob nothing (every other step unmarked by both)
     marks = [[1 if i == 3 else 0 for i in range(14)], [0] * 14]
     assert s["agreement"]["spans"]["steps_marked"]["alpha"] == pytest.approx(alpha(marks, "nominal"))
+
+
+def test_potato_turn_and_session_keys_accepted_honoured_or_reported(tmp_path):
+    cfg = write_project(tmp_path, schemes=[
+        {"annotation_type": "radio", "name": "r", "labels": ["a", "b"], "turn_level": True, "per_step": {"x": 1},
+         "session_level": True, "turn_binding": {"speakers": ["Assistant"]}},
+        {**SPAN, "turn_binding": {"agents": ["Planner"], "turn_range": [0, 5]}}], trace_ingestion={"enabled": True})
+    project, problems = load_config(cfg)
+    assert project is not None
+    ignored = {p.where: p.message for p in problems if p.level == "ignored"}
+    for key in ("turn_level", "per_step", "session_level", "turn_binding"):
+        assert f"annotation_schemes[0].{key}" in ignored
+    assert "Baton asks it once per item" in ignored["annotation_schemes[0].turn_level"]
+    assert not [w for w in ignored if w.startswith("annotation_schemes[1]")]  # (span honours turn_binding)
+    assert "trace_ingestion" in ignored
+    _, bad = load_config(write_project(tmp_path, schemes=[{**SPAN, "turn_level": "yes"}]))
+    assert any(p.where == "annotation_schemes[0].turn_level" and p.level == "error" for p in bad)

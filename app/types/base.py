@@ -82,7 +82,7 @@ COMMON_KEYS: dict[str, Key] = {
     # them (it is not in its `honours`), the config says they are ignored and why (POTATO_NOTED)
     "turn_level": Key(v.boolean, default=False),
     "turn_binding": Key(v.mapping, default=None),
-    "per_step": Key(v.boolean, default=False),
+    "per_step": Key(v.anything, default=None),  # (its shape is not documented: any value is accepted)
     "session_level": Key(v.boolean, default=False),
 }
 
