@@ -347,6 +347,7 @@ def test_report_and_summary_page_draw_the_new_types(study):
     html = build_html(ws)
     for name in ("rubric", "conf", "prm", "spans", "fix"):
         assert name in html
+    assert "first error step" in html and "chars changed" in html  # (the rollups' numbers beside the counts)
 
 
 def test_multirate_number_error_span_and_span_alphas_equal_the_package(study):

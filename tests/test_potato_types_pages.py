@@ -122,3 +122,14 @@ def test_trajectory_edit_saves_a_correction_and_the_final_answer(project, tmp_pa
     assert stored(tmp_path, "fix")["final_answer"]["corrected"] == "Book the 10:05 train."
     ok(at.button(key=widget_key("tedit", EDIT["name"], ITEM, 0, "content", "reset")).click().run())
     assert stored(tmp_path, "fix")["edits"] == []
+
+
+def test_summary_page_shows_the_rollups_numbers(project, tmp_path):
+    from tests.summary_data import Saver
+    save = Saver(project)
+    save(ITEM, "alice", "rubric", {"helpfulness": "4", "accuracy": "2"})
+    save(ITEM, "bob", "rubric", {"helpfulness": "5", "accuracy": "2"})
+    at = open_page(make_app(project), "summary")
+    frames = [d.value for d in at.dataframe]
+    rows = next(f for f in frames if "row" in f.columns and "mean" in f.columns)
+    assert rows.set_index("row").loc["helpfulness", "mean"] == 4.5

@@ -74,6 +74,22 @@ def _measure(m: dict | None) -> str:
         f" · {m.get('n_units', 0)} units"
 
 
+def choice_extras(rollup: dict) -> list[tuple[str, list[dict]]]:
+    """A choices rollup's entries beside its label counts, each as records: lists of records as
+    they are (per criterion, per severity), statistics as one record, counts as one record."""
+    out, counts = [], {}
+    for what, x in rollup.items():
+        if what in ("type", "labels"):
+            continue
+        if isinstance(x, list) and all(isinstance(r, dict) for r in x):
+            out.append((what, x))
+        elif isinstance(x, dict):
+            out.append((what, [x]))
+        else:
+            counts[what] = x
+    return ([("counts", [counts])] if counts else []) + out
+
+
 def headline_agreement(agreement: dict) -> list[dict]:
     """One line per scheme: its main agreement figure."""
     rows = []
@@ -230,6 +246,7 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
     for name, ch in s["choices"].items():
         parts.append(f"<h2>{_e(name)}</h2>")
         parts.append(_fig(charts.bar(ch["labels"], "label", "count", f"{name}")) + table(ch["labels"]))
+        parts += [table(records, what.replace("_", " ")) for what, records in choice_extras(ch)]
     # agreement
     parts.append("<h2>Agreement between annotators</h2>")
     parts.append(table(headline_agreement(s["agreement"]), "Main measure per scheme"))

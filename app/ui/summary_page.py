@@ -311,10 +311,14 @@ def _behaviours_mast(s: dict, listing) -> None:
 
 
 def _choices(s: dict) -> None:
+    from app.summary.report import choice_extras
     for name, ch in s["choices"].items():
         st.subheader(md(name))
         _chart(f"ch-{name}", "bar", ch["labels"], "label", "count", f"{name}")
         _table(ch["labels"])
+        for what, records in choice_extras(ch):  # (means, per-criterion rows, severities, ...)
+            st.caption(md(what.replace("_", " ")))
+            _table(records)
 
 
 DIS_PAGE = 100  # records a page: disagreements, decisive steps (a large study has hundreds of thousands)
