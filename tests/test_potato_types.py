@@ -403,3 +403,32 @@ def test_potato_turn_and_session_keys_accepted_honoured_or_reported(tmp_path):
     assert "trace_ingestion" in ignored
     _, bad = load_config(write_project(tmp_path, schemes=[{**SPAN, "turn_level": "yes"}]))
     assert any(p.where == "annotation_schemes[0].turn_level" and p.level == "error" for p in bad)
+
+
+JUNK = [None, 0, -1, 3.5, True, "x", "", [], {}, [1, "a", None], {"a": None}, {"steps": "x"}, {"errors": [1]},
+        {"edits": [{"step_index": "z"}]}, [{"step": "t", "start": "a", "end": None, "label": 5}],
+        {"steps": [{"index": True, "reward": "high"}, {"index": 2, "reward": 7}]}, {"conf": "nan"},
+        {"helpfulness": [1]}, {"edits": [{"step_index": 0, "field": None, "corrected": None}], "final_answer": 3},
+        [{"step": 10 ** 30, "start": 0, "end": 10 ** 30, "text": "x", "label": "hallucination"}]]
+NEW = ["spans", "errors", "prm", "prm1", "rubric", "multi", "conf", "n", "genre", "fix"]
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_junk_values_never_raise(study, name):
+    """A hand-edited or imported value of any shape: coerce, validate and rows answer, never raise;
+    validate refuses what is not of the type's shape."""
+    ws, save = study
+    s = scheme(ws, name)
+    kind = TYPES[s.type]
+    d = derivation(ws, TRIP, name) if kind.trace else None
+    for junk in JUNK:
+        value = kind.coerce(junk, s)
+        why = kind.validate(value, s, d)
+        assert isinstance(why, list)
+        kind.rows(value, s)
+        kind.objects(value, d)
+        if not kind.looks_like(value):
+            continue
+        save(TRIP, "carol", name, value)
+        save(TRIP, "dave", name, value)
+        summarize(ws)  # (the summary reads whatever the store holds)

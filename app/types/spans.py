@@ -141,7 +141,7 @@ def agreement(rows: SchemeRows, disagreements, fields: list[str], label: str) ->
         return [{"step": s.index, "agent": s.agent} for s in stepmod.asked(rows.scheme, rows.derive(item))]
 
     steps = panel.objects(of_item, lambda s: f"step {s['step']} ({s['agent']})")
-    on_steps = given[pd.to_numeric(given["step"], errors="coerce").notna()]
+    on_steps = stepmod.positions(given)
     marks = steps.attach(on_steps[["item", "rater", "step", label]], on=["step"])
     seen = rows.table[label].dropna().unique() if label in rows.table else []
     return {"spans_jaccard": jaccard(with_default(sets, every, frozenset())),

@@ -67,6 +67,14 @@ def binding_ignored(options: dict) -> list[tuple[str, str]]:
             for k in BINDING_IGNORED if k in binding]
 
 
+def positions(frame, column: str = "step"):
+    """The rows of `frame` whose `column` may be a step's position (0 up, below 2**62): others
+    name no step of any trace, and would not fit the trace objects' int64 keys."""
+    import pandas as pd
+    number = pd.to_numeric(frame[column], errors="coerce")
+    return frame[((number >= 0) & (number < 2 ** 62)).to_numpy(dtype=bool)]
+
+
 def step_problem(index: Any, scheme: Scheme | dict, derivation, what: str = "step") -> tuple[str | None, Step | None]:
     """(what is wrong with a stored step index, the step) against the trace (None: fits)."""
     i = as_int(index)

@@ -146,7 +146,7 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     given = panel.members(scheme_rows.table)
     if "step" not in given:
         given = given.assign(step=pd.Series([], dtype="int64"))
-    given = given[pd.to_numeric(given["step"], errors="coerce").notna()]
+    given = steps.positions(given)
     edited = objs.attach(given[["item", "rater", "step"]], on=["step"])
     return {"steps_edited": marked(edited, objs.every_rater())}
 
