@@ -35,13 +35,13 @@ POTATO_IGNORED_TOP_KEYS = {
     "admin_api_key", "server", "logging", "export", "adjudication", "span_highlight_colors",
     # Potato's live ingestion (a webhook, Langfuse polling, a watched folder): Baton reads files
     "trace_ingestion",
-    # its export format, and its splitting of one reasoning string into steps (give Baton the steps)
-    "export_annotation_format", "cot_segmentation",
+    # its export format
+    "export_annotation_format",
 }
 ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
 KNOWN_TOP_KEYS = {"annotation_task_name", "data_files", "item_properties", "output_annotation_dir",
-                  "task_dir", "annotation_schemes", "session_idle_minutes"}
+                  "task_dir", "annotation_schemes", "session_idle_minutes", "cot_segmentation"}
 DONE_SCHEME = "_item"  # the scheme name under which the per-item "done" mark is stored
 # scheme names Baton keeps for its own records: a scheme of the project under one of them
 # would have its answers overwritten (the done mark replaces them)
@@ -86,6 +86,7 @@ class Project:
     # schemes of a type Baton does not support (audio, video, images, ...): listed, never asked
     unsupported: list[Unsupported] = field(default_factory=list)
     session_idle_minutes: float | None = None  # a signed-in session idle this long ends (None: default)
+    cot_segmentation: dict | None = None  # Potato's: a reasoning string split into a step list (app/traces/cot.py)
 
     def scheme(self, name: str) -> Scheme:
         for s in self.schemes:
@@ -249,6 +250,39 @@ def _path(base: Path, entry: str) -> Path | str:
         return f"cannot resolve the path {v.show(entry)}: {e}"
 
 
+def _cot_segmentation(raw: Any, out: list[Problem], file: str) -> dict | None:
+    """Potato's `cot_segmentation`, checked: {source_key, strategy, target_key, min_step_chars,
+    max_steps, markers, sentences_per_step}."""
+    from app.traces.cot import STRATEGIES
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        out.append(Problem(file, "cot_segmentation", f"expected a mapping with source_key, got {v.show(raw)}"))
+        return None
+    known = {"source_key", "strategy", "target_key", "min_step_chars", "max_steps", "markers", "sentences_per_step"}
+    opts = {"strategy": "auto", "target_key": "cot_steps", "min_step_chars": 0, "max_steps": 200, "markers": None,
+            "sentences_per_step": 1, **raw}
+    checks = [("source_key", isinstance(opts.get("source_key"), str) and bool(opts.get("source_key")), "a field name"),
+              ("target_key", isinstance(opts["target_key"], str) and bool(opts["target_key"]), "a field name"),
+              ("strategy", opts["strategy"] in STRATEGIES, "one of " + ", ".join(STRATEGIES)),
+              ("markers", opts["markers"] is None or (isinstance(opts["markers"], list)
+                                                      and all(isinstance(m, str) for m in opts["markers"])),
+               "a list of strings")]
+    checks += [(k, isinstance(opts[k], int) and not isinstance(opts[k], bool) and opts[k] >= low, f"a whole number >= {low}")
+               for k, low in (("min_step_chars", 0), ("max_steps", 1), ("sentences_per_step", 1))]
+    bad = False
+    for key, fine, wanted in checks:
+        if not fine:
+            out.append(Problem(file, f"cot_segmentation.{key}", f"expected {wanted}, got {v.show(opts.get(key))}"))
+            bad = True
+    for key in sorted(set(raw) - known):
+        out.append(Problem(file, f"cot_segmentation.{key}", "Potato key, ignored by Baton", "ignored"))
+    if opts["strategy"] == "llm":
+        out.append(Problem(file, "cot_segmentation.strategy", "Baton calls no model: the auto strategy is used",
+                           "ignored"))
+    return None if bad else opts
+
+
 def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
     """Parse and validate a project; returns the project (None on errors) and all problems."""
     path = Path(path)
@@ -349,10 +383,12 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
         out.append(Problem(file, "session_idle_minutes",
                            f"expected a number of minutes above 0 and at most 10080 (a week), got {v.show(idle)}"))
 
+    cot = _cot_segmentation(raw.get("cot_segmentation"), out, file)
+
     if any(p.level == "error" for p in out):
         return None, out
     return Project(path.resolve(), name, base, data_files, keys["id_key"], keys["text_key"],
-                   output_dir, schemes, ignored, unsupported, idle), out
+                   output_dir, schemes, ignored, unsupported, idle, cot), out
 
 
 def output_dir_problem(path: Path) -> str | None:
