@@ -301,9 +301,13 @@ def test_every_new_type_exports_and_headlines(study):
     t3 = step_text(ws, TRIP, 3)
     save(TRIP, "alice", "spans", [{"step": 3, "start": 0, "end": 2, "text": t3[:2], "label": "hallucination"}])
     from app.store.export import export_frame
+    save(TRIP, "alice", "prm1", {"mode": "first_error", "steps": [{"index": 0, "reward": 1}, {"index": 1, "reward": -1}]})
+    save(TRIP, "alice", "fix", {"edits": [{"step_index": 40, "field": "content", "original": "a", "corrected": "b",
+                                           "reason": ""}]})
     frame = export_frame(ws)
-    spans_row = frame[frame["scheme"] == "spans"].iloc[0]
-    assert spans_row["objects"]["steps"]["3"]["agent"] == ws.by_id[TRIP].data["steps"][3]["agent"]
+    row = {name: frame[frame["scheme"] == name].iloc[0]["objects"] for name in ("spans", "prm1", "fix")}
+    assert row["spans"]["steps"]["3"]["agent"] == ws.by_id[TRIP].data["steps"][3]["agent"]
+    assert list(row["prm1"]["steps"]) == ["0", "1"] and row["fix"] == {"steps": {"40": None}}
     for name in ("span", "error_span", "process_reward", "rubric_eval", "multirate", "slider", "number",
                  "select", "trajectory_edit"):
         assert TYPES[name].headline({}) is None  # (each names its main measure; none without measures)

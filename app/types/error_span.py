@@ -29,7 +29,6 @@ from app.types import numeric, spans, steps
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts
 from app.types.panel import SchemeRows
-from app.types.span import objects as span_objects
 from app.types.trajectory_eval import modes, score
 
 FIELDS = ("type", "subtype", "severity")
@@ -125,6 +124,6 @@ TYPE = AnnotationType(
           "show_score": Key(v.boolean, default=True), "max_score": Key(v.number, default=100)},
     section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
     looks_like=lambda value: isinstance(value, dict) and "errors" in value, validate=validate,
-    objects=lambda value, derivation: span_objects(errors(value), derivation),
+    objects=lambda value, derivation: steps.objects([e["step"] for e in errors(value)], derivation),
     headline=lambda measures: measures.get("spans_jaccard"),
     scheme_problems=steps.binding_problems, honours=steps.HONOURS, ignored_keys=steps.binding_ignored)

@@ -169,6 +169,7 @@ TYPE = AnnotationType(
           "ai_prelabel": Key(v.boolean, default=False), "require_verification": Key(v.boolean, default=False)},
     section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
     looks_like=lambda value: isinstance(value, dict) and isinstance(value.get("steps"), list), validate=validate,
+    objects=lambda value, derivation: steps.objects([e["index"] for e in parse(value)], derivation),
     headline=lambda measures: measures.get("reward"),
     scheme_problems=steps.binding_problems, honours=steps.HONOURS,
     ignored_keys=lambda o: steps.binding_ignored(o) + [

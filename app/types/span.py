@@ -21,7 +21,6 @@ from app.project import validators as v
 from app.types import spans, steps
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts
-from app.types.failure_attribution import cut
 from app.types.panel import SchemeRows
 
 FIELDS = ("label",)
@@ -68,13 +67,8 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
 
 
 def objects(value: Any, derivation) -> Any:
-    """Each highlighted step (agent and text) as the trace is now (None: no such step)."""
-    if derivation is None:
-        return None
-    by_index = {s.index: s for s in derivation.steps}
-    marked = sorted({e["step"] for e in parse(value) if isinstance(e["step"], int)})
-    return {"steps": {str(i): None if (s := by_index.get(i)) is None else {"agent": s.agent, "text": cut(s.text, 200)}
-                      for i in marked}}
+    """Each highlighted step (agent and text) as the trace is now."""
+    return steps.objects([e["step"] for e in parse(value)], derivation)
 
 
 TYPE = AnnotationType(

@@ -67,6 +67,18 @@ def binding_ignored(options: dict) -> list[tuple[str, str]]:
             for k in BINDING_IGNORED if k in binding]
 
 
+def objects(indexes, derivation) -> dict | None:
+    """Export: each step index named in a value, with its agent and text as the trace is now
+    (None: the trace has no such step)."""
+    if derivation is None:
+        return None
+    from app.types.failure_attribution import cut
+    by_index = {s.index: s for s in derivation.steps}
+    wanted = sorted({i for i in (as_int(x) for x in indexes) if i is not None})
+    return {"steps": {str(i): None if (s := by_index.get(i)) is None else {"agent": s.agent, "text": cut(s.text, 200)}
+                      for i in wanted}}
+
+
 def positions(frame, column: str = "step"):
     """The rows of `frame` whose `column` may be a step's position (0 up, below 2**62): others
     name no step of any trace, and would not fit the trace objects' int64 keys."""

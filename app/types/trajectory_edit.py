@@ -32,7 +32,6 @@ from app.traces.trace import Step, content_text
 from app.types import numeric, steps
 from app.types.base import AnnotationType, Key, Scheme, as_int
 from app.types.choices import label_counts
-from app.types.failure_attribution import cut
 from app.types.panel import SchemeRows
 
 FINAL = "final_answer"
@@ -152,12 +151,8 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
 
 
 def objects(value: Any, derivation) -> Any:
-    """Each edited step (agent and text) as the trace is now (None: no such step)."""
-    if derivation is None:
-        return None
-    by_index = {s.index: s for s in derivation.steps}
-    return {"steps": {str(i): None if (s := by_index.get(i)) is None else {"agent": s.agent, "text": cut(s.text, 200)}
-                      for i in sorted({e["step_index"] for e in parse(value)})}}
+    """Each edited step (agent and text) as the trace is now."""
+    return steps.objects([e["step_index"] for e in parse(value)], derivation)
 
 
 TYPE = AnnotationType(
