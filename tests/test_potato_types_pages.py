@@ -133,3 +133,24 @@ def test_summary_page_shows_the_rollups_numbers(project, tmp_path):
     frames = [d.value for d in at.dataframe]
     rows = next(f for f in frames if "row" in f.columns and "mean" in f.columns)
     assert rows.set_index("row").loc["helpfulness", "mean"] == 4.5
+
+
+def test_saved_rewards_of_missing_steps_are_listed_and_discarded(project, tmp_path):
+    from tests.summary_data import Saver
+    Saver(project)(ITEM, "alice", "prm", {"mode": "per_step", "steps": [{"index": 1, "reward": 1},
+                                                                         {"index": 99, "reward": -1}]})
+    at = page(project, "process_reward")
+    assert any("no longer has" in w.value for w in at.warning)
+    assert any(t.value == "step 99: reward -1" for t in at.text)
+    ok(at.button(key=widget_key("prm", PRM["name"], ITEM, "orphan", 99)).click().run())
+    assert stored(tmp_path, "prm")["steps"] == [{"index": 1, "reward": 1}]
+
+
+def test_saved_edit_of_a_missing_step_is_listed_and_discarded(project, tmp_path):
+    from tests.summary_data import Saver
+    Saver(project)(ITEM, "alice", "fix", {"edits": [{"step_index": 99, "field": "content", "original": "a",
+                                                     "corrected": "b", "reason": ""}]})
+    at = page(project, "trajectory_edit")
+    assert any("no longer has" in w.value for w in at.warning)
+    ok(at.button(key=widget_key("tedit", EDIT["name"], ITEM, "orphan", 99, "content")).click().run())
+    assert stored(tmp_path, "fix") is None

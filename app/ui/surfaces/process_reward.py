@@ -33,6 +33,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     else:
         _per_step(ws, item, scheme, asked, given, label)
     checked.refused(item, scheme)
+    _orphans(ws, item, scheme, stored, {s.index for s in asked})
     judged = sum(1 for s in asked if given.get(s.index) is not None)
     st.caption(f"{judged} of {len(asked)} steps given a reward")
 
@@ -72,3 +73,22 @@ def _per_step(ws, item, scheme, asked, given: dict, label) -> None:
             st.session_state[k] = given.get(s.index)
         st.radio(label[s.index], options, key=k, on_change=save, horizontal=True, index=None,
                  format_func=lambda r: f"{prm.word(scheme, r)} ({r:+d})")
+
+
+def _orphans(ws, item, scheme, stored, asked: set[int]) -> None:
+    """Saved rewards of steps the scheme no longer asks about (the trace changed): listed, each
+    with a button to discard it (never silently dropped, never shown on another step)."""
+    lost = [e for e in prm.parse(stored) if e["index"] not in asked]
+    if not lost:
+        return
+    st.warning(f"{len(lost)} saved reward(s) name steps this trace no longer has (or the scheme no longer asks about):")
+    for e in lost:
+        row = st.container(horizontal=True, vertical_alignment="center")
+        row.text(f"step {e['index']}: reward {e.get('reward')}")
+
+        def discard(i=e["index"]):
+            kept = {x["index"]: prm.reward_of(x) for x in prm.parse(stored) if x["index"] != i}
+            value = prm.build(scheme, kept)
+            checked.commit(ws, item, scheme, value, empty=not value["steps"])
+
+        row.button("Discard", key=widget_key("prm", scheme.name, item.id, "orphan", e["index"]), on_click=discard)

@@ -75,6 +75,18 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
         st.text_area("Corrected final answer", key=kf, on_change=save_final)
     checked.refused(item, scheme)
+    asked_steps = {s.index for s in asked}
+    lost = [e for e in edits.values() if e["step_index"] not in asked_steps]
+    if lost:  # (the trace changed: listed with a discard button, never shown on another step)
+        st.warning(f"{len(lost)} saved edit(s) name steps this trace no longer has:")
+        for e in lost:
+            row = st.container(horizontal=True, vertical_alignment="center")
+            row.text(f"step {e['step_index']} {e['field']}: {excerpt(e['corrected'], 80)}")
+            row.button("Discard", key=k("orphan", e["step_index"], e["field"]),
+                       on_click=lambda e=e: commit(edit_type.build(
+                           [x for x in edit_type.parse(stored)
+                            if (x["step_index"], x["field"]) != (e["step_index"], e["field"])],
+                           stored.get(edit_type.FINAL))))
     st.caption(f"{len(edits)} field(s) edited" + (" · final answer edited" if stored.get(edit_type.FINAL) else ""))
     st.button("Reviewed, nothing to correct", key=k("clean"),
               on_click=lambda: checked.reviewed_clean(ws, item, scheme, {"edits": []}),
