@@ -32,6 +32,7 @@ if not who:
 
 nav.sidebar(ws)
 nav.problems_banner(ws)
+nav.unsupported_notice(ws)
 rows = nav.progress_rows(ws, who)
 done = sum(r["done"] for r in rows)
 st.progress(done / len(rows) if rows else 0.0, text=f"{md(who)}: {done} of {len(rows)} items done")

@@ -42,11 +42,16 @@ def test_unknown_key_suggests_closest(tmp_path):
 
 
 def test_unknown_type_lists_supported(tmp_path):
-    _, errs = messages(tmp_path, base({"annotation_type": "handof_review", "name": "h"}))
-    assert errs[0].startswith("annotation_schemes[0].annotation_type: expected one of")
+    # (a type Baton lacks no longer refuses the project: issue 28; the scheme is named as unsupported)
+    project, errs = messages(tmp_path, base({"annotation_type": "handof_review", "name": "h"},
+                                            {"annotation_type": "text", "name": "t"}), level="unsupported")
+    assert errs[0].startswith('annotation_schemes[0].annotation_type: annotation type "handof_review" '
+                              '(scheme "h") is not supported by Baton')
     for t in TYPES:
         assert t in errs[0]
     assert 'did you mean "handoff_review"' in errs[0]
+    assert [s.name for s in project.schemes] == ["t"]
+    assert [(u.index, u.type, u.name) for u in project.unsupported] == [(0, "handof_review", "h")]
 
 
 def test_duplicate_names_missing_data_and_required_keys(tmp_path):

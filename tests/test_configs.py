@@ -27,6 +27,6 @@ def test_demo_uses_every_type():
     comparisons, reviews, triage of issue 28) by an example project of tests/data/potato_examples*;
     the demo's own types stay those its golden summaries hold."""
     used = set(open_project(ROOT / "configs" / "demo.yaml").project.types())
-    for example in sorted((ROOT / "tests" / "data").glob("potato_examples*/config.yaml")):
+    for example in sorted((ROOT / "tests" / "data").glob("potato_examples*/*.yaml")):
         used |= set(open_project(example).project.types())
     assert used == set(TYPES)

@@ -38,7 +38,8 @@ def run(args) -> int:
     print(f"project: {p.name}  ({p.path})")
     print(f"data: {', '.join(str(d.path) for d in p.data_files)}")
     print(f"annotations: {p.output_dir}")
-    problems = [x for x in ws.problems if x.level in ("error", "warning")]
+    # (a scheme of a type Baton does not support opens with the project, and fails the check)
+    problems = [x for x in ws.problems if x.level in ("error", "warning", "unsupported")]
     problems += setup_problems(args.config, p)
     agents: dict[str, None] = {}
     trace_schemes = [s for s in p.schemes if TYPES[s.type].trace]
@@ -77,6 +78,8 @@ def run(args) -> int:
     print(f"schemes: {len(p.schemes)}")
     for s in p.schemes:
         print(f"  - {s.name} ({s.type})")
+    for u in p.unsupported:
+        print(f"  - {u.name} ({u.type}): not supported by Baton, not asked")
     if conversations:
         print("conversations (characters shown, each agent's conversation once / characters in the raw steps):")
         shown = raw = 0

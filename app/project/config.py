@@ -17,7 +17,7 @@ import yaml
 from app.project import validators as v
 from app.project.problems import Problem
 from app.traces.readers import FORMATS as READER_FORMATS
-from app.types.base import Scheme
+from app.types.base import POTATO_NOTED_SCHEME_KEYS, Scheme
 from app.types.registry import COMMON_KEYS, POTATO_IGNORED_SCHEME_KEYS, TYPES
 
 # Potato project keys that only shape Potato's own server or HTML.
@@ -33,11 +33,15 @@ POTATO_IGNORED_TOP_KEYS = {
     "database", "phases", "random_seed", "highlight_linebreaks", "allow_all_users", "consent",
     "instructions", "completion_code", "quality_control", "attention_checks", "gold_standards",
     "admin_api_key", "server", "logging", "export", "adjudication", "span_highlight_colors",
+    # Potato's live ingestion (a webhook, Langfuse polling, a watched folder): Baton reads files
+    "trace_ingestion",
+    # its export format
+    "export_annotation_format",
 }
 ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
 KNOWN_TOP_KEYS = {"annotation_task_name", "data_files", "item_properties", "output_annotation_dir",
-                  "task_dir", "annotation_schemes", "session_idle_minutes"}
+                  "task_dir", "annotation_schemes", "session_idle_minutes", "cot_segmentation"}
 DONE_SCHEME = "_item"  # the scheme name under which the per-item "done" mark is stored
 # scheme names Baton keeps for its own records: a scheme of the project under one of them
 # would have its answers overwritten (the done mark replaces them)
@@ -54,6 +58,20 @@ class DataFile:
     given: Path | None = None  # the path as the config names it (unresolved: a link may be retargeted)
 
 
+@dataclass(frozen=True)
+class Unsupported:
+    """A scheme of a type Baton does not support: the project opens without it, the items page
+    lists it and `check` fails naming it."""
+
+    index: int
+    type: str
+    name: str
+
+    @property
+    def where(self) -> str:
+        return f"annotation_schemes[{self.index}]"
+
+
 @dataclass
 class Project:
     path: Path
@@ -65,7 +83,10 @@ class Project:
     output_dir: Path
     schemes: list[Scheme]
     ignored: list[str] = field(default_factory=list)
+    # schemes of a type Baton does not support (audio, video, images, ...): listed, never asked
+    unsupported: list[Unsupported] = field(default_factory=list)
     session_idle_minutes: float | None = None  # a signed-in session idle this long ends (None: default)
+    cot_segmentation: dict | None = None  # Potato's: a reasoning string split into a step list (app/traces/cot.py)
 
     def scheme(self, name: str) -> Scheme:
         for s in self.schemes:
@@ -86,16 +107,29 @@ def _suggest(key: Any, known) -> str:
     return f'; did you mean "{close[0]}"?' if close else ""
 
 
-def _validate_scheme(i: int, raw: Any, out: list[Problem], file: str) -> Scheme | None:
+UNSUPPORTED = "unsupported"  # the level of the problem naming a scheme of a type Baton lacks
+
+
+def _validate_scheme(i: int, raw: Any, out: list[Problem], file: str,
+                     unsupported: list[Unsupported] | None = None) -> Scheme | None:
     where = f"annotation_schemes[{i}]"
     if not isinstance(raw, dict):
         out.append(Problem(file, where, f"expected a mapping with annotation_type and name, got {v.show(raw)}"))
         return None
     t = raw.get("annotation_type")
+    if isinstance(t, str) and t.strip() and t not in TYPES:
+        # (an audio, video or image scheme, or a newer Potato type: the rest of the project opens)
+        name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i}"
+        out.append(Problem(file, f"{where}.annotation_type",
+                           f"annotation type {v.show(t)} (scheme {v.show(name)}) is not supported by Baton: the "
+                           f"scheme is listed as not supported and not asked (supported: {', '.join(TYPES)})"
+                           + _suggest(t, TYPES), UNSUPPORTED))
+        if unsupported is not None:
+            unsupported.append(Unsupported(i, t, name))
+        return None
     if not isinstance(t, str) or t not in TYPES:
         got = "nothing" if t is None else v.show(t)
-        out.append(Problem(file, f"{where}.annotation_type",
-                           f"expected one of {', '.join(TYPES)}, got {got}" + (_suggest(t, TYPES) if isinstance(t, str) else "")))
+        out.append(Problem(file, f"{where}.annotation_type", f"expected one of {', '.join(TYPES)}, got {got}"))
         return None
     spec = {**COMMON_KEYS, **TYPES[t].keys}
     opts: dict[str, Any] = {}
@@ -120,8 +154,17 @@ def _validate_scheme(i: int, raw: Any, out: list[Problem], file: str) -> Scheme 
                 ok = False
             else:
                 opts[key] = k.default
+    if ok:  # (keys that must agree with each other: a slider's min below its max, ...)
+        for key, message in TYPES[t].scheme_problems(opts):
+            out.append(Problem(file, f"{where}.{key}" if key else where, message))
+            ok = False
     if not ok:
         return None
+    for key, why in POTATO_NOTED_SCHEME_KEYS.items():  # (Potato keys accepted, with no effect here)
+        if key in raw and key not in TYPES[t].honours and raw[key] not in (False, None):
+            out.append(Problem(file, f"{where}.{key}", f"ignored by Baton: {why}", "ignored"))
+    for key, why in TYPES[t].ignored_keys(opts):
+        out.append(Problem(file, f"{where}.{key}", f"ignored by Baton: {why}", "ignored"))
     return Scheme(i, t, opts.pop("name"), opts.pop("description") or "", opts)
 
 
@@ -212,6 +255,39 @@ def _path(base: Path, entry: str) -> Path | str:
         return f"cannot resolve the path {v.show(entry)}: {e}"
 
 
+def _cot_segmentation(raw: Any, out: list[Problem], file: str) -> dict | None:
+    """Potato's `cot_segmentation`, checked: {source_key, strategy, target_key, min_step_chars,
+    max_steps, markers, sentences_per_step}."""
+    from app.traces.cot import STRATEGIES
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        out.append(Problem(file, "cot_segmentation", f"expected a mapping with source_key, got {v.show(raw)}"))
+        return None
+    known = {"source_key", "strategy", "target_key", "min_step_chars", "max_steps", "markers", "sentences_per_step"}
+    opts = {"strategy": "auto", "target_key": "cot_steps", "min_step_chars": 0, "max_steps": 200, "markers": None,
+            "sentences_per_step": 1, **raw}
+    checks = [("source_key", isinstance(opts.get("source_key"), str) and bool(opts.get("source_key")), "a field name"),
+              ("target_key", isinstance(opts["target_key"], str) and bool(opts["target_key"]), "a field name"),
+              ("strategy", opts["strategy"] in STRATEGIES, "one of " + ", ".join(STRATEGIES)),
+              ("markers", opts["markers"] is None or (isinstance(opts["markers"], list)
+                                                      and all(isinstance(m, str) for m in opts["markers"])),
+               "a list of strings")]
+    checks += [(k, isinstance(opts[k], int) and not isinstance(opts[k], bool) and opts[k] >= low, f"a whole number >= {low}")
+               for k, low in (("min_step_chars", 0), ("max_steps", 1), ("sentences_per_step", 1))]
+    bad = False
+    for key, fine, wanted in checks:
+        if not fine:
+            out.append(Problem(file, f"cot_segmentation.{key}", f"expected {wanted}, got {v.show(opts.get(key))}"))
+            bad = True
+    for key in sorted(set(raw) - known):
+        out.append(Problem(file, f"cot_segmentation.{key}", "Potato key, ignored by Baton", "ignored"))
+    if opts["strategy"] == "llm":
+        out.append(Problem(file, "cot_segmentation.strategy", "Baton calls no model: the auto strategy is used",
+                           "ignored"))
+    return None if bad else opts
+
+
 def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
     """Parse and validate a project; returns the project (None on errors) and all problems."""
     path = Path(path)
@@ -296,12 +372,13 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
 
     schemes_raw = raw.get("annotation_schemes")
     schemes: list[Scheme] = []
+    unsupported: list[Unsupported] = []
     if not isinstance(schemes_raw, list) or not schemes_raw:
         out.append(Problem(file, "annotation_schemes",
                            f"expected a non-empty list of schemes, got {v.show(schemes_raw)}"))
     else:
         for i, s in enumerate(schemes_raw):
-            scheme = _validate_scheme(i, s, out, file)
+            scheme = _validate_scheme(i, s, out, file, unsupported)
             if scheme:
                 schemes.append(scheme)
         _cross_checks(schemes, out, file)
@@ -311,10 +388,12 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
         out.append(Problem(file, "session_idle_minutes",
                            f"expected a number of minutes above 0 and at most 10080 (a week), got {v.show(idle)}"))
 
+    cot = _cot_segmentation(raw.get("cot_segmentation"), out, file)
+
     if any(p.level == "error" for p in out):
         return None, out
     return Project(path.resolve(), name, base, data_files, keys["id_key"], keys["text_key"],
-                   output_dir, schemes, ignored, idle), out
+                   output_dir, schemes, ignored, unsupported, idle, cot), out
 
 
 def output_dir_problem(path: Path) -> str | None:

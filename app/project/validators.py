@@ -73,6 +73,21 @@ def boolean(v: Any) -> bool:
     return v
 
 
+def one_of(values) -> Validator:
+    """One of a fixed set of strings."""
+    def check(v: Any) -> str:
+        if v not in values:
+            raise Invalid(f"expected one of {', '.join(values)}, got {show(v)}")
+        return v
+    return check
+
+
+def mapping(v: Any) -> dict:
+    if not isinstance(v, dict):
+        raise Invalid(f"expected a mapping, got {show(v)}")
+    return v
+
+
 def anything(v: Any) -> Any:
     return v
 

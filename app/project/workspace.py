@@ -42,9 +42,23 @@ def open_project(path: str | Path) -> Workspace:
         raise ProjectError(problems)
     stamp = files_stamp(project)  # (before the items are read: an edit while reading changes it)
     items, data_problems = load_items(project)
+    if project.cot_segmentation:
+        _segment(items, project.cot_segmentation)
     if not items and not errors(data_problems):
         data_problems.append(Problem(str(project.path), "data_files", "no items found in the data files"))
     return Workspace(project, items, problems + data_problems, stamp)
+
+
+def _segment(items: list, options: dict) -> None:
+    """Potato's cot_segmentation: each item whose `source_key` holds text and whose `target_key`
+    holds no list yet gets the text's steps there (the item's hash follows its new data)."""
+    from app.traces.cot import segment
+    source, target = options["source_key"], options["target_key"]
+    for it in items:
+        text = it.data.get(source)
+        if isinstance(text, str) and text.strip() and not isinstance(it.data.get(target), list):
+            it.data[target] = segment(text, options)
+            it._hash = ""
 
 
 def files_stamp(project: Project) -> str:

@@ -182,6 +182,11 @@ def _rows(rec: Any, where: str, folder_user: str | None, default_annotator: str 
             for scheme, value in _potato_labels(labels).items():
                 yield {"item_id": str(item_id), "annotator": who, "scheme": scheme, "value": value,
                        "potato": True}, f"{where}: instance {item_id!r}"
+        spans = rec.get("instance_id_to_span_to_value") or {}  # (span schemes: {item: {scheme: [spans]}})
+        for item_id, by_scheme in (spans.items() if isinstance(spans, dict) else ()):
+            for scheme, value in _potato_spans(by_scheme).items():
+                yield {"item_id": str(item_id), "annotator": who, "scheme": scheme, "value": value,
+                       "potato": True}, f"{where}: instance {item_id!r} spans"
         return
     if "label_annotations" in rec:  # Potato annotated_instances.jsonl
         result.sources["potato"] = result.sources.get("potato", 0) + 1
@@ -191,6 +196,9 @@ def _rows(rec: Any, where: str, folder_user: str | None, default_annotator: str 
         for scheme, value in _potato_labels(rec.get("label_annotations")).items():
             yield {"item_id": None if item_id is None else str(item_id), "annotator": who, "scheme": scheme,
                    "value": value, "potato": True, "seconds_spent": bd.get("time_spent")}, where
+        for scheme, value in _potato_spans(rec.get("span_annotations")).items():
+            yield {"item_id": None if item_id is None else str(item_id), "annotator": who, "scheme": scheme,
+                   "value": value, "potato": True}, f"{where}: spans"
         return
     result.sources["baton"] = result.sources.get("baton", 0) + 1
     row = dict(rec)
@@ -209,6 +217,18 @@ def _potato_labels(labels: Any) -> dict[str, Any]:
             schema, name = pair[0].get("schema"), pair[0].get("name")
             if schema is not None:
                 out.setdefault(str(schema), {})[str(name)] = pair[1]
+    return out
+
+
+def _potato_spans(spans: Any) -> dict[str, Any]:
+    """{scheme: [spans]} from Potato's span annotations: a mapping of scheme to spans, or a list
+    of spans each naming its scheme (`schema`)."""
+    if isinstance(spans, dict):
+        return {str(k): v for k, v in spans.items()}
+    out: dict[str, list] = {}
+    for e in spans if isinstance(spans, list) else ():
+        if isinstance(e, dict) and e.get("schema") is not None:
+            out.setdefault(str(e["schema"]), []).append({k: x for k, x in e.items() if k != "schema"})
     return out
 
 
@@ -260,7 +280,8 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
             value = _maybe_json(row.get("value")) if t == DONE else coerce(t, row.get("value"), schemes.get(scheme))
             err = _shape_error(t, value, status)
             if err is None and t != DONE and value is not None:
-                err = _misfit(t, value, schemes.get(scheme), item, derived)
+                why = _misfit(t, value, schemes.get(scheme), item, derived)
+                err = f"{scheme}: {why}" if why else None
             if err:
                 result.problem(at, err)
                 continue

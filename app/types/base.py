@@ -78,6 +78,20 @@ COMMON_KEYS: dict[str, Key] = {
     "name": Key(v.nonempty_string, required=True),
     "description": Key(v.string, default=""),
     "show_if": Key(v.show_if, doc="ask only when another scheme's answer is one of `any_of`"),
+    # Potato's per-turn and per-session keys: checked and accepted; where a type has no use for
+    # them (it is not in its `honours`), the config says they are ignored and why (POTATO_NOTED)
+    "turn_level": Key(v.boolean, default=False),
+    "turn_binding": Key(v.mapping, default=None),
+    "per_step": Key(v.anything, default=None),  # (its shape is not documented: any value is accepted)
+    "session_level": Key(v.boolean, default=False),
+}
+
+# Why a Potato key in COMMON_KEYS changes nothing for a type that does not honour it.
+POTATO_NOTED_SCHEME_KEYS = {
+    "turn_level": "Potato asks this scheme once per matching turn; Baton asks it once per item",
+    "turn_binding": "Potato attaches this scheme to matching turns; Baton asks it once per item",
+    "per_step": "Potato asks this scheme once per step; Baton asks it once per item",
+    "session_level": "Potato scores a session of several items at once; Baton asks each item on its own",
 }
 
 # Potato scheme keys that only change Potato's HTML; accepted and reported as ignored.
@@ -86,6 +100,8 @@ POTATO_IGNORED_SCHEME_KEYS = {
     "tooltip_file", "annotation_id", "displayed_label", "label_css", "allow_paste", "textarea",
     "video_as_label", "image_as_label", "hide_label", "option_randomization", "keyboard_shortcuts",
     "required", "display", "title", "layout", "instructions", "min_value", "max_value",
+    "display_config", "arrangement", "inline_with_trace", "show_diff", "show_edit_distance", "allow_reset",
+    "color", "colors", "key_bindings", "placement",
 }
 
 # Keys of every type that works on the trace.
@@ -150,6 +166,11 @@ class AnnotationType:
     validate: "Callable[[Any, Scheme, Derivation | None], list[str]]" = lambda value, scheme, derivation: []
     objects: "Callable[[Any, Derivation | None], Any]" = _no_objects
     headline: Callable[[dict], dict | None] = lambda measures: None  # its main agreement measure, for reports
+    # (what is wrong with the checked keys taken together, as (key, message); [] when they agree)
+    scheme_problems: Callable[[dict], list[tuple[str, str]]] = lambda options: []
+    honours: frozenset = frozenset()  # the keys of POTATO_NOTED_SCHEME_KEYS the type acts on
+    # (keys the type accepts from Potato with no effect in Baton, as (key, why), given the options)
+    ignored_keys: Callable[[dict], list[tuple[str, str]]] = lambda options: []
 
     def __post_init__(self):
         if self.coerce is None:

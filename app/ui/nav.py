@@ -64,6 +64,15 @@ def no_items_message(ws: Workspace) -> str:
             + ", ".join(md(f) for f in files) + ". The Items page says what is wrong in each.")
 
 
+def unsupported_notice(ws: Workspace) -> None:
+    """The schemes of types Baton does not support (audio, video, images, ...): named, not asked."""
+    rows = [{"scheme": u.name, "type": u.type, "config": u.where} for u in ws.project.unsupported]
+    if rows:
+        st.warning(f"{len(rows)} scheme(s) of this project are of a type Baton does not support; "
+                   "they are not asked (the other schemes are):")
+        st.dataframe(rows, hide_index=True, width="content")
+
+
 def problems_banner(ws: Workspace) -> None:
     errs = [p for p in ws.problems if p.level == "error"]
     if errs:

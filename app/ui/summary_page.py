@@ -14,6 +14,7 @@ import streamlit as st
 from app.summary import rows as stored
 from app.summary import summarize as core
 from app.summary import charts
+from app.summary.report import extra_tables
 from app.types.registry import TYPES
 from app.project.workspace import Workspace
 from app.ui import nav, shell
@@ -315,8 +316,7 @@ def _choices(s: dict) -> None:
         st.subheader(md(name))
         _chart(f"ch-{name}", "bar", ch["labels"], "label", "count", f"{name}")
         _table(ch["labels"])
-        from app.summary.report import extra_tables
-        for title, records in extra_tables(ch):
+        for title, records in extra_tables(ch):  # (win rates, means, per-criterion rows, ...)
             st.caption(md(title.capitalize()))
             _table(records)
 
