@@ -31,18 +31,6 @@ LAYOUTS = (STEPS, LANES, TREE, BOARD)
 LAYOUT_OF = {SINGLE: STEPS, SEQUENTIAL: LANES, HIERARCHICAL: TREE, GROUP_CHAT: BOARD, BLACKBOARD: BOARD,
              DEBATE: BOARD, HUB: TREE}
 
-# The schemes a pattern's lens shows first, by annotation type (a project's orchestration_lens
-# names schemes instead). The first scheme of each type listed, in this order.
-DEFAULT_LENS = {
-    SINGLE: ("trajectory_eval", "tool_call_review", "failure_attribution"),
-    SEQUENTIAL: ("handoff_review", "failure_attribution", "agent_scorecard"),
-    HIERARCHICAL: ("agent_interaction_graph", "handoff_review", "agent_scorecard"),
-    GROUP_CHAT: ("emergent_behavior", "agent_scorecard", "failure_attribution"),
-    BLACKBOARD: ("tool_contention", "emergent_behavior", "failure_attribution"),
-    DEBATE: ("emergent_behavior", "agent_scorecard", "failure_attribution"),
-    HUB: ("agent_interaction_graph", "handoff_review", "tool_contention"),
-}
-
 OUTSIDE = {"human", "user"}  # the person asking, not an agent of the team
 HUB_SPOKES = 3  # a star with this many spokes or more is a hub; with fewer, a manager and its workers
 

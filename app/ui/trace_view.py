@@ -11,8 +11,9 @@ import streamlit as st
 
 from app.traces import conversation, step_cards
 from app.traces.derive import Derivation
+from app.traces.orchestration import STEPS
 from app.traces.trace import UNKNOWN_AGENT, Item
-from app.ui import state, step_card_view
+from app.ui import layout_view, shell, state, step_card_view
 from app.ui.pager import arrows
 from app.ui.text import md
 
@@ -68,6 +69,10 @@ def render(item: Item, d: Derivation) -> None:
     for p in d.problems:
         st.warning(p)
     if not n:
+        return
+    layout = layout_view.control(shell.workspace(), item, d)
+    if layout != STEPS:
+        layout_view.draw(item, d, layout, view)
         return
     n_pages = (n + PAGE_SIZE - 1) // PAGE_SIZE
     page = _page_of(item.id, n_pages)
