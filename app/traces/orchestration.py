@@ -14,6 +14,7 @@ Pure: no Streamlit.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -32,6 +33,9 @@ LAYOUT_OF = {SINGLE: STEPS, SEQUENTIAL: LANES, HIERARCHICAL: TREE, GROUP_CHAT: B
              DEBATE: BOARD, HUB: TREE}
 
 OUTSIDE = {"human", "user"}  # the person asking, not an agent of the team
+# an agent that runs what others write (AG2's user proxy, Who&When's Computer_terminal): it takes
+# turns, but a run of one agent and its executor is one agent at work, and no debate
+EXECUTOR = re.compile(r"proxy|terminal|executor|computer|interpreter|tool", re.IGNORECASE)
 HUB_SPOKES = 3  # a star with this many spokes or more is a hub; with fewer, a manager and its workers
 
 
@@ -102,6 +106,11 @@ def suggest(data: dict, d: Derivation) -> Suggestion:
     if len(agents) <= 1:
         who = agents[0] if agents else "one agent"
         return Suggestion(SINGLE, f"{who} takes every step: {SINGLE}")
+    thinkers = [a for a in agents if not EXECUTOR.search(a)]
+    if len(thinkers) == 1:
+        others = [a for a in agents if a != thinkers[0]]
+        return Suggestion(SINGLE, f"{thinkers[0]} works alone with {_names(others)} running its code or "
+                                  f"tools: {SINGLE}")
     if len(turns) == len(agents):
         return Suggestion(SEQUENTIAL, " → ".join(agents[:6]) + (" → …" if len(agents) > 6 else "")
                           + f", each once, none hands back: {SEQUENTIAL}")
@@ -124,6 +133,10 @@ def suggest(data: dict, d: Derivation) -> Suggestion:
             back = sum(pairs[(s, hub)] for s in spokes)
             return Suggestion(HIERARCHICAL, f"{hub} hands to {_names(spokes)} and gets the work back "
                                             f"{back} time(s): {HIERARCHICAL}")
+    at = {a: i for i, a in enumerate(agents)}
+    if len(agents) >= 3 and all(abs(at[a] - at[b]) == 1 for a, b in pairs):
+        return Suggestion(SEQUENTIAL, " → ".join(agents[:6]) + (" → …" if len(agents) > 6 else "")
+                          + f", each hands only to the next (or back to the one before): {SEQUENTIAL}")
     returns = {a for a, b in pairs if b == first}
     back = sum(n for (a, b), n in pairs.items() if b == first)
     if back >= 2 and len(agents) >= 3:
@@ -143,7 +156,8 @@ def _debate(turns: list[tuple[str, int]]) -> Suggestion | None:
     if len(turns) >= 5 and sum(1 for a, _ in turns if a == turns[-1][0]) == 1:
         body, judge = turns[:-1], turns[-1][0]
     speakers = list(dict.fromkeys(a for a, _ in body))
-    if len(speakers) != 2 or len(body) < 4 or any(n != 1 for _, n in body):
+    if len(speakers) != 2 or len(body) < 4 or any(n != 1 for _, n in body) \
+            or any(EXECUTOR.search(a) for a in speakers):
         return None
     tail = f", then {judge} speaks once" if judge else ""
     return Suggestion(DEBATE, f"{speakers[0]} and {speakers[1]} alternate, one step each, {len(body)} turns"
