@@ -22,7 +22,7 @@ def drawing(at) -> dict | None:
 def test_the_layout_follows_the_suggestion_then_the_answer(demo_project):
     at = open_page(make_app(demo_project, item="trip-planner-001"), "radio")
     # suggested hub_and_spoke: drawn as a tree (Planner with its four spokes)
-    assert at.radio(key=K_LAYOUT).value == "tree"
+    assert at.segmented_control(key=K_LAYOUT).value == "tree"
     tree = drawing(at)
     assert tree["kind"] == "tree" and tree["rows"][0]["name"] == "Planner" and tree["rows"][0]["d"] == 0
     assert [r["name"] for r in tree["rows"] if r["kind"] == "agent"] == [
@@ -35,7 +35,7 @@ def test_the_layout_follows_the_suggestion_then_the_answer(demo_project):
     # the annotator answers group_chat: the layout follows (a board)
     at.radio(key=K_CHOICE).set_value("group_chat").run()
     assert not at.exception
-    assert at.radio(key=K_LAYOUT).value == "board"
+    assert at.segmented_control(key=K_LAYOUT).value == "board"
     board = drawing(at)
     assert board["kind"] == "board" and board["spoke"][0] == {"name": "Planner", "color": board["spoke"][0]["color"], "n": 6}
     assert [m["step"] for m in board["messages"]] == list(range(14))
@@ -44,21 +44,21 @@ def test_the_layout_follows_the_suggestion_then_the_answer(demo_project):
 
 def test_the_control_switches_layout_at_any_time(demo_project):
     at = open_page(make_app(demo_project, item="code-team-002"), "radio")
-    assert at.radio(key=K_LAYOUT).value == "tree"  # hierarchical_manager, suggested
-    at.radio(key=K_LAYOUT).set_value("lanes").run()
+    assert at.segmented_control(key=K_LAYOUT).value == "tree"  # hierarchical_manager, suggested
+    at.segmented_control(key=K_LAYOUT).set_value("lanes").run()
     lanes = drawing(at)
     assert lanes["kind"] == "lanes" and [a["name"] for a in lanes["agents"]] == ["Manager", "Coder", "Tester", "Reviewer"]
     assert [(r["step"], r["lane"], r["from"]) for r in lanes["rows"][:3]] == [(0, 0, None), (1, 1, 0), (2, 1, None)]
-    at.radio(key=K_LAYOUT).set_value("steps").run()
+    at.segmented_control(key=K_LAYOUT).set_value("steps").run()
     assert drawing(at) is None and len(step_cards(at)) == 10
-    at.radio(key=K_LAYOUT).set_value("board").run()
+    at.segmented_control(key=K_LAYOUT).set_value("board").run()
     assert drawing(at)["kind"] == "board"
     # the switch is remembered for this item; another item follows its own pattern
     from app.ui.state import widget_key as wk
     at.sidebar.button(key=wk("nav", "next")).click().run()
-    assert at.radio(key=K_LAYOUT).value == "tree"  # research-003: hierarchical_manager
+    assert at.segmented_control(key=K_LAYOUT).value == "tree"  # research-003: hierarchical_manager
     at.sidebar.button(key=wk("nav", "prev")).click().run()
-    assert at.radio(key=K_LAYOUT).value == "board"
+    assert at.segmented_control(key=K_LAYOUT).value == "board"
 
 
 def test_the_lens_links_the_schemes_to_look_at_first(tmp_path):
@@ -74,7 +74,7 @@ def test_the_span_tree_on_trail(tmp_path):
     from tests.conftest import ROOT
     path = write_project(tmp_path, data_files=[str(ROOT / "data" / "trail")])
     at = open_page(make_app(path, item=TRAIL), "failure_attribution")
-    assert at.radio(key=K_LAYOUT).value == "tree"
+    assert at.segmented_control(key=K_LAYOUT).value == "tree"
     tree = drawing(at)
     kinds = [r["kind"] for r in tree["rows"]]
     assert kinds.count("AGENT") == 2 and "LLM" in kinds and "TOOL" in kinds
@@ -91,12 +91,12 @@ def test_long_runs_are_paged_and_trace_text_is_data(tmp_path):
     data.write_text(json.dumps({"id": "long", "text": "t", "steps": steps}) + "\n")
     path = write_project(tmp_path, data_files=[str(data)])
     at = open_page(make_app(path, item="long"), "radio")
-    at.radio(key=K_LAYOUT).set_value("lanes").run()
+    at.segmented_control(key=K_LAYOUT).set_value("lanes").run()
     lanes = drawing(at)
     assert len(lanes["rows"]) == 25 and lanes["rows"][0]["text"].startswith("<img src=x")  # as text, for textContent
     at.button(key=widget_key("layout", "lanes", "next")).click().run()
     assert drawing(at)["rows"][0]["step"] == 25
-    at.radio(key=K_LAYOUT).set_value("board").run()
+    at.segmented_control(key=K_LAYOUT).set_value("board").run()
     assert len(drawing(at)["messages"]) == 25
-    at.radio(key=K_LAYOUT).set_value("tree").run()
+    at.segmented_control(key=K_LAYOUT).set_value("tree").run()
     assert len(drawing(at)["rows"]) == 40

@@ -43,21 +43,32 @@ def pattern_for(ws: Workspace, item: Item, d: Derivation) -> tuple[str | None, s
     return sug.pattern, "suggested", sug.reason
 
 
+ANY = "*"  # an override kept whatever the pattern (a surface asked for a step: show_step_page)
+
+
 def control(ws: Workspace, item: Item, d: Derivation) -> str:
     """The Layout control, its note, the lens; returns the layout to draw."""
     pattern, source, reason = pattern_for(ws, item, d)
-    chosen = st.session_state[state.LAYOUT]
+    chosen = st.session_state.setdefault(state.LAYOUT, {})  # {item id: (the pattern it was chosen for, layout)}
     default = orchestration.layout_of(pattern)
+    kept = chosen.get(item.id)
+    if kept is not None and kept[0] == ANY:
+        kept = chosen[item.id] = (pattern, kept[1])
+    want = kept[1] if kept is not None and kept[0] == pattern else default
     k = state.widget_key("trace", "place", "layout")
-    state.follow(state.widget_key("trace", "layout-holds"), (item.id, pattern),
-                 {k: chosen.get((item.id, pattern), default)})
+    # keyed by place (the next item updates it); it shows this item's layout whenever the item,
+    # its pattern (a new answer) or the override changes
+    state.follow(state.widget_key("trace", "layout-holds"), (item.id, pattern, want), {k: want})
 
     def changed():
-        chosen[(item.id, pattern)] = st.session_state[k]
+        if st.session_state[k] is None:  # the selected button clicked again: it stays selected
+            st.session_state[k] = want
+        chosen[item.id] = (pattern, st.session_state[k])
 
-    st.radio("Layout", orchestration.LAYOUTS, key=k, horizontal=True, on_change=changed,
-             format_func=TITLES.__getitem__, help="How the trace is drawn; it follows the run's orchestration "
-             "pattern (your answer, or the suggestion until then)")
+    # a segmented control, not a radio: one row of buttons (Tab, then Space/Enter)
+    st.segmented_control("Layout", orchestration.LAYOUTS, key=k, on_change=changed,
+                         format_func=TITLES.__getitem__, help="How the trace is drawn; it follows the run's "
+                         "orchestration pattern (your answer, or the suggestion until then)")
     if source == "answer":
         st.caption(f"Your answer: {md(pattern)} → {TITLES[default].lower()} · suggested was: {md(reason)}")
     else:
@@ -71,7 +82,19 @@ def control(ws: Workspace, item: Item, d: Derivation) -> str:
             page = TYPES[s.type].page
             if page and (shell.ROOT / page).exists():
                 row.page_link(str(shell.ROOT / page), label=md(s.name), query_params=params)
-    return st.session_state[k]
+    shown = st.session_state[k] or want
+    st.session_state.setdefault(state.LAYOUT_SHOWN, {})[item.id] = shown
+    return shown
+
+
+def current(item_id: str) -> str | None:
+    """The layout the item was last drawn in (None: not drawn yet in this session)."""
+    return st.session_state.setdefault(state.LAYOUT_SHOWN, {}).get(item_id)
+
+
+def show_steps(item_id: str) -> None:
+    """Lay this item out as its steps (a surface turned the trace view to one of them)."""
+    st.session_state.setdefault(state.LAYOUT, {})[item_id] = (ANY, orchestration.STEPS)
 
 
 def draw(item: Item, d: Derivation, layout: str, view) -> None:

@@ -29,9 +29,10 @@ def show_step_page(item_id: str, step_index: int) -> None:
     """Turn the trace view to the page holding this step (e.g. after picking it elsewhere).
     The trace view is outside the surfaces' fragments: a turn asks for a whole-page rerun."""
     pages = st.session_state[state.STEP_PAGE]
-    if pages.get(item_id, 0) != step_index // PAGE_SIZE:
+    if pages.get(item_id, 0) != step_index // PAGE_SIZE or layout_view.current(item_id) != STEPS:
         st.session_state[state.FULL_RERUN] = True
     pages[item_id] = step_index // PAGE_SIZE
+    layout_view.show_steps(item_id)  # the step's card: whatever layout the trace was in
 
 
 @st.cache_resource(max_entries=64)
