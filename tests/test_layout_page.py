@@ -100,3 +100,21 @@ def test_long_runs_are_paged_and_trace_text_is_data(tmp_path):
     assert len(drawing(at)["messages"]) == 25
     at.segmented_control(key=K_LAYOUT).set_value("tree").run()
     assert len(drawing(at)["rows"]) == 40
+
+
+def test_a_project_without_the_orchestration_question_keeps_the_step_list(tmp_path):
+    path = write_project(tmp_path, schemes=[{"annotation_type": "failure_attribution", "name": "a"}])
+    at = open_page(make_app(path, item="trip-planner-001"), "failure_attribution")
+    assert at.segmented_control(key=K_LAYOUT).value == "steps" and drawing(at) is None and step_cards(at)
+    assert any("Pattern suggested by the trace: Planner hands to 4 workers" in c.value for c in at.caption)
+    at.segmented_control(key=K_LAYOUT).set_value("tree").run()
+    assert drawing(at)["kind"] == "tree"
+
+
+def test_a_surface_showing_a_step_lays_the_trace_out_as_steps(demo_project):
+    """The handoff review's "show step" turns the trace view to that step's card."""
+    at = open_page(make_app(demo_project, item="trip-planner-001"), "handoff_review")
+    assert at.segmented_control(key=K_LAYOUT).value == "tree"
+    show = next(b for b in at.button if b.label.startswith("Show"))
+    show.click().run()
+    assert at.segmented_control(key=K_LAYOUT).value == "steps" and drawing(at) is None and step_cards(at)

@@ -139,7 +139,8 @@ def suggest(data: dict, d: Derivation) -> Suggestion:
                           + f", each hands only to the next (or back to the one before): {SEQUENTIAL}")
     returns = {a for a, b in pairs if b == first}
     back = sum(n for (a, b), n in pairs.items() if b == first)
-    if back >= 2 and len(agents) >= 3:
+    involved = sum(n for (a, b), n in pairs.items() if first in (a, b))
+    if back >= 2 and len(agents) >= 3 and 2 * involved >= sum(pairs.values()):  # at the centre of the handoffs
         return Suggestion(HIERARCHICAL, f"{first} starts and gets control back {back} times, from "
                                         f"{_names(sorted(returns))}: {HIERARCHICAL}")
     counts = Counter(a for a, _ in turns)

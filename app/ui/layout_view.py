@@ -50,8 +50,10 @@ def control(ws: Workspace, item: Item, d: Derivation) -> str:
     """The Layout control, its note, the lens; returns the layout to draw."""
     pattern, source, reason = pattern_for(ws, item, d)
     chosen = st.session_state.setdefault(state.LAYOUT, {})  # {item id: (the pattern it was chosen for, layout)}
-    default = orchestration.layout_of(pattern)
     kept = chosen.get(item.id)
+    # a project that asks no orchestration question keeps the step list (the control still switches)
+    asked = ws.project.orchestration_scheme is not None
+    default = orchestration.layout_of(pattern) if asked else orchestration.STEPS
     if kept is not None and kept[0] == ANY:
         kept = chosen[item.id] = (pattern, kept[1])
     want = kept[1] if kept is not None and kept[0] == pattern else default
@@ -71,6 +73,9 @@ def control(ws: Workspace, item: Item, d: Derivation) -> str:
                          "orchestration pattern (your answer, or the suggestion until then)")
     if source == "answer":
         st.caption(f"Your answer: {md(pattern)} → {TITLES[default].lower()} · suggested was: {md(reason)}")
+    elif not asked:
+        its = TITLES[orchestration.layout_of(pattern)].lower()
+        st.caption(f"Pattern suggested by the trace: {md(reason)} (its layout: {its})")
     else:
         st.caption(f"Suggested: {md(reason)} → {TITLES[default].lower()} (not an answer until you confirm it)")
     first = project_orchestration.lens_for(pattern, ws.project.orchestration_lens, ws.project.schemes)

@@ -21,6 +21,11 @@ def layout(page):
     return page.locator(".baton-layout")
 
 
+def button(page, name: str):
+    """A button of the Layout control (a segmented control: a radio group of buttons)."""
+    return page.get_by_role("radiogroup", name="Layout").get_by_role("radio", name=name, exact=True)
+
+
 def test_switching_layout_in_the_browser(page, server):
     page.goto(f"{server.url}/radio?annotator=alice&item={ITEM}")
     wait_app(page)
@@ -34,19 +39,19 @@ def test_switching_layout_in_the_browser(page, server):
     root = drawn.locator(":scope > details").first
     root.locator(":scope > summary").click()
     assert root.evaluate("d => d.open") is False
-    page.get_by_role("button", name="Lanes", exact=True).click()
+    button(page, "Lanes").click()
     expect(drawn).to_have_attribute("data-kind", "lanes", timeout=20000)
     heads = drawn.locator(".lane-head")
     expect(heads).to_have_count(5)
     expect(heads.first).to_have_text("Planner (6 steps)")
     expect(drawn.locator(".hand").first).to_have_text("Planner ──▶ FlightAgent")
-    # by keyboard: the Board button, focused, pressed with Enter
-    page.get_by_role("button", name="Board", exact=True).focus()
-    page.keyboard.press("Enter")
+    # by keyboard: the Board button, focused, pressed with Space
+    button(page, "Board").focus()
+    page.keyboard.press("Space")
     expect(drawn).to_have_attribute("data-kind", "board", timeout=20000)
     expect(drawn).to_contain_text("Who spoke how often:")
     expect(drawn.locator(".msg")).to_have_count(14 + 3)  # 14 messages, 3 shared resources
-    page.get_by_role("button", name="Steps", exact=True).click()
+    button(page, "Steps").click()
     expect(drawn).to_have_count(0, timeout=20000)
     expect(page.locator(".baton-steps .card").first).to_contain_text("Step 0")
     # the annotator confirms the suggestion: saved; the pattern is the same, so their switch stays
@@ -79,7 +84,7 @@ def test_hostile_trace_text_in_the_layouts_is_text(tmp_path, browser):
         drawn = layout(pg)
         expect(drawn).to_have_attribute("data-kind", "board", timeout=30000)  # suggested: blackboard
         for name in ("Board", "Lanes", "Tree"):
-            pg.get_by_role("button", name=name, exact=True).click()
+            button(pg, name).click()
             expect(drawn).to_have_attribute("data-kind", name.lower(), timeout=20000)
             expect(drawn).to_contain_text(evil)
             assert drawn.locator("img, strong").count() == 0
