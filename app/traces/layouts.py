@@ -300,11 +300,15 @@ def entries(data: dict, d: Derivation) -> list[Entry]:
     by_resource: dict[str, list] = {}
     for c in d.calls:
         by_resource.setdefault(c.resource, []).append(c)
+    verbs: dict[str, str] = {}  # tool -> "w", "r" or "" (a run has few distinct tools, many calls)
+    for c in d.calls:
+        if c.tool not in verbs:
+            verbs[c.tool] = "w" if _WRITE.search(c.tool) else "r" if _READ.search(c.tool) else ""
     for res, cs in by_resource.items():
         if len({c.agent for c in cs}) < 2:
             continue
-        writers = list(dict.fromkeys(c.agent for c in cs if _WRITE.search(c.tool)))
-        readers = list(dict.fromkeys(c.agent for c in cs if _READ.search(c.tool) and not _WRITE.search(c.tool)))
+        writers = list(dict.fromkeys(c.agent for c in cs if verbs[c.tool] == "w"))
+        readers = list(dict.fromkeys(c.agent for c in cs if verbs[c.tool] == "r"))
         others = [c.agent for c in cs if c.agent not in writers and c.agent not in readers]
         tools = ", ".join(dict.fromkeys(c.tool for c in cs))
         out.append(Entry(len(out), ", ".join(writers) or "(no write seen)",

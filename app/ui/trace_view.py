@@ -42,8 +42,10 @@ def _conversation(item_id: str, trace_hash: str, derivation_id: int, _steps) -> 
 
 
 def warm(item: Item, d: Derivation, scheme=None) -> None:
-    """Build the item's conversation view into the cache (see shell.prefetch)."""
-    _conversation(item.id, item.trace_hash, id(d), d.steps)
+    """Build the item's conversation view, its suggested pattern and layout into the caches (see
+    shell.prefetch)."""
+    view = _conversation(item.id, item.trace_hash, id(d), d.steps)
+    layout_view.warm(item, d, view)
 
 
 @st.fragment
