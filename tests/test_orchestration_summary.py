@@ -81,3 +81,15 @@ def test_summary_json_has_the_section_beside_the_existing_keys(tmp_path):
     got = json.loads(out.stdout)
     assert {"project", "counts", "progress", "agreement", "gold", "disagreements", "orchestration"} <= set(got)
     assert got["orchestration"]["suggestion"]["kept"] == 4
+
+
+def test_the_summary_page_shows_the_section(tmp_path):
+    from tests.conftest import make_app, open_page
+    at = open_page(make_app(study(tmp_path), annotator="carol"), "summary")
+    frames = [df.value for df in at.dataframe]
+    per = next(f for f in frames if "failure_rate" in f.columns)
+    assert list(per["pattern"]) == ["sequential_pipeline", "hierarchical_manager", "group_chat", "hub_and_spoke"]
+    assert "outcome: failure" in per.columns
+    kept = next(f for f in frames if "kept_rate" in f.columns and "annotator" in f.columns)
+    assert dict(zip(kept["annotator"], kept["kept"])) == {"alice": 3, "bob": 1}
+    assert any("4 of 6 answers kept the pattern suggested" in c.value for c in at.caption)
