@@ -116,7 +116,6 @@ def compact(d: Derivation, view: conversation.ConversationView, step: int) -> li
     msgs = conversation.messages_of(d.steps[step].raw) or []
     out = [f"new conversation of {sv.agent}" if sv.new_thread
            else f"{sv.known} earlier message(s) of {sv.agent}'s conversation not repeated"]
-    repeats = 0
     for p in sv.new:
         role, text = msgs[p]
         out.append(f"{role or 'message'}: {one_line(text, MESSAGE_EXCERPT) or '(empty)'}")

@@ -46,7 +46,8 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
            {k_choice: shown, k_free: radio_type.free_text(stored)}, typed=(k_free,))
 
     def picked():  # a label chosen: saved as chosen
-        shell.commit(ws, item, scheme, radio_type.build(st.session_state.get(k_choice), st.session_state.get(k_free, "")))
+        chosen = radio_type.build(st.session_state.get(k_choice), st.session_state.get(k_free, ""))
+        shell.commit(ws, item, scheme, chosen)
         if suggested:  # the trace's layout follows the answer
             st.session_state[state.FULL_RERUN] = True
 
