@@ -81,6 +81,11 @@ def test_summary_json_has_the_section_beside_the_existing_keys(tmp_path):
     got = json.loads(out.stdout)
     assert {"project", "counts", "progress", "agreement", "gold", "disagreements", "orchestration"} <= set(got)
     assert got["orchestration"]["suggestion"]["kept"] == 4
+    text = subprocess.run([sys.executable, "-m", "app", "summary", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert "\nOrchestration (orchestration; outcomes from outcome):\n" in text.stdout
+    assert "  hierarchical_manager: 3 judgements, failure rate 33%\n" in text.stdout
+    assert "  suggested pattern kept: 4 of 6 (67%)\n" in text.stdout
 
 
 def test_the_summary_page_shows_the_section(tmp_path):
