@@ -4,7 +4,10 @@ app/step_cards.py, drawn by step_card_view).
 
 Steps that record their LLM input (span traces) show each agent's conversation once, as a
 prefix tree (app/conversation.py): only the input messages new since that agent's earlier
-calls, repeats folded into references, the full input one click away."""
+calls, repeats folded into references, the full input one click away.
+
+Above the steps, the Layout control (app/ui/layout_view.py) draws the run as lanes, a tree or a
+board instead, following its orchestration pattern."""
 from __future__ import annotations
 
 import streamlit as st
