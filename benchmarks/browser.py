@@ -259,7 +259,23 @@ def surfaces(n: int) -> dict:
         "trace": ("radio", [
             ("later steps of the trace", lambda pg: pg.get_by_role("button", name="Later ▶").first, "Steps 10–19"),
             ("earlier steps", lambda pg: pg.get_by_role("button", name="◀ Earlier").first, "Steps 0–9")]),
+        # the trace's Layout control (app/ui/layout_view.py): each click draws another layout's page
+        "layout": ("radio", [
+            ("lay the trace out as lanes", lambda pg: _layout(pg, "Lanes"), "──"),
+            ("as a board", lambda pg: _layout(pg, "Board"), "Who spoke how often:"),
+            ("as a tree", lambda pg: _layout(pg, "Tree"), "step(s)"),
+            ("as steps", lambda pg: _layout(pg, "Steps"), "Steps 0–9")]),
     }
+
+
+def _layout(pg, name: str):
+    """A button of the trace's Layout control (a segmented control: a radio group of buttons)."""
+    return pg.get_by_role("radiogroup", name="Layout").get_by_role("radio", name=name, exact=True)
+
+
+# What a surface's page needs before its clicks are timed: the trace's step list (generated runs
+# are group chats, laid out as a board; the trace's paging is the step list's)
+SETUP = {"trace": lambda pg: _layout(pg, "Steps")}
 
 
 # node positions on the canvas, as tests/browser/test_graph.py reads them
@@ -316,6 +332,8 @@ def run_size(browser, base: str, n: int, clicks: int, names: list[str], graph: b
         pg = ctx.new_page()
         url = f"{base}/{page_name}?annotator=bench&item=run-{n}-0"
         ready = goto_ready(pg, url, done_button)
+        if name in SETUP:
+            timed_click(pg, SETUP[name](pg))
         mem, nodes = heap_mb(pg)
         lat, all_ok = [], True
         for k in range(-2, clicks):  # two first clicks (on, off) warm the server up: not timed

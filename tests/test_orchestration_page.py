@@ -22,8 +22,10 @@ def test_label_and_free_text_are_stored_together(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "radio")
     radio = at.radio(key=k_choice)
     # the options as shown: Markdown-escaped (config text is plain text, see app/ui/text.md)
-    assert radio.options == [md(x) for x in LABELS] and radio.value is None
-    radio.set_value("hierarchical_manager").run()
+    assert radio.options == [md(x) for x in LABELS]
+    # pre-selected: the pattern suggested from the trace, not saved until confirmed (issue 29)
+    assert radio.value == "hierarchical_manager" and stored(tmp) is None
+    at.button(key=widget_key("radio-confirm", "orchestration")).click().run()
     assert stored(tmp).value == {"hierarchical_manager": "true"}
     at.text_input(key=k_free).input("manager delegates, reviewer gates the merge").run()
     assert not at.exception
@@ -50,7 +52,8 @@ def test_the_same_controls_take_each_items_stored_answer(demo_project):
     at.radio(key=k_choice).set_value("debate").run()
     at.text_input(key=k_free).input("they argue").run()
     at.sidebar.button(key=wk("nav", "next")).click().run()
-    assert at.radio(key=k_choice).value is None and at.text_input(key=k_free).value == ""
+    # the next item's own suggestion pre-selected (issue 29), nothing of the previous item's
+    assert at.radio(key=k_choice).value == "hierarchical_manager" and at.text_input(key=k_free).value == ""
     at.radio(key=k_choice).set_value("group_chat").run()
     at.sidebar.button(key=wk("nav", "prev")).click().run()
     assert at.radio(key=k_choice).value == "debate" and at.text_input(key=k_free).value == "they argue"

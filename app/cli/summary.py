@@ -63,6 +63,13 @@ def run(args) -> int:
         for who, g in s["gold"].items():
             out.append(f"  {who}: n={g['n']} agent {_pct(g['agent_accuracy'])}, step {_pct(g['step_accuracy'])}, "
                        f"step ±{g['k']} {_pct(g['step_accuracy_within_k'])}")
+    orch = s.get("orchestration") or {}
+    if orch.get("patterns"):
+        out.append(f"\nOrchestration ({orch['scheme']}; outcomes from {orch['outcome_scheme'] or 'no outcome question'}):")
+        out += [f"  {r['pattern']}: {r['judgements']} judgements, failure rate {_pct(r['failure_rate'])}"
+                for r in orch["patterns"]]
+        kept = orch["suggestion"]
+        out.append(f"  suggested pattern kept: {kept['kept']} of {kept['judgements']} ({_pct(kept['kept_rate'])})")
     out.append("\nAgreement:")
     for row in headline_agreement(s["agreement"]):
         out.append(f"  {row['scheme']} ({row['type']}): {row['agreement']}")

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from app.project import validators as v
+from app.project import orchestration, validators as v
 from app.project.problems import Problem
 from app.traces.readers import FORMATS as READER_FORMATS
 from app.types.base import POTATO_NOTED_SCHEME_KEYS, Scheme
@@ -41,7 +41,8 @@ POTATO_IGNORED_TOP_KEYS = {
 ITEM_PROPERTY_KEYS = {"id_key": "id", "text_key": "text"}
 POTATO_IGNORED_ITEM_KEYS = {"context_key", "kwargs", "image_key", "audio_key", "video_key", "label_key"}
 KNOWN_TOP_KEYS = {"annotation_task_name", "data_files", "item_properties", "output_annotation_dir",
-                  "task_dir", "annotation_schemes", "session_idle_minutes", "cot_segmentation"}
+                  "task_dir", "annotation_schemes", "session_idle_minutes", "cot_segmentation",
+                  "orchestration_scheme", "orchestration_lens"}
 DONE_SCHEME = "_item"  # the scheme name under which the per-item "done" mark is stored
 # scheme names Baton keeps for its own records: a scheme of the project under one of them
 # would have its answers overwritten (the done mark replaces them)
@@ -87,6 +88,8 @@ class Project:
     unsupported: list[Unsupported] = field(default_factory=list)
     session_idle_minutes: float | None = None  # a signed-in session idle this long ends (None: default)
     cot_segmentation: dict | None = None  # Potato's: a reasoning string split into a step list (app/traces/cot.py)
+    orchestration_scheme: str | None = None  # the radio asking the run's pattern (app/project/orchestration.py)
+    orchestration_lens: dict[str, list[str]] = field(default_factory=dict)  # pattern -> schemes to show first
 
     def scheme(self, name: str) -> Scheme:
         for s in self.schemes:
@@ -382,6 +385,7 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
             if scheme:
                 schemes.append(scheme)
         _cross_checks(schemes, out, file)
+    orchestration_scheme, lens = orchestration.check(raw, schemes, out, file)  # (after the schemes)
 
     idle = raw.get("session_idle_minutes")
     if idle is not None and (isinstance(idle, bool) or not isinstance(idle, (int, float)) or not 0 < idle <= 10080):
@@ -393,7 +397,7 @@ def load_config(path: str | Path) -> tuple[Project | None, list[Problem]]:
     if any(p.level == "error" for p in out):
         return None, out
     return Project(path.resolve(), name, base, data_files, keys["id_key"], keys["text_key"],
-                   output_dir, schemes, ignored, unsupported, idle, cot), out
+                   output_dir, schemes, ignored, unsupported, idle, cot, orchestration_scheme, lens), out
 
 
 def output_dir_problem(path: Path) -> str | None:

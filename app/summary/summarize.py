@@ -25,6 +25,7 @@ from app.stats.agreement import Disagreements
 from app.stats.counting import plain
 from app.summary import gold as goldmod
 from app.summary.interaction import interaction
+from app.summary.orchestration import orchestration
 from app.summary.progress import progress
 from app.traces.derive import no_gc
 from app.summary.rows import Derivations, apply_filters, done_marks, judgements, load, long_table
@@ -168,6 +169,7 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = g["detail"]
     out["disagreements"] = listed if disagreements else None
+    out["orchestration"] = orchestration(ws, df, item_ids)
     return clean(out)
 
 

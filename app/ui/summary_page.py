@@ -17,7 +17,7 @@ from app.summary import charts
 from app.summary.report import extra_tables
 from app.types.registry import TYPES
 from app.project.workspace import Workspace
-from app.ui import nav, shell
+from app.ui import nav, orchestration_summary, shell
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md
 
@@ -171,6 +171,7 @@ def render() -> None:
         _behaviours_mast(s, listing)
     with tabs[6]:
         _choices(s)
+        orchestration_summary.draw(s.get("orchestration"))
     with tabs[7]:
         _agreement(ws, s, lambda scheme: _disagreements(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
     with tabs[8]:

@@ -4,15 +4,19 @@ app/step_cards.py, drawn by step_card_view).
 
 Steps that record their LLM input (span traces) show each agent's conversation once, as a
 prefix tree (app/conversation.py): only the input messages new since that agent's earlier
-calls, repeats folded into references, the full input one click away."""
+calls, repeats folded into references, the full input one click away.
+
+Above the steps, the Layout control (app/ui/layout_view.py) draws the run as lanes, a tree or a
+board instead, following its orchestration pattern."""
 from __future__ import annotations
 
 import streamlit as st
 
 from app.traces import conversation, step_cards
 from app.traces.derive import Derivation
+from app.traces.orchestration import STEPS
 from app.traces.trace import UNKNOWN_AGENT, Item
-from app.ui import state, step_card_view
+from app.ui import layout_view, shell, state, step_card_view
 from app.ui.pager import arrows
 from app.ui.text import md
 
@@ -28,9 +32,10 @@ def show_step_page(item_id: str, step_index: int) -> None:
     """Turn the trace view to the page holding this step (e.g. after picking it elsewhere).
     The trace view is outside the surfaces' fragments: a turn asks for a whole-page rerun."""
     pages = st.session_state[state.STEP_PAGE]
-    if pages.get(item_id, 0) != step_index // PAGE_SIZE:
+    if pages.get(item_id, 0) != step_index // PAGE_SIZE or layout_view.current(item_id) != STEPS:
         st.session_state[state.FULL_RERUN] = True
     pages[item_id] = step_index // PAGE_SIZE
+    layout_view.show_steps(item_id)  # the step's card: whatever layout the trace was in
 
 
 @st.cache_resource(max_entries=64)
@@ -40,8 +45,10 @@ def _conversation(item_id: str, trace_hash: str, derivation_id: int, _steps) -> 
 
 
 def warm(item: Item, d: Derivation, scheme=None) -> None:
-    """Build the item's conversation view into the cache (see shell.prefetch)."""
-    _conversation(item.id, item.trace_hash, id(d), d.steps)
+    """Build the item's conversation view, its suggested pattern and layout into the caches (see
+    shell.prefetch)."""
+    view = _conversation(item.id, item.trace_hash, id(d), d.steps)
+    layout_view.warm(item, d, view)
 
 
 @st.fragment
@@ -68,6 +75,10 @@ def render(item: Item, d: Derivation) -> None:
     for p in d.problems:
         st.warning(p)
     if not n:
+        return
+    layout = layout_view.control(shell.workspace(), item, d)
+    if layout != STEPS:
+        layout_view.draw(item, d, layout, view)
         return
     n_pages = (n + PAGE_SIZE - 1) // PAGE_SIZE
     page = _page_of(item.id, n_pages)

@@ -7,7 +7,7 @@ from app.types import likert as likert_type, multiselect as multiselect_type, ra
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import shell
+from app.ui import layout_view, shell, state
 from app.ui.state import follow, widget_key
 from app.ui.text import md
 
@@ -38,17 +38,60 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
     tips = {lab["name"]: lab.get("tooltip") for lab in scheme["labels"]}
     k_choice, k_free = widget_key("radio", scheme.name), widget_key("radio-free", scheme.name)
     choice = radio_type.choice(stored)
+    suggested = _suggested(ws, item, scheme, names)
+    # the orchestration question shows the suggested pattern chosen until there is an answer;
+    # it is saved only when confirmed (the button below) or when another label is chosen
+    shown = choice if choice in names else (suggested.pattern if suggested else None)
     follow(widget_key("radio-holds", scheme.name), item.id,
-           {k_choice: choice if choice in names else None, k_free: radio_type.free_text(stored)}, typed=(k_free,))
+           {k_choice: shown, k_free: radio_type.free_text(stored)}, typed=(k_free,))
 
-    def build():
-        return radio_type.build(st.session_state.get(k_choice), st.session_state.get(k_free, ""))
+    def picked():  # a label chosen: saved as chosen
+        chosen = radio_type.build(st.session_state.get(k_choice), st.session_state.get(k_free, ""))
+        shell.commit(ws, item, scheme, chosen)
+        if suggested:  # the trace's layout follows the answer
+            st.session_state[state.FULL_RERUN] = True
 
-    cb = _saver(ws, item, scheme, build)
+    def typed():  # the free response: saved with the chosen label, never with an unconfirmed suggestion
+        label = st.session_state.get(k_choice)
+        if suggested:  # what is on disk: the control may show the suggestion, not yet an answer
+            now = shell.load(ws, item, scheme.name)
+            label = radio_type.choice(now.value) if now else None
+        shell.commit(ws, item, scheme, radio_type.build(label, st.session_state.get(k_free, "")))
+
+    captions = [md(tips[n]) if tips[n] else "" for n in names]
+    if suggested and choice is None:
+        captions[names.index(suggested.pattern)] = "suggested"
     st.radio(md(scheme.name), names, index=None, key=k_choice,
-             on_change=cb, label_visibility="collapsed", format_func=md,
-             captions=[md(tips[n]) for n in names] if any(tips.values()) else None)
-    _free_text(scheme, k_free, cb)
+             on_change=picked, label_visibility="collapsed", format_func=md,
+             captions=captions if any(captions) else None)
+    if suggested:
+        _suggestion_note(ws, item, scheme, suggested, choice, k_free)
+    _free_text(scheme, k_free, typed)
+
+
+def _suggested(ws: Workspace, item: Item, scheme: Scheme, names: list[str]):
+    """The pattern suggested for the orchestration question (None for any other radio, or a
+    suggestion that is not one of its labels)."""
+    if scheme.name != ws.project.orchestration_scheme:
+        return None
+    found = layout_view.suggestion(item, shell.derivation(item, shell.trace_scheme(ws)))
+    return found if found.pattern in names else None
+
+
+def _suggestion_note(ws: Workspace, item: Item, scheme: Scheme, suggested, choice, k_free: str) -> None:
+    if choice is not None:
+        kept = "you kept it" if choice == suggested.pattern else f"you chose {md(choice)}"
+        st.caption(f"Suggested from the trace: {md(suggested.reason)} ({kept})")
+        return
+    st.caption(f"Suggested from the trace: {md(suggested.reason)}. Not saved until you confirm it "
+               "or choose another.")
+
+    def confirm():
+        if shell.commit(ws, item, scheme, radio_type.build(suggested.pattern, st.session_state.get(k_free, ""))):
+            st.session_state[state.FULL_RERUN] = True
+
+    st.button(f"Confirm the suggestion: {md(suggested.pattern)}", key=widget_key("radio-confirm", scheme.name),
+              on_click=confirm)
 
 
 def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
