@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from app.types import (agent_interaction_graph, agent_scorecard, emergent_behavior, failure_attribution,
                        handoff_review, likert, multiselect, radio, text, tool_call_review, tool_contention,
-                       trajectory_eval)
+                       trajectory_eval, traversal_review)
 from app.types.base import COMMON_KEYS, POTATO_IGNORED_SCHEME_KEYS, AnnotationType
 
 __all__ = ["TYPES", "COMMON_KEYS", "POTATO_IGNORED_SCHEME_KEYS"]
 
 MODULES = [failure_attribution, agent_interaction_graph, handoff_review, agent_scorecard, tool_contention,
-           emergent_behavior, tool_call_review, trajectory_eval, radio, likert, multiselect, text]
+           emergent_behavior, tool_call_review, trajectory_eval, traversal_review, radio, likert, multiselect, text]
 
 TYPES: dict[str, AnnotationType] = {module.TYPE.name: module.TYPE for module in MODULES}
