@@ -336,8 +336,10 @@ def rollup(scheme_rows: SchemeRows) -> dict:
     the flags judged backward pruned as redundant, consequences, root causes (added ones) per run."""
     table = scheme_rows.table
     if table.empty or "kind" not in table:
-        table = pd.DataFrame({c: pd.Series([], dtype=object) for c in
-                              ("item_id", "annotator", "kind", "step", "seen", "verdict", "added")})
+        table = pd.DataFrame({c: pd.Series([], dtype=object) for c in ("item_id", "annotator", "kind", "step")})
+    # (a column only some kinds of row have is missing when no row of that kind was made)
+    table = table.assign(**{c: pd.Series([None] * len(table), index=table.index, dtype=object)
+                            for c in ("seen", "verdict", "added") if c not in table})
     per = {who: _tally(part, scheme_rows) for who, part in table.groupby("annotator", sort=True)}
     return {"overall": _tally(table, scheme_rows), "by_annotator": per}
 
