@@ -23,7 +23,8 @@ from typing import Any
 from app.summary import gold as goldmod
 from app.summary.rows import Derivations
 from app.traces import suggestions as sg
-from app.types import agent_interaction_graph, failure_attribution, traversal_review
+from app.types import agent_interaction_graph, failure_attribution
+from app.types.registry import TYPES
 
 ACCEPTED, CORRECTED, IGNORED = "accepted", "corrected", "ignored"
 
@@ -70,7 +71,9 @@ def _right(kind: str, answer: Any, gold: dict, k: int) -> bool | None:
     return bool(steps) and steps[0] is not None and abs(min(steps) - gold["step"]) <= k
 
 
-KINDS = (failure_attribution.TYPE.name, traversal_review.TYPE.name, agent_interaction_graph.TYPE.name)
+TRAVERSAL = "traversal"  # the summary section of the traversal review (its type named only in its own modules)
+ROOTS = next((t.name for t in TYPES.values() if t.section == TRAVERSAL), None)
+KINDS = tuple(k for k in (failure_attribution.TYPE.name, ROOTS, agent_interaction_graph.TYPE.name) if k)
 
 
 def summary(ws, per_scheme: dict, chosen: list, item_ids: list[str], k: int) -> dict:

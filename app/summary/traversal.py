@@ -20,8 +20,10 @@ from __future__ import annotations
 from typing import Any
 
 from app.summary import gold as goldmod
-from app.types import traversal_review
 from app.types.panel import SchemeRows
+from app.types.registry import TYPES
+
+SECTION = "traversal"  # the traversal review's section (its type is named only in its own modules)
 
 
 def _rate(hits: int, n: int) -> float | None:
@@ -77,7 +79,7 @@ def against_gold(ws, per_scheme: dict[str, SchemeRows], chosen: list, item_ids: 
     golds = {it.id: g for it in ws.items if it.id in ids and (g := goldmod.normalize(it.gold))}
     out: dict[str, Any] = {}
     for s in chosen:
-        if s.type != traversal_review.TYPE.name:
+        if TYPES[s.type].section != SECTION:
             continue
         found = reviews(per_scheme[s.name], golds)
         by_who: dict[str, list] = {}
