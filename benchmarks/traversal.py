@@ -43,8 +43,8 @@ def write(folder: Path, n: int, at: int) -> tuple[Path, str]:
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     ws = open_project(path)
     it = ws.by_id[item["id"]]
-    value = {"forward": {str(i): {"flag": "error" if i % 97 == 5 else "fine", "modes": [],
-                                  "note": "looks off" if i % 97 == 5 else ""} for i in range(at)},
+    value = {"forward": {str(i): {"flag": "error", "note": "looks off"} if i % 97 == 5 else {"flag": "fine"}
+                         for i in range(at)},
              "backward": {}, "root_causes": []}
     AnnotationStore(ws.project.output_dir).save(Annotation(it.id, "alice", "traversal", scheme["annotation_type"],
                                                            value, "annotated", it.trace_hash,

@@ -44,7 +44,9 @@ def test_passes_flags_verdicts_and_root_causes():
     v = tr.flag(v, 1, tr.ERROR, [{"type": "Other", "subtype": None}], "odd")
     v = tr.flag(v, 2, tr.ERROR)
     v = tr.flag(v, 3, tr.FINE, [{"type": "Other"}])  # a fine step keeps no modes
-    assert v["forward"]["3"] == {"flag": "fine", "modes": [], "note": ""}
+    assert v["forward"]["3"] == {"flag": "fine"}  # (empty modes and note are left out)
+    assert tr.parse(v)["forward"][3] == {"flag": "fine", "modes": [], "note": ""}
+    assert v["forward"]["0"] == {"flag": "fine", "note": "ok"}
     assert tr.phase(v, walk) == tr.BACKWARD and tr.flagged(v, walk) == [2, 1]
     assert tr.causes(v, walk, 2) == [1] and tr.causes(v, walk, 1) == []
     v = tr.judge(v, 2, tr.CONSEQUENCE, 1)

@@ -53,7 +53,7 @@ def test_forward_shows_only_the_past_and_saves_each_step(demo_project):
     assert value["forward"]["1"] == {"flag": "error", "modes": [{"type": "Specification & System Design",
                                                                  "subtype": "1.1 Disobey task specification"}],
                                      "note": "assumes 1000 articles"}
-    assert value["forward"]["0"] == {"flag": "fine", "modes": [], "note": ""}
+    assert value["forward"]["0"] == {"flag": "fine"}
     # backward: the whole trace beside, the forward note by the flagged step
     assert "Backward pass: flagged step 1 of 1" in at.get("progress")[0].proto.text
     assert "assumes 1000 articles" in texts(at)

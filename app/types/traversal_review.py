@@ -8,12 +8,13 @@ or redundant (not an error after all); a root cause the forward pass missed may 
 
 Stored value (the `value` of the Parquet row; steps are trace positions, as text keys)::
 
-    {"forward": {"3": {"flag": "error" | "fine", "modes": [{"type", "subtype"}], "note": str}},
+    {"forward": {"3": {"flag": "error" | "fine", "modes": [{"type", "subtype"}], "note": str}},  # (*)
      "backward": {"3": {"verdict": "root_cause" | "consequence" | "redundant",
                         "caused_by": int | None}},      # caused_by: consequences only
      "root_causes": [int, ...]}                          # sorted; every root_cause verdict, and added ones
 
-It is saved at every step: the forward pass resumes at the first step (in order) with no forward
+(*) `modes` and `note` are left out when empty (they are read as `[]` and `""`). It is saved at
+every step: the forward pass resumes at the first step (in order) with no forward
 entry, the backward pass at the latest flagged step with no verdict.
 
 In the summary: a row per run judged (kind "run"), per step flagged forward (kind "flag", with its
@@ -76,9 +77,17 @@ def _mode(x: Any) -> dict | None:
     return None
 
 
-def parse(value: Any) -> dict:
+class Parsed(dict):
+    """A parsed value: what `parse` gives, and takes back as it is (a page asks for the phase,
+    the places and the flags of one value: at 2,000 steps each parse is milliseconds)."""
+
+
+def parse(value: Any) -> Parsed:
     """The stored value as {"forward": {int: entry}, "backward": {int: entry}, "root_causes": [int]}
-    (entries that are not of the shape are left out: `validate` names them)."""
+    (entries that are not of the shape are left out: `validate` names them); every entry with
+    its modes and note."""
+    if isinstance(value, Parsed):
+        return value
     value = value if isinstance(value, dict) else {}
     fwd, bwd = {}, {}
     for k, e in (value.get("forward") or {}).items() if isinstance(value.get("forward"), dict) else ():
@@ -92,13 +101,25 @@ def parse(value: Any) -> dict:
             cause = as_int(e.get("caused_by")) if e["verdict"] == CONSEQUENCE else None
             bwd[i] = {"verdict": e["verdict"], "caused_by": cause}
     roots = value.get("root_causes") if isinstance(value.get("root_causes"), list) else []
-    return {"forward": fwd, "backward": bwd, "root_causes": sorted({i for i in map(as_int, roots) if i is not None})}
+    return Parsed(forward=fwd, backward=bwd, root_causes=sorted({i for i in map(as_int, roots) if i is not None}))
+
+
+def _fresh(value: Any) -> Parsed:
+    """A parsed value to change (a Parsed given is copied: the caller's stays as it was)."""
+    p = parse(value)
+    return Parsed(forward=dict(p["forward"]), backward=dict(p["backward"]), root_causes=list(p["root_causes"]))
+
+
+def _compact(e: dict) -> dict:
+    """A forward entry as stored: empty modes and note left out (most steps are fine, without a
+    note: at 2,000 steps the value is half the size, and it is written at every step)."""
+    return {k: x for k, x in e.items() if k == "flag" or x}
 
 
 def stored(p: dict) -> dict:
     """The stored form of a parsed value (text keys in step order; root causes kept in step with the verdicts)."""
     roots = set(p["root_causes"]) | {i for i, e in p["backward"].items() if e["verdict"] == ROOT_CAUSE}
-    return {"forward": {str(i): p["forward"][i] for i in sorted(p["forward"])},
+    return {"forward": {str(i): _compact(p["forward"][i]) for i in sorted(p["forward"])},
             "backward": {str(i): p["backward"][i] for i in sorted(p["backward"])},
             "root_causes": sorted(roots)}
 
@@ -111,7 +132,7 @@ def is_empty(value: Any) -> bool:
 def flag(value: Any, step: int, flag_: str, modes: list = (), note: str = "") -> dict:
     """`value` with the forward entry of `step` set (a fine step keeps no modes); a step no
     longer flagged loses its backward verdict."""
-    p = parse(value)
+    p = _fresh(value)
     ms = [m.as_dict() if isinstance(m, Mode) else _mode(m) for m in modes] if flag_ == ERROR else []
     p["forward"][int(step)] = {"flag": flag_, "modes": [m for m in ms if m], "note": note or ""}
     if flag_ != ERROR and int(step) in p["backward"]:
@@ -122,7 +143,7 @@ def flag(value: Any, step: int, flag_: str, modes: list = (), note: str = "") ->
 
 def judge(value: Any, step: int, verdict: str, caused_by: int | None = None) -> dict:
     """`value` with the backward verdict of a flagged `step` (root causes follow the verdicts)."""
-    p = parse(value)
+    p = _fresh(value)
     was = p["backward"].get(int(step))
     p["backward"][int(step)] = {"verdict": verdict, "caused_by": int(caused_by) if verdict == CONSEQUENCE
                                 and caused_by is not None else None}
@@ -132,14 +153,14 @@ def judge(value: Any, step: int, verdict: str, caused_by: int | None = None) -> 
 
 
 def add_root_cause(value: Any, step: int) -> dict:
-    p = parse(value)
+    p = _fresh(value)
     p["root_causes"] = sorted(set(p["root_causes"]) | {int(step)})
     return stored(p)
 
 
 def remove_root_cause(value: Any, step: int) -> dict:
     """`step` no longer a root cause (a flagged step's verdict is then taken back too)."""
-    p = parse(value)
+    p = _fresh(value)
     p["root_causes"] = [r for r in p["root_causes"] if r != int(step)]
     if p["backward"].get(int(step), {}).get("verdict") == ROOT_CAUSE:
         del p["backward"][int(step)]

@@ -58,11 +58,11 @@ def page_frame() -> None:
     else:
         right = st.container()
     with right:
-        if forward:
+        if forward:  # (the trace column, with the task, is not drawn: the task here)
             st.caption("Forward pass: the trace is hidden, each step comes with only what came before it.")
-        if item.text:
-            with st.expander("Task", expanded=len(item.text) < 400):
-                st.text(item.text)
+            if item.text:
+                with st.expander("Task", expanded=len(item.text) < 400):
+                    st.text(item.text)
         for scheme in schemes:
             with st.container(border=True):
                 st.subheader(md(scheme.name))
@@ -79,7 +79,7 @@ class _Bound:
         self.ws, self.item, self.scheme = ws, item, scheme
         self.d = shell.derivation(item, scheme)
         self.walk = walk_of(item, scheme)
-        self.value = shell.stored_value(ws, item, scheme.name, {})
+        self.value = tr.parse(shell.stored_value(ws, item, scheme.name, {}))  # (parsed once a run)
         self.modes = scheme_modes(scheme["error_types"])
 
     def key(self, *parts) -> str:
@@ -129,7 +129,7 @@ def _conversation(b: _Bound):
 def _forward(b: _Bound, at: int) -> None:
     n, step = len(b.walk), b.walk[at]
     st.progress(at / n, text=f"Forward pass: step {at + 1} of {n}")
-    fwd = tr.parse(b.value)["forward"]
+    fwd = b.value["forward"]
     _notes(b, [s for s in b.walk[:at]], fwd)
     view = _conversation(b)
     shown = b.walk[max(0, at - CONTEXT):at + 1]
@@ -201,7 +201,7 @@ def _notes(b: _Bound, seen: list[int], fwd: dict) -> None:
 
 def _backward(b: _Bound, phase: str) -> None:
     todo = tr.flagged(b.value, b.walk)
-    p = tr.parse(b.value)
+    p = b.value
     k_at = b.key("back-at")
     resume = tr.backward_at(b.value, b.walk)
     j = st.session_state.get(k_at)
