@@ -35,7 +35,7 @@ def test_forward_then_backward_by_keyboard(page, server):
     assert data  # (the run the item is read from)
     for i in range(len(steps)):
         expect(page.get_by_text(f"Forward pass: step {i + 1} of {len(steps)}")).to_be_visible(timeout=30000)
-        page.wait_for_timeout(300)
+        wait_app(page)  # (a key pressed while the script still runs may go unheard under load)
         html = page.content()  # the whole DOM, hidden parts included
         assert f"Step {i} · " in page.inner_text("body")
         for line in _later_texts(i, steps, it.text):
@@ -43,13 +43,15 @@ def test_forward_then_backward_by_keyboard(page, server):
         if i in (1, 3):
             page.keyboard.press("Alt+E")
             expect(page.get_by_role("radio", name="⚠ an error")).to_be_checked(timeout=30000)
+            wait_app(page)
         page.keyboard.press("Alt+S")
-        page.wait_for_timeout(200)
     expect(page.get_by_text("Backward pass: flagged step 1 of 2, from the last")).to_be_visible(timeout=30000)
     # the whole trace is beside now: the last step's text is on the page
     expect(page.get_by_text("TERMINATE").first).to_be_attached(timeout=30000)
+    wait_app(page)
     page.keyboard.press("Alt+2")  # step 3: a consequence of step 1 (the nearest earlier flag)
     expect(page.get_by_text("Backward pass: flagged step 2 of 2, from the last")).to_be_visible(timeout=30000)
+    wait_app(page)
     page.keyboard.press("Alt+1")  # step 1: the root cause
     expect(page.get_by_text("Backward pass complete")).to_be_visible(timeout=30000)
     value = store.load(ITEM, "alice", "traversal").value
