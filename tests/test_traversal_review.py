@@ -134,3 +134,30 @@ def test_summary_rollup_gold_and_agreement_on_real_runs(tmp_path):
     ag = s["agreement"]["traversal"]["root_cause_step"]
     assert ag["n_units"] == 1 and ag["exact"] == 0.0 and ag["within_k"] == 1.0  # 3 vs 2
     assert s["agreement"]["traversal"]["root_cause_sets"]["jaccard"] == 0.0
+
+
+def test_import_and_export_a_traversal_value(tmp_path):
+    import json
+    from app.store import export as ex
+    from app.store.importer import import_file
+    from app.store.storage import AnnotationStore
+    cfg = write_project(tmp_path)
+    ws = open_project(cfg)
+    item = "whowhen-algorithm-generated-45"
+    value = {"forward": {"0": {"flag": "fine"}, "1": {"flag": "error", "note": "1000 articles?"}},
+             "backward": {}, "root_causes": []}
+    wrapped = {"traversal": json.dumps(value)}  # Potato's hidden input holding the JSON
+    f = tmp_path / "in.jsonl"
+    f.write_text(json.dumps({"item_id": item, "annotator": "carol", "scheme": "traversal", "value": wrapped}) + "\n"
+                 + json.dumps({"item_id": item, "annotator": "dave", "scheme": "traversal",
+                               "value": {"forward": {0: {"flag": "fine"}}, "root_causes": [0]}}) + "\n")
+    r = import_file(ws, f)
+    assert r.imported == 2, r.problems
+    db = AnnotationStore(ws.project.output_dir)
+    got = db.load(item, "carol", "traversal").value
+    assert got == value and tr.validate(got, ws.project.scheme("traversal"), derive(ws.by_id[item].data)) == []
+    assert db.load(item, "dave", "traversal").value["forward"] == {"0": {"flag": "fine"}}
+    df = ex.export_frame(open_project(cfg))
+    row = df[(df["annotator"] == "carol") & (df["scheme"] == "traversal")].iloc[0]
+    objects = row["objects"] if isinstance(row["objects"], dict) else json.loads(row["objects"])
+    assert objects["steps"]["1"]["agent"] == "PublicationData_Expert"
