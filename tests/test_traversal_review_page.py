@@ -114,3 +114,25 @@ def test_suggestion_shown_backward_only_and_saved_when_accepted(tmp_path):
     assert stored(tmp_path, TRAIL)["root_causes"] == []  # shown, not saved
     at.button(key=slot("accept")).click().run()
     assert stored(tmp_path, TRAIL)["root_causes"] == [2]
+
+
+def test_summary_page_shows_traversal_and_suggestion_tables(tmp_path):
+    from tests.conftest import ROOT, write_project
+    from tests.summary_data import Saver, attribution
+    from app.types import traversal_review as tr
+    cfg = write_project(tmp_path, data_files=[str(ROOT / "data" / "trail")])
+    save = Saver(cfg)
+    value = {}
+    for i in range(10):
+        value = tr.flag(value, i, tr.ERROR if i in (2, 3) else tr.FINE)
+    value = tr.judge(tr.judge(value, 3, tr.ROOT_CAUSE), 2, tr.REDUNDANT)
+    save(TRAIL, "alice", "traversal", value)
+    save(TRAIL, "alice", "attribution", attribution("manager", 2))
+    at = open_page(make_app(cfg, annotator="carol"), "summary")
+    frames = [e.value for e in at.dataframe]
+    roll = next(df for df in frames if "share_pruned" in df.columns)
+    assert list(roll["annotator"]) == ["(all)", "alice"] and list(roll["share_pruned"]) == [0.5, 0.5]
+    gold = next(df for df in frames if "steps named" in df.columns)
+    assert list(gold["step_accuracy"])[:2] == [1.0, 0.0]  # root cause 3 = gold; the earliest flag 2 is not
+    hints = next(df for df in frames if "accepted" in df.columns)
+    assert dict(zip(hints["scheme"], hints["accepted"])) == {"attribution": 1, "traversal": 0, "graph": 0}

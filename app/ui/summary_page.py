@@ -16,7 +16,7 @@ from app.summary import summarize as core
 from app.summary import charts
 from app.types.registry import TYPES
 from app.project.workspace import Workspace
-from app.ui import nav, shell
+from app.ui import nav, shell, traversal_summary
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md
 
@@ -168,12 +168,14 @@ def render() -> None:
         _contention_tools(s)
     with tabs[5]:
         _behaviours_mast(s, listing)
+        traversal_summary.rollups(s)
     with tabs[6]:
         _choices(s)
     with tabs[7]:
         _agreement(ws, s, lambda scheme: _disagreements(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
     with tabs[8]:
         _gold(s)
+        traversal_summary.gold(s)
     with tabs[9]:
         _exports(ws, df, f)
 
