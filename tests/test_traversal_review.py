@@ -161,3 +161,26 @@ def test_import_and_export_a_traversal_value(tmp_path):
     row = df[(df["annotator"] == "carol") & (df["scheme"] == "traversal")].iloc[0]
     objects = row["objects"] if isinstance(row["objects"], dict) else json.loads(row["objects"])
     assert objects["steps"]["1"]["agent"] == "PublicationData_Expert"
+
+
+def test_gold_measures_with_agentrx_shaped_gold():
+    """AgentRx gold as the reader normalises it: several failures, one the root cause."""
+    from types import SimpleNamespace
+
+    from app.summary import traversal
+    from app.types.panel import SchemeRows
+
+    gold = {"failures": [{"step": 4, "agent": "B", "root_cause": False}, {"step": 2, "agent": "A", "root_cause": True},
+                         {"step": 7, "agent": "B", "root_cause": False}]}
+    ws = SimpleNamespace(items=[SimpleNamespace(id="run", gold=gold)])
+    value = full_pass(9, {1: "", 4: "", 7: ""}, {7: (tr.CONSEQUENCE, 4), 4: (tr.CONSEQUENCE, 1), 1: (tr.ROOT_CAUSE, None)})
+    rows = [{"item_id": "run", "annotator": "ann", "status": "annotated", **r} for r in tr.rows(value, SCHEME)]
+    import pandas as pd
+    scheme_rows = SchemeRows(scheme=SCHEME, judged=pd.DataFrame(), table=pd.DataFrame(rows), item_ids=["run"], k=1,
+                             derive=lambda item: None)
+    got = traversal.against_gold(ws, {"traversal": scheme_rows}, [SCHEME], ["run"], 1)["traversal"]["overall"]
+    # gold step 2 (the root cause); failure steps 2, 4, 7
+    assert got["root_cause"]["step_accuracy"] == 0.0 and got["root_cause"]["step_accuracy_within_k"] == 1.0
+    assert got["root_cause"]["precision"] == 0.0 and got["root_cause"]["precision_within_k"] == 1.0
+    assert got["forward_flags"]["precision"] == 2 / 3 and got["forward_flags"]["precision_within_k"] == 1.0
+    assert got["precision_gain"] == pytest.approx(-2 / 3)

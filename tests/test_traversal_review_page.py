@@ -136,3 +136,20 @@ def test_summary_page_shows_traversal_and_suggestion_tables(tmp_path):
     assert list(gold["step_accuracy"])[:2] == [1.0, 0.0]  # root cause 3 = gold; the earliest flag 2 is not
     hints = next(df for df in frames if "accepted" in df.columns)
     assert dict(zip(hints["scheme"], hints["accepted"])) == {"attribution": 1, "traversal": 0, "graph": 0}
+
+
+def test_two_traversal_schemes_backward_waits_for_the_other_forward(tmp_path):
+    import yaml
+    from tests.conftest import write_project
+    cfg = write_project(tmp_path)
+    data = yaml.safe_load(cfg.read_text())
+    first = next(s for s in data["annotation_schemes"] if s["name"] == "traversal")
+    data["annotation_schemes"].append(dict(first, name="traversal2"))
+    cfg.write_text(yaml.safe_dump(data, sort_keys=False))
+    at = open_page(make_app(cfg, item=ITEM), "traversal_review")
+    for _ in range(5):
+        at.button(key=slot("next")).click().run()
+    assert any("opens once the forward pass of traversal2" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == slot("verdict", "root_cause")]
+    # the page holds only traversal2's first step: no trace column, no backward cards
+    assert {c.get("step") for c in drawn_cards(at)} == {0}

@@ -116,8 +116,13 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     st.session_state[at_key] = at
     if at < len(b.walk):
         _forward(b, at)
-    else:
-        _backward(b, phase)
+        return
+    waiting = [s.name for s in ws.project.schemes_of(tr.TYPE.name) if s.name != scheme.name and in_forward(ws, item, s)]
+    if waiting:  # (its cards and pickers show any step: not while another scheme here walks forward)
+        st.info("Forward pass finished. The backward pass shows the whole trace: it opens once the forward pass of "
+                + ", ".join(md(n) for n in waiting) + " on this page is finished too.")
+        return
+    _backward(b, phase)
 
 
 # --- forward -------------------------------------------------------------------------------------
