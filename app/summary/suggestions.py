@@ -128,7 +128,8 @@ def summary(ws, per_scheme: dict, chosen: list, item_ids: list[str], k: int) -> 
             "runs_with_gold": len(rows), "runs_with_suggestion": len(made_rows), "k": k,
             "step_exact": _rate(sum(r["suggested_step"] == r["gold_step"] for r in stepped), len(stepped)),
             "step_within_k": _rate(sum(abs(r["suggested_step"] - r["gold_step"]) <= k for r in stepped), len(stepped)),
-            "agent": _rate(sum(goldmod.same_agent(r["suggested_agent"], r["gold_agent"]) for r in agented), len(agented)),
+            "agent": _rate(sum(goldmod.same_agent(r["suggested_agent"], r["gold_agent"]) for r in agented),
+                           len(agented)),
             "gold_agent_on_path": _rate(sum(any(goldmod.same_agent(a, r["gold_agent"]) for a in r["path"] or ())
                                             for r in agented), len(agented)),
             "runs": rows}

@@ -37,7 +37,8 @@ def _measures(found: list[tuple[int, set[int], list[int]]], k: int) -> dict:
     every = [(s, fails) for _g, fails, named in found for s in named]
     hit = sum(1 for s, fails in every if s in fails)
     close = sum(1 for s, fails in every if any(abs(s - f) <= k for f in fails))
-    return {"n": len(found), "step_accuracy": _rate(exact, len(found)), "step_accuracy_within_k": _rate(near, len(found)),
+    return {"n": len(found), "step_accuracy": _rate(exact, len(found)),
+            "step_accuracy_within_k": _rate(near, len(found)),
             "named": len(every), "precision": _rate(hit, len(every)), "precision_within_k": _rate(close, len(every))}
 
 
@@ -51,8 +52,9 @@ def _both(reviews: list[tuple], k: int) -> dict:
             "precision_gain_within_k": gain("precision_within_k"), "k": k}
 
 
-def reviews(scheme_rows: SchemeRows, golds: dict[str, dict]) -> list[tuple[str, str, int, set[int], list[int], list[int]]]:
-    """(annotator, item, gold step, gold failure steps, root causes, forward flags) per review of a run with a gold step."""
+def reviews(scheme_rows: SchemeRows, golds: dict[str, dict]) -> list[tuple]:
+    """(annotator, item, gold step, gold failure steps, root causes, forward flags) per review of a
+    run with a gold step."""
     table = scheme_rows.table
     if table.empty or "kind" not in table:
         return []

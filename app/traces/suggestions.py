@@ -43,8 +43,9 @@ FAILING = (ERROR_STATUS, TOOL_ERROR, VERIFIER_REJECTED)  # what marks a step as 
 EXCERPT = 60  # characters of an error message in a reason
 
 _ERROR_STATUSES = {"error", "status_code_error", "failed", "failure", "exception", "2"}  # (OTLP's code 2)
-_EXCEPTION = re.compile(r"traceback \(most recent call last\)|\b[A-Z]\w*(?:Error|Exception)\b\s*:|^\s*(?:error|exception)\b\s*:",
-                        re.IGNORECASE | re.MULTILINE)
+# (an exception's name as Python writes it, FileNotFoundError: ...; "error:" opening a line, any case)
+_EXCEPTION = re.compile(r"(?i:traceback \(most recent call last\))|\b[A-Z]\w*(?:Error|Exception)\b\s*:"
+                        r"|^\s*(?i:error|exception)\b\s*:", re.MULTILINE)
 _EXIT_CODE = re.compile(r"exit\s*code:?\s*(-?\d+)", re.IGNORECASE)
 _TOOL_AGENT = re.compile(r"terminal|executor|computer|tool|interpreter|shell", re.IGNORECASE)
 _VERIFIER = re.compile(r"verif|critic|review|checker|judge|validat|grader|evaluat", re.IGNORECASE)
@@ -52,8 +53,8 @@ _REJECT = re.compile(r"\b(?:incorrect|not correct|wrong|reject\w*|violat\w*|fail
                      r"inaccurate|does not (?:meet|match|satisfy)|doesn't (?:meet|match|satisfy)|not (?:right|valid|"
                      r"acceptable)|needs? (?:to be )?(?:fixed|revised|redone))\b", re.IGNORECASE)
 _APPROVE = re.compile(r"\b(?:lgtm|approv\w*|looks good|is correct|are correct|verified|confirmed)\b", re.IGNORECASE)
-_FINAL = re.compile(r"final[ _]answer|\banswer\s*:|\btask (?:is )?complete|\bas final\b|\bfinal (?:plan|result|report)\b",
-                    re.IGNORECASE)
+_FINAL = re.compile(r"final[ _]answer|\banswer\s*:|\btask (?:is )?complete|\bas final\b"
+                    r"|\bfinal (?:plan|result|report)\b", re.IGNORECASE)
 _TERMINATE = re.compile(r"\bTERMINATE\b")
 _READ = 4000  # characters of a step's text read for the words above (a step can be megabytes)
 

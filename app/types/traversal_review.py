@@ -348,7 +348,8 @@ def _tally(table: pd.DataFrame, scheme_rows: SchemeRows) -> dict:
             "flags_judged_backward": int(len(judged)), "pruned_redundant": redundant,
             "share_pruned": redundant / len(judged) if len(judged) else None,
             "consequences": int((judged["verdict"] == CONSEQUENCE).sum()),
-            "root_causes": int(len(roots)), "root_causes_added": int(roots["added"].astype(bool).sum()) if len(roots) else 0,
+            "root_causes": int(len(roots)),
+            "root_causes_added": int(roots["added"].astype(bool).sum()) if len(roots) else 0,
             "root_causes_per_run": len(roots) / n_runs if n_runs else None}
 
 
