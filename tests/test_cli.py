@@ -15,7 +15,7 @@ def run(*args, cwd=ROOT):
 def test_check_demo_reports_what_it_found(demo_project):
     r = run("check", str(demo_project))
     assert r.returncode == 0, r.stderr
-    assert "items: 7" in r.stdout and "schemes: 13" in r.stdout
+    assert "items: 7" in r.stdout and "schemes: 14" in r.stdout
     assert "Orchestrator" in r.stdout and "(unknown)" in r.stdout
     assert "1 step(s) without" in r.stdout
 

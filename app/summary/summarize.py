@@ -24,6 +24,7 @@ import pandas as pd
 from app.stats.agreement import Disagreements
 from app.stats.counting import plain
 from app.summary import gold as goldmod
+from app.summary import suggestions as hints, traversal
 from app.summary.interaction import interaction
 from app.summary.orchestration import orchestration
 from app.summary.progress import progress
@@ -36,7 +37,7 @@ FREE_TEXT = "free text: no agreement measure"
 # the summary's sections of rollups, in the order they are listed (the interaction graph
 # between the first three and the others)
 SECTIONS = ["scorecards", "attribution", "handoffs"]
-SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "choices"]
+SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "traversal", "choices"]
 
 
 def clean(obj: Any) -> Any:
@@ -168,6 +169,8 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     g = _gold(ws, per_scheme, chosen, item_ids, k)
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = g["detail"]
+    out["traversal_gold"] = traversal.against_gold(ws, per_scheme, chosen, item_ids, k)
+    out["suggestions"] = hints.summary(ws, per_scheme, chosen, item_ids, k)
     out["disagreements"] = listed if disagreements else None
     out["orchestration"] = orchestration(ws, df, item_ids)
     return clean(out)

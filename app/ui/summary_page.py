@@ -17,7 +17,7 @@ from app.summary import charts
 from app.summary.report import extra_tables
 from app.types.registry import TYPES
 from app.project.workspace import Workspace
-from app.ui import nav, orchestration_summary, shell
+from app.ui import nav, orchestration_summary, shell, traversal_summary
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md
 
@@ -169,6 +169,7 @@ def render() -> None:
         _contention_tools(s)
     with tabs[5]:
         _behaviours_mast(s, listing)
+        traversal_summary.rollups(s)
     with tabs[6]:
         _choices(s)
         orchestration_summary.draw(s.get("orchestration"))
@@ -176,6 +177,7 @@ def render() -> None:
         _agreement(ws, s, lambda scheme: _disagreements(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
     with tabs[8]:
         _gold(s)
+        traversal_summary.gold(s)
     with tabs[9]:
         _exports(ws, df, f)
 

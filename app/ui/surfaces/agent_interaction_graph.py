@@ -23,7 +23,7 @@ from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import graph_view as view, shell, state
+from app.ui import graph_view as view, shell, state, suggestion_view
 from app.ui.state import widget_key
 from app.ui.text import md, visible
 
@@ -105,6 +105,18 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     if not agents:
         st.info("This trace names no agents, so there is no graph to mark.")
     else:
+        hint = suggestion_view.path(item, d)
+        if hint is not None and set(current()["critical_nodes"]) != set(hint.agents):
+            def accept():  # the suggested agents critical, and the handoffs between them the trace has
+                value = current()
+                for agent in hint.agents:
+                    value = graph.set_node(value, agent, True, agents)
+                for a, b in (e for e in hint.edges if any(e == (x, y) for x, y, _n in d.edges)):
+                    value = graph.set_edge(value, a, b, graph.CRITICAL, agents)
+                commit(value)
+                st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
+
+            suggestion_view.offer("critical path", hint.reason, key("accept"), accept)
         _graph_and_agents(ws, item, scheme)
         # the handoffs' controls are outside the graph's fragment: a toggle above does not redraw
         # them; a change here re-runs the scheme, the graph with it

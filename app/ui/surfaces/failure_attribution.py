@@ -8,7 +8,7 @@ from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import shell, trace_view
+from app.ui import shell, suggestion_view, trace_view
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
 
@@ -41,6 +41,14 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     cur_agent = stored.get("responsible_agent")
     cur_step = stored.get("decisive_step")
+    hint = suggestion_view.decisive(item, d)
+    if hint is not None and cur_step != hint.step:
+        def accept():  # the suggested step and its agent, the reason typed so far kept
+            st.session_state[k_agent], st.session_state[k_step] = hint.agent, hint.step
+            on_change()
+
+        suggestion_view.offer(f"decisive step: step {hint.step} ({hint.agent})", hint.reason,
+                              widget_key("fa", scheme.name, item.id, "accept"), accept)
     st.selectbox("Responsible agent", agents, index=agents.index(cur_agent) if cur_agent in agents else None,
                  key=k_agent, on_change=on_change, placeholder="Choose the agent that caused the failure",
                  format_func=visible)
