@@ -90,6 +90,18 @@ def _variants(d, scheme, rng: random.Random) -> list[str]:
                             "correctness": "incorrect",
                             "errors": [{"type": et["name"], "subtype": rng.choice(et["subtypes"])}],
                             "severity": None, "rationale": ""}]}
+        elif t == "traversal_review":
+            et = rng.choice(o["error_types"])
+            first, later = sorted(rng.sample(range(max(len(d.steps), 2)), 2))
+            v = {"forward": {str(i): {"flag": "fine"} for i in range(len(d.steps))},
+                 "backward": {str(first): {"verdict": "root_cause", "caused_by": None},
+                              str(later): {"verdict": rng.choice(["consequence", "redundant"]),
+                                           "caused_by": first}},
+                 "root_causes": [first]}
+            for i in (first, later):
+                v["forward"][str(i)] = {"flag": "error", "modes": [{"type": et["name"], "subtype": et["subtypes"][0]}]}
+            if v["backward"][str(later)]["verdict"] == "redundant":
+                v["backward"][str(later)]["caused_by"] = None
         else:
             v = {}
         out.append(json.dumps(v))
