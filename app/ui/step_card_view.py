@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.traces.palette import PALETTE  # the agents' colours, the graph's and the timeline's too
 from app.ui.text import EL_JS, agent_color, visible
 
 _CSS = """
@@ -33,10 +34,7 @@ _CSS = """
 .baton-steps summary { cursor: pointer; font-size: 0.875rem; }
 .baton-steps details > div, .baton-steps .col { display: flex; flex-direction: column; gap: 0.4rem; min-width: 0; }
 .baton-steps .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
-.baton-steps .c-blue { color: #1c83e1; } .baton-steps .c-green { color: #21a354; }
-.baton-steps .c-orange { color: #e07000; } .baton-steps .c-violet { color: #803df5; }
-.baton-steps .c-red { color: #e02b2b; } .baton-steps .c-gray { color: #808495; }
-"""
+""" + "".join(f".baton-steps .c-{name} {{ color: {hexa}; }}\n" for name, hexa in PALETTE)
 
 # Rebuilt only when the data changed: a rerun that leaves the page as it was keeps what the
 # annotator opened and where they scrolled.
