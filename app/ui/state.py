@@ -12,6 +12,7 @@ ITEM_OPENED = "baton.item_opened"  # (item id, monotonic time of the last activi
 SAVED = "baton.saved"  # {(item, scheme): "HH:MM:SS"} last save shown to the annotator
 SHOW_TRACE = "baton.show_trace"  # the trace column beside the surfaces (a sidebar toggle)
 STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
+FOCUS_STEP = "baton.focus_step"  # {item id: [step, times asked]}: the step a control showed in the trace
 FULL_RERUN = "baton.full_rerun"  # set by a callback in a fragment that changed something outside it
 NOT_SAVED = "baton.not_saved"  # {(item, scheme): why its last save failed, in words}
 REVERT = "baton.revert"  # how many saves failed: controls that follow stored values go back to them
@@ -24,6 +25,7 @@ DEFAULTS = {
     ITEM_OPENED: None,
     SAVED: {},
     STEP_PAGE: {},
+    FOCUS_STEP: {},
 }
 
 
