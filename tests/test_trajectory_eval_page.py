@@ -81,7 +81,7 @@ def test_cards_modes_and_paging(demo_project):
     assert "Step 4 · FlightAgent" in [plain(c)[0] for c in review_cards(at)]
     # an unjudged card asks for a correctness; modes, severity and rationale on request
     assert not mode_groups(at, 4)
-    assert not [w for w in at.selectbox if w.key == card(4, "sev")]
+    assert not [w for w in at.button_group if w.key == card(4, "sev")]
     assert not [w for w in at.text_input if w.key == card(4, "why")]
     at.button(key=card(4, "open") + "\u241fbutton").click().run()
     assert "not judged yet" in cards(at)[4]
@@ -106,7 +106,7 @@ def test_label_save_reopen_correct_again(demo_project):
     at.radio(key=card(4, "corr")).set_value("incorrect").run()
     toggle_mode(at, 4, 0)
     toggle_mode(at, 4, 12)
-    at.selectbox(key=card(4, "sev")).select("major").run()
+    at.button_group(key=card(4, "sev")).set_value("major").run()
     at.text_input(key=card(4, "why")).input("books a 06:40 flight").run()
     at.radio(key=card(0, "corr")).set_value("correct").run()
     assert not at.exception
@@ -125,7 +125,7 @@ def test_label_save_reopen_correct_again(demo_project):
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert again.radio(key=card(4, "corr")).value == "incorrect"
     assert modes_of(again, 4) == [0, 12]  # M11, M32
-    assert again.selectbox(key=card(4, "sev")).value == "major"
+    assert again.button_group(key=card(4, "sev")).value == "major"
     assert again.text_input(key=card(4, "why")).value == "books a 06:40 flight"
     assert again.radio(key=card(0, "corr")).value == "correct"
     assert again.radio(key=card(1, "corr")).value is None
@@ -134,7 +134,7 @@ def test_label_save_reopen_correct_again(demo_project):
     # correct again: modes and severity cleared in the stored value and in the widgets
     again.radio(key=card(4, "corr")).set_value("correct").run()
     assert modes_of(again, 4) == []
-    assert again.selectbox(key=card(4, "sev")).value is None
+    assert again.button_group(key=card(4, "sev")).value is None
     assert all(w.disabled for w in mode_groups(again, 4))
     assert stored(tmp).value["steps"][1] == {"step_index": 4, "agent": "FlightAgent", "correctness": "correct",
                                              "errors": [], "severity": None, "rationale": "books a 06:40 flight"}
@@ -155,7 +155,7 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     at.button(key=place("next")).click().run()
     at.radio(key=card(13, "corr")).set_value("incorrect").run()
     toggle_mode(at, 13, 11)  # 3.1 Premature termination
-    at.selectbox(key=card(13, "sev")).select("critical").run()
+    at.button_group(key=card(13, "sev")).set_value("critical").run()
     assert stored(tmp).value == {"steps": [
         {"step_index": 13, "agent": "Planner", "correctness": "incorrect",
          "errors": [{"type": "Task Verification & Termination", "subtype": "3.1 Premature termination"}],
@@ -208,7 +208,7 @@ def test_saved_labels_the_config_or_trace_no_longer_has_are_kept(demo_project):
                                                          {"steps": [old, moved], "score": 100}))
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert mode_labels(at, 2)[-1] == "Not configured › Old category › x" and modes_of(at, 2) == [14]
-    assert at.selectbox(key=card(2, "sev")).value == "blocker"
+    assert at.button_group(key=card(2, "sev")).value == "blocker"
     # step 3 is now FlightAgent's: the label is listed apart, not shown on the step
     assert at.radio(key=card(3, "corr")).value is None
     assert any("step 3 · SomeoneElse: incorrect" in t.value for t in at.text)
@@ -258,7 +258,7 @@ def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
     assert card(1, "modes") in shown() and modes_of(at, 1) == [0]  # saved: shown
     assert card(2, "modes") not in shown()
     at.radio(key=card(2, "corr")).set_value("incorrect").run()
-    assert card(2, "modes") in shown() and at.selectbox(key=card(2, "sev")).value is None
+    assert card(2, "modes") in shown() and at.button_group(key=card(2, "sev")).value is None
     at.button(key=card(3, "open") + "\u241fbutton").click().run()
     assert card(3, "modes") in shown() and stored(demo_project.parent).value["steps"][-1]["step_index"] == 2
     at.button(key=place("next")).click().run()  # the same places now hold unjudged steps 5-9
@@ -323,7 +323,7 @@ def test_score_and_count_follow_every_click(demo_project):
     (it said "Score: 90/100, 10 of 14 judged" while the cards said 74/100, 14 of 14)."""
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     at.radio(key=card(1, "corr")).set_value("incorrect").run()
-    at.selectbox(key=card(1, "sev")).select("major").run()
+    at.button_group(key=card(1, "sev")).set_value("major").run()
     assert any(m.value.startswith("**Score: 95 / 100** · 1 of 14 steps judged") for m in at.markdown), \
         [m.value for m in at.markdown if "Score" in m.value]
     at.radio(key=card(2, "corr")).set_value("correct").run()

@@ -226,9 +226,10 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     # a horizontal row, one element, not columns (three): see app/ui/pager.py
     row = st.container(horizontal=True, vertical_alignment="bottom")
     if not light:
-        row.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"],
-                      format_func=severity_label, on_change=changed("sev"), disabled=correct,
-                      placeholder="– no severity", width=220)
+        # a segmented control, not a dropdown: one click, even right after another card saved
+        row.segmented_control(f"Severity of step {step.index}", sev_names, key=k["sev"],
+                              format_func=severity_label, on_change=changed("sev"), disabled=correct,
+                              selection_mode="single", help="Click the chosen severity again for none")
         row.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
                        placeholder="Why this judgement?")
     else:
