@@ -91,7 +91,7 @@ export default function(component) {
   if (f && root.dataset.scrolled !== asked) {
     root.dataset.scrolled = asked;
     const target = root.querySelector('.card.focus');
-    if (target) requestAnimationFrame(() => target.scrollIntoView({ block: 'center' }));
+    if (target) requestAnimationFrame(() => target.scrollIntoView({ block: 'start' }));  // its head in view (scroll-margin: below the app's header)
   }
 }
 """

@@ -176,7 +176,7 @@ def test_step_review_modes_one_click_each_and_the_score_follows(srv, page, item)
     groups.nth(0).get_by_text("1.3 Step repetition").click()
     expect(page.get_by_text(re.compile(r"^Step 1: "))).to_contain_text("2 failure modes", timeout=T)
     # and by key: Space on a focused pill
-    groups.nth(2).get_by_text("3.2 No or incomplete verification").focus()
+    groups.nth(2).locator("button", has_text="3.2 No or incomplete verification").focus()
     page.keyboard.press("Space")
     expect(page.get_by_text(re.compile(r"^Step 1: "))).to_contain_text("1 failure mode", timeout=T)
     page.get_by_role("radiogroup", name="Severity of step 1").get_by_role("radio", name=re.compile("^major")).click()
@@ -213,9 +213,9 @@ def _focused_in_view(page):
     card.wait_for(timeout=T)
     expect(card).to_have_attribute("aria-current", "step")
     page.wait_for_timeout(500)  # the scroll happens on the next frame
-    box = card.bounding_box()
+    head = card.locator(".head").bounding_box()  # the card's head (its step and agent) on screen
     vh = page.viewport_size["height"]
-    assert box and box["y"] < vh and box["y"] + min(box["height"], 200) > 0, box
+    assert head and 0 <= head["y"] and head["y"] + head["height"] <= vh, head
     return card
 
 
@@ -234,12 +234,11 @@ def test_show_step_scrolls_to_and_marks_the_step(srv, page, item):
 @pytest.mark.parametrize("item, step", [("whowhen-hand-crafted-33", 8), (TRAIL, 7)], ids=["demo", "trail"])
 def test_decisive_step_is_marked_in_the_trace(srv, page, item, step):
     _open(page, srv, "radio", item)
-    page.get_by_role("radiogroup", name=re.compile("Did the team accomplish")).get_by_text(
-        "failure", exact=True).click()
+    page.get_by_role("radiogroup", name="outcome").get_by_text("failure", exact=True).click()
     assert _wait_for(lambda: _stored(srv, item, "outcome"))
     _open(page, srv, "failure_attribution", item)
     page.get_by_role("combobox", name=re.compile("Decisive step")).click()
-    page.get_by_role("option", name=re.compile(rf"^{step}\b")).first.click()
+    page.get_by_role("option", name=re.compile(rf"^Step {step} · ")).first.click()
     card = _focused_in_view(page)
     assert card.locator(".head").inner_text().startswith(f"Step {step} · ")
     expect(card).to_contain_text("decisive step")
