@@ -66,6 +66,14 @@ def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:
                          selection_mode="single", width="content")
 
 
+def _cell(scheme: Scheme, dim: str, label: str, key: str, value, cb) -> None:
+    """A dimension's line: its name, then its scores."""
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    with row:
+        st.caption(md(dim), width=120)
+        _select(scheme, label, key, value, cb)
+
+
 def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
     d = shell.derivation(item, scheme)
     scale: int = scheme["scale"]
@@ -117,16 +125,14 @@ def _agent_row(ws: Workspace, item: Item, scheme: Scheme, agent: str, note: str)
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "agent", agent, "saved")
     scores = _card(ws, item, scheme)["agents"].get(agent, {})
-    # the agent on a line of its own, then a cell per dimension: the scores need the width
+    # the agent on a line of its own, then a line per dimension: its name and the scores side by
+    # side (three controls in a row of the narrow column cut off the highest scores)
     st.markdown(agent_badge(agent) + md(note) + shell.card_note(saved))
-    cols = st.columns(len(dims))
-    for c, dim in zip(cols, dims):
+    for dim in dims:
         key = widget_key(*prefix, "agent", agent, dim)
         changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_agent_score(
             v, agent, dim, x, scheme["milestones"] or [], scheme["scale"]))
-        with c:
-            st.caption(md(dim))
-            _select(scheme, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
+        _cell(scheme, dim, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
 
 
 def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -135,14 +141,11 @@ def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "team", "saved")
     scores = _card(ws, item, scheme)["team"]
-    cols = st.columns(len(team_dims))
-    for c, dim in zip(cols, team_dims):
+    for dim in team_dims:
         key = widget_key(*prefix, "team", dim)
         changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_team_score(
             v, dim, x, scheme["milestones"] or [], scheme["scale"]))
-        with c:
-            st.caption(md(dim))
-            _select(scheme, md(f"team {dim}"), key, scores.get(dim), changed)
+        _cell(scheme, dim, md(f"team {dim}"), key, scores.get(dim), changed)
     if saved in st.session_state:
         st.caption("Team scores" + shell.card_note(saved))
 
