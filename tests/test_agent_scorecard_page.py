@@ -23,17 +23,17 @@ def test_rows_are_the_agents_that_took_part(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
     for agent in ["Planner", "FlightAgent", "HotelAgent", "FoodAgent", "Critic"]:
         for dim in ["role fidelity", "contribution", "coordination"]:
-            box = at.selectbox(key=key("agent", agent, dim))
-            assert box.value is None and box.options == ["–", "1", "2", "3", "4", "5"]
+            box = at.button_group(key=key("agent", agent, dim))  # one click per cell (issue 27)
+            assert box.value is None and box.options == ["1", "2", "3", "4", "5"]
     assert stored(demo_project.parent) is None
 
 
 def test_score_save_reopen_unscore(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
-    at.selectbox(key=key("agent", "Planner", "role fidelity")).select(4).run()
-    at.selectbox(key=key("agent", "Critic", "coordination")).select(2).run()
-    at.selectbox(key=key("team", "efficiency")).select(5).run()
+    at.button_group(key=key("agent", "Planner", "role fidelity")).set_value(4).run()
+    at.button_group(key=key("agent", "Critic", "coordination")).set_value(2).run()
+    at.button_group(key=key("team", "efficiency")).set_value(5).run()
     at.checkbox(key=key("milestone", "plan produced")).check().run()
     assert not at.exception
     ann = stored(tmp)
@@ -47,18 +47,18 @@ def test_score_save_reopen_unscore(demo_project):
     assert any("Planner" in m.value and "· saved " in m.value for m in at.markdown)
 
     again = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
-    assert again.selectbox(key=key("agent", "Planner", "role fidelity")).value == 4
-    assert again.selectbox(key=key("agent", "Critic", "coordination")).value == 2
-    assert again.selectbox(key=key("agent", "Critic", "role fidelity")).value is None
-    assert again.selectbox(key=key("team", "efficiency")).value == 5
+    assert again.button_group(key=key("agent", "Planner", "role fidelity")).value == 4
+    assert again.button_group(key=key("agent", "Critic", "coordination")).value == 2
+    assert again.button_group(key=key("agent", "Critic", "role fidelity")).value is None
+    assert again.button_group(key=key("team", "efficiency")).value == 5
     assert again.checkbox(key=key("milestone", "plan produced")).value is True
     assert again.checkbox(key=key("milestone", "result verified")).value is False
 
     # "not scored" again removes the entry; nothing left removes the row
-    again.selectbox(key=key("agent", "Planner", "role fidelity")).select(None).run()
+    again.button_group(key=key("agent", "Planner", "role fidelity")).set_value(None).run()
     assert stored(tmp).value["agents"] == {"Critic": {"coordination": 2}}
-    again.selectbox(key=key("agent", "Critic", "coordination")).select(None).run()
-    again.selectbox(key=key("team", "efficiency")).select(None).run()
+    again.button_group(key=key("agent", "Critic", "coordination")).set_value(None).run()
+    again.button_group(key=key("team", "efficiency")).set_value(None).run()
     assert stored(tmp).value == {"agents": {}, "team": {},
                                  "milestones": {"plan produced": True, "task delegated correctly": False,
                                                 "result verified": False}}
@@ -70,16 +70,16 @@ def test_score_save_reopen_unscore(demo_project):
 def test_reviewed_clean_is_not_the_same_as_not_annotated(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
-    at.selectbox(key=key("agent", "Planner", "contribution")).select(3).run()
+    at.button_group(key=key("agent", "Planner", "contribution")).set_value(3).run()
     at.button(key=key("clean")).click().run()
     assert not at.exception
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == {"agents": {}, "team": {}, "milestones": {}}
-    assert at.selectbox(key=key("agent", "Planner", "contribution")).value is None
+    assert at.button_group(key=key("agent", "Planner", "contribution")).value is None
     assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
     again = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
-    assert again.selectbox(key=key("agent", "Planner", "contribution")).value is None
+    assert again.button_group(key=key("agent", "Planner", "contribution")).value is None
 
 
 def test_injected_agent_name_is_escaped(tmp_path):
@@ -91,9 +91,26 @@ def test_injected_agent_name_is_escaped(tmp_path):
                                                                  {"agent": "B", "content": "ok"}]}) + "\n")
     cfg = write_project(tmp_path, data_files=[str(data)])
     at = open_page(make_app(cfg, item="x1"), "agent_scorecard")
-    box = at.selectbox(key=widget_key("scorecard", "scorecard", "x1", "agent", evil, "contribution"))
+    box = at.button_group(key=widget_key("scorecard", "scorecard", "x1", "agent", evil, "contribution"))
     assert box.label == md(f"contribution of {evil}")
     assert not any("<img" in m.value.replace("\\<img", "") for m in at.markdown)
-    box.select(2).run()
+    box.set_value(2).run()
     assert AnnotationStore(tmp_path / "annotations").load("x1", "alice", "scorecard").value["agents"] == \
         {evil: {"contribution": 2}}
+
+
+def test_the_count_follows_every_click(demo_project):
+    """Issue 27: the count at the top is worked out after the save, from the stored value, so it
+    agrees with the cells after every click (it said "0 of 15" once all were filled)."""
+    at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
+    agents = ["Planner", "FlightAgent", "HotelAgent", "FoodAgent", "Critic"]
+    dims = ["role fidelity", "contribution", "coordination"]
+    n = 0
+    for agent in agents:
+        for dim in dims:
+            at.button_group(key=key("agent", agent, dim)).set_value(3).run()
+            n += 1
+            assert any(f"{n} of 15 agent scores" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert len(stored(demo_project.parent).value["agents"]) == 5
+    at.button_group(key=key("agent", "Critic", "coordination")).set_value(None).run()
+    assert any("14 of 15 agent scores" in c.value for c in at.caption)

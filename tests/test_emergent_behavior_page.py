@@ -180,3 +180,22 @@ def test_a_behaviours_range_is_kept_while_another_is_shown(demo_project):
     at.button(key=key_of(at.button, "role_swap", "add")).click().run()
     assert stored(demo_project, item).value == {"role_swap": {"turns": [4, 5, 6, 7], "note": ""}}
     assert not at.exception and not [w for w in at.warning if "Session State" in w.value]
+
+
+def test_overview_follows_every_tick(demo_project):
+    """Issue 27: the overview at the top agrees with the turns below after every click (it said
+    "no turns" above "Marked: 1 turn")."""
+    item = "trip-planner-001"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    def overview():  # the markdown as read (md() escapes ":" and brackets)
+        return " ".join(m.value for m in at.markdown).replace("&#58;", ":").replace("\\", "")
+
+    box(at, "echoing", 3).check().run()
+    assert "echoing: 1 turn (3)" in overview(), overview()
+    assert any(c.value.startswith("Marked: 1 turn") for c in at.caption)
+    box(at, "echoing", 4).check().run()
+    assert "echoing: 2 turns" in overview()
+    box(at, "echoing", 3).uncheck().run()
+    box(at, "echoing", 4).uncheck().run()
+    assert "echoing: no turns" in overview()
+    assert stored(demo_project, item) is None

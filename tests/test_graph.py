@@ -212,8 +212,10 @@ def test_drawing_is_safe_and_text_carries_state():
     assert "critical path" in inj["label"] and inj["shape"] == "star"
     assert "critical" not in by_id[lay.node_of("Planner").id]["label"]
     handles = {(e.src, e.dst): by_id[e.id] for e in lay.edges}
-    assert handles[("Planner", INJECTED)]["label"] == "2× ★ critical"
-    assert handles[(INJECTED, "Critic")]["label"] == "1× ⚠ problematic"
+    # the box carries the state as a sign (issue 27: short boxes stay clear of the labels); the
+    # line under the graph says it in words
+    assert handles[("Planner", INJECTED)]["label"] == "2× ★"
+    assert handles[(INJECTED, "Critic")]["label"] == "1× ⚠"
     assert handles[("Critic", "Planner")]["label"] == "1×"
     assert all("width" in e and "value" not in e for e in vis_edges)  # never mix width and value
     assert len(vis_edges) == 2 * len(lay.edges)
@@ -280,3 +282,34 @@ def test_vis_options_and_edge_ids():
     _nodes, edges = view.drawing(lay, None)
     ids = [e["id"] for e in edges]
     assert ids == ["g0-0-e0-in", "g0-0-e0-out", "g0-0-e1-in", "g0-0-e1-out"]  # updated in place by id
+
+
+@pytest.mark.parametrize("item_id, d", DERIVATIONS, ids=[i for i, _ in DERIVATIONS])
+def test_no_label_box_or_node_overlaps_whatever_is_marked(item_id, d):
+    """Issue 27: node labels collided with the handoffs' count boxes once a node was marked
+    critical. The layout keeps room for the widest state of every label and box."""
+    lay = view.layout(d.agents, d.step_counts, d.edges, prefix="g1-")
+    assert view.overlaps(lay) == []
+    everything = {"critical_nodes": list(d.agents),
+                  "edges": {graph.edge_key(a, b): "problematic" for a, b, _ in d.edges}}
+    nodes, _ = view.drawing(lay, everything)
+    by_id = {n["id"]: n for n in nodes}
+    for n in lay.nodes:  # what is drawn fits in the room kept for it
+        lines = by_id[n.id]["label"].split("\n")
+        _, label = view.node_rects(n)
+        assert len(lines) <= 3 and max(len(x) for x in lines) * 0.6 * view.NODE_FONT <= label[2] - label[0] + 0.01
+    for e in lay.edges:
+        box = view.box_rect(e.x, e.y, e.count)
+        assert len(by_id[e.id]["label"]) * 0.6 * view.BOX_FONT <= box[2] - box[0]
+
+
+def test_nodes_take_their_agents_colour():
+    """Issue 27: every node was one blue while the trace coloured each agent."""
+    from app.traces.palette import agent_hex
+    lay = view.layout(["Coder", "Tester", "Manager"], {}, [("Coder", "Tester", 1)])
+    nodes, _ = view.drawing(lay, {"critical_nodes": ["Tester"], "edges": {}})
+    by_id = {n["id"]: n for n in nodes}
+    for n in lay.nodes:
+        assert by_id[n.id]["color"]["background"] == agent_hex(n.agent)
+    crit = by_id[lay.node_of("Tester").id]
+    assert crit["shape"] == "star" and crit["borderWidth"] > 1 and "critical path" in crit["label"]

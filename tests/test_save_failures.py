@@ -78,10 +78,10 @@ def test_a_card_says_not_saved_and_its_control_returns(demo_project, read_only):
     verdict = widget_key("toolreview", "tool_review", "slot", 1 % PAGE_SIZE, "verdict")
     notes = widget_key("toolreview", "tool_review", "slot", 1 % PAGE_SIZE, "notes")
     at.text_input(key=notes).input("looked up the wrong date").run()
-    at.selectbox(key=verdict).set_value("wrong_args").run()
+    at.button_group(key=verdict).set_value("wrong_args").run()  # a segmented control (issue 27)
     assert not at.exception, [e.value for e in at.exception]
     assert any(NOT_WRITABLE in c.value for c in at.caption), [c.value for c in at.caption]
-    assert at.selectbox(key=verdict).value is None  # nothing on disk
+    assert at.button_group(key=verdict).value is None  # nothing on disk
     assert at.text_input(key=notes).value == "looked up the wrong date"  # kept to retry
 
 

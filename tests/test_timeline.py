@@ -11,7 +11,13 @@ from app.ui import contention_view as tl
 from app.traces.contention import Call, Region, find_regions, normalize_calls
 from app.traces.derive import derive
 from app.traces.timeparse import parse_duration, parse_time
+from app.traces.palette import agent_hex
 from tests.conftest import ROOT, shared_files
+
+
+def tick_text(tick: str) -> str:
+    """A lane's label without the span that colours it in its agent's colour."""
+    return tick.split(">", 1)[1].rsplit("</span>", 1)[0] if tick.startswith("<span") else tick
 
 
 def demo(item_id):
@@ -150,13 +156,16 @@ def test_figure_numeric_seconds_code_team():
     bars, markers = fig.data
     assert list(bars.customdata) == [f"call:{i}" for i in range(6)]
     assert list(bars.base) == [0.0, 50.0, 55.0, 30.0, 410.0, 415.0]
-    assert list(bars.x) == [42.0, 350.0, 345.0, 30.0, 5.0, 5.0]
+    # a bar is drawn at least MIN_BAR_SHARE of the window wide (issue 27: short calls stay visible)
+    assert tl.min_bar(t) == pytest.approx(420 * tl.MIN_BAR_SHARE)
+    assert list(bars.x) == pytest.approx([42.0, 350.0, 345.0, 30.0, 5.04, 5.04])
     assert list(bars.y) == [0, 0, 1, 1, 0, 2]
     assert bars.text[0] == "run_tests ⚠#0" and bars.text[4] == "git_push"
     assert list(markers.customdata) == ["region:0", "region:1"]
     assert list(markers.text) == ["#0", "#1"]
     assert fig.layout.xaxis.type == "linear"
-    assert list(fig.layout.yaxis.ticktext) == ["Coder", "Tester", "Reviewer"]
+    assert [tick_text(x) for x in fig.layout.yaxis.ticktext] == ["Coder", "Tester", "Reviewer"]
+    assert fig.layout.yaxis.ticktext[0] == f'<span style="color:{agent_hex("Coder")}">Coder</span>'  # one palette
     shapes = fig.layout.shapes
     assert [(s.x0, s.x1, s.y0, s.y1) for s in shapes] == [(0, 60, -0.45, 1.45), (50, 400, -0.45, 1.45)]
     assert {s.line.width for s in shapes} == {1}  # no region stands out: the selection is not drawn
@@ -197,7 +206,8 @@ def test_trace_text_is_html_escaped():
     spec = fig.to_json()
     for raw in (evil, "<b>r</b>", "<a href"):
         assert raw not in spec
-    assert fig.layout.yaxis.ticktext[0].startswith("&lt;img src=x")
+    assert fig.layout.yaxis.ticktext[0].startswith('<span style="color:#')  # the agent's colour
+    assert "&lt;img src=x" in fig.layout.yaxis.ticktext[0]
     assert "&lt;a href=&#39;javascript:x&#39;&gt;t&lt;/a&gt;" in fig.data[0].text[0]
     assert "resource: &lt;b&gt;r&lt;/b&gt;" in fig.data[0].hovertext[0]
 
@@ -306,7 +316,7 @@ def test_bars_labelled_only_when_few_are_in_view():
     few = tl.build(calls, regions, window=(0.0, 20.0))
     assert 0 < len(few.bars) <= tl.BAR_LABELS_UP_TO and tl.bar_labels(few)
     bars = tl.figure(few).data[0]
-    assert bars.textposition == "inside" and bars.text[0].startswith("tool0")
+    assert bars.textposition == "auto" and bars.text[0].startswith("tool0")
     assert any("⚠#" in x for x in bars.text)
     many = tl.build(calls, regions)
     assert len(many.bars) == 200 and not tl.bar_labels(many)
@@ -322,7 +332,7 @@ def test_margins_fixed_from_the_lane_labels():
     calls = [Call(i, names[i % 3], "t", "r", float(i), i + 2.0) for i in range(6)]
     t = tl.build(calls, find_regions(calls), agents=names)
     fig = tl.figure(t)
-    labels = list(fig.layout.yaxis.ticktext)
+    labels = [tick_text(x) for x in fig.layout.yaxis.ticktext]
     assert labels[2] == "C" and all(x.endswith("…") for x in labels[:2])
     assert all(tl.label_px(x) <= tl.LABEL_PX for x in labels) and len(labels[1]) <= tl.LABEL_CHARS
     assert labels[1].startswith("Research Coordinator")
@@ -343,3 +353,34 @@ def test_region_lines_name_the_calls_as_plain_text():
     # the first CALLS_NAMED calls, one line each, as text (the cards put it in with textContent)
     assert named.startswith("calls: 0 <b>lock</b> (agent 0); 1 <b>lock</b> (agent 1)")
     assert named.endswith(f"and {10 - tl.CALLS_NAMED} more") and f"{tl.CALLS_NAMED} <b>lock</b>" not in named
+
+
+def test_unix_seconds_are_clock_times():
+    """Issue 27: TRAIL gives span times as Unix seconds (1.742e9); they are drawn as clock times,
+    not as "1.742403B … time (s)". Seconds from a run's start stay seconds."""
+    assert tl.time_kind([{"start": 1742402569.672146, "end": 1742402569.67756}]) == tl.DATETIME
+    assert tl.time_kind([{"start": "1742402569.6", "end": "1742402570"}]) == tl.DATETIME
+    assert tl.time_kind([{"start": 0, "end": 1742402569}]) == tl.SECONDS  # 0 is not a Unix time here
+    assert tl.time_kind([{"start": 10 ** 400, "end": 1}]) == tl.SECONDS  # too large for a float
+    assert tl.time_kind([{"start": True, "end": 5}]) == tl.SECONDS
+
+
+def test_a_trail_run_is_drawn_in_clock_time_with_every_call_visible():
+    """The TRAIL run in data/trail: calls of 0.2-6 ms in a 73 s run are drawn on a date axis,
+    each at least MIN_BAR_SHARE of the window wide; the hover keeps the true duration."""
+    from app.traces.readers import read_path
+    items, _, _ = read_path(ROOT / "data" / "trail" / "gaia" / "512475a321c616e45337da3575f6a185.json")
+    data = items[0].data
+    d = derive(data)
+    assert tl.time_kind(data["calls"]) == tl.DATETIME
+    bounds = tl.time_bounds(d.calls)
+    t = tl.build(d.calls, d.contentions, d.agents, tl.DATETIME, window=bounds)
+    fig = tl.figure(t)
+    assert fig.layout.xaxis.type == "date" and fig.layout.xaxis.title.text == "time (UTC)"
+    bars = fig.data[0]
+    span_ms = (bounds[1] - bounds[0]) * 1000
+    assert len(bars.x) == 3 and all(x >= span_ms * tl.MIN_BAR_SHARE * 0.999 for x in bars.x)
+    assert all(b.end - b.start < 0.01 for b in t.bars)  # the calls themselves last milliseconds
+    assert "duration: 0.006 s" in bars.hovertext[0] or "duration: 0.005 s" in bars.hovertext[0]
+    assert bars.text[0].startswith("inspect_file_as_text")  # labelled (beside the bar when short)
+    assert bars.insidetextfont.color == tl.LABEL_ON_BAR

@@ -39,9 +39,9 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
         if first:
             at.button(key=place("next")).click().run()
         for i in range(first, min(first + PAGE_SIZE, 5)):
-            assert at.selectbox(key=card(i, "verdict")).value is None
-            assert at.selectbox(key=card(i, "verdict")).options == ["– no verdict", "correct", "wrong_tool",
-                                                                   "wrong_args", "wrong_order"]
+            assert at.button_group(key=card(i, "verdict")).value is None
+            assert at.button_group(key=card(i, "verdict")).options == ["correct", "wrong\\_tool",
+                                                                       "wrong\\_args", "wrong\\_order"]
         codes += [x for c in call_cards(at) for x in card_codes(c)]
         headers += [plain(c)[0] for c in call_cards(at)]
     assert [h.split(" · ")[0] for h in headers] == [f"Call {i}" for i in range(5)]
@@ -59,9 +59,9 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
 def test_verdict_notes_save_reopen_and_unset(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    at.selectbox(key=card(2, "verdict")).select("wrong_args").run()
+    at.button_group(key=card(2, "verdict")).set_value("wrong_args").run()
     at.text_input(key=card(0, "notes")).input("delegation looks fine").run()
-    at.selectbox(key=card(0, "verdict")).select("correct").run()
+    at.button_group(key=card(0, "verdict")).set_value("correct").run()
     assert not at.exception
     ann = stored(tmp)
     assert ann.status == "annotated"
@@ -70,15 +70,15 @@ def test_verdict_notes_save_reopen_and_unset(demo_project):
         {"index": 2, "step": 4, "tool": "book_flight", "verdict": "wrong_args", "notes": ""}]
 
     again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    assert again.selectbox(key=card(0, "verdict")).value == "correct"
+    assert again.button_group(key=card(0, "verdict")).value == "correct"
     assert again.text_input(key=card(0, "notes")).value == "delegation looks fine"
-    assert again.selectbox(key=card(2, "verdict")).value == "wrong_args"
-    assert again.selectbox(key=card(1, "verdict")).value is None
+    assert again.button_group(key=card(2, "verdict")).value == "wrong_args"
+    assert again.button_group(key=card(1, "verdict")).value is None
     assert any("2 of 5 calls judged" in c.value for c in again.caption)
 
-    again.selectbox(key=card(2, "verdict")).select(None).run()
+    again.button_group(key=card(2, "verdict")).set_value(None).run()
     assert [e["index"] for e in stored(tmp).value] == [0]
-    again.selectbox(key=card(0, "verdict")).select(None).run()
+    again.button_group(key=card(0, "verdict")).set_value(None).run()
     assert stored(tmp).value == [{"index": 0, "step": 1, "tool": "delegate", "verdict": None,
                                   "notes": "delegation looks fine"}]
     again.text_input(key=card(0, "notes")).input("").run()
@@ -88,11 +88,11 @@ def test_verdict_notes_save_reopen_and_unset(demo_project):
 def test_reviewed_clean(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
+    at.button_group(key=card(1, "verdict")).set_value("wrong_tool").run()
     at.button(key=place("clean")).click().run()
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == []
-    assert at.selectbox(key=card(1, "verdict")).value is None
+    assert at.button_group(key=card(1, "verdict")).value is None
     again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
 
@@ -116,14 +116,14 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     # the stale label is listed apart, not shown on call 3 (on its page)
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
     at.number_input(key=place("page_number")).set_value(3 // PAGE_SIZE + 1).run()
-    assert at.selectbox(key=card(3, "verdict")).label == "Verdict on call 3"
-    assert at.selectbox(key=card(3, "verdict")).value is None
+    assert at.button_group(key=card(3, "verdict")).label == "Verdict on call 3"
+    assert at.button_group(key=card(3, "verdict")).value is None
     at.number_input(key=place("page_number")).set_value(1).run()
     page = 21 // PAGE_SIZE  # the page holding call 21
     for _ in range(page):
         at.button(key=place("next")).click().run()
     assert [c["call"] for c in call_cards(at)] == list(range(page * PAGE_SIZE, min(25, (page + 1) * PAGE_SIZE)))
-    at.selectbox(key=card(21, "verdict")).select("wrong_order").run()
+    at.button_group(key=card(21, "verdict")).set_value("wrong_order").run()
     assert any(c.value.startswith("Call 21: verdict wrong\\_order · saved") for c in at.caption)
     assert stored(tmp_path, "many").value == [
         {"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""},
@@ -132,8 +132,8 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     assert stored(tmp_path, "many").value == [
         {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
     at.number_input(key=place("page_number")).set_value(3 // PAGE_SIZE + 1).run()  # call 3's page
-    assert at.selectbox(key=card(3, "verdict")).label == "Verdict on call 3"
-    assert at.selectbox(key=card(3, "verdict")).value is None
+    assert at.button_group(key=card(3, "verdict")).label == "Verdict on call 3"
+    assert at.button_group(key=card(3, "verdict")).value is None
 
 
 def test_item_without_tool_calls(demo_project):
@@ -144,14 +144,14 @@ def test_item_without_tool_calls(demo_project):
 def test_a_cards_place_takes_the_verdict_of_the_call_it_now_holds(tmp_path):
     cfg = many_calls(tmp_path, 12)
     at = open_page(make_app(cfg, item="many"), "tool_call_review")
-    at.selectbox(key=card(1, "verdict")).select("wrong_tool").run()
+    at.button_group(key=card(1, "verdict")).set_value("wrong_tool").run()
     at.text_input(key=card(1, "notes")).input("should search").run()
     assert any(c.value.startswith("Call 1: verdict wrong\\_tool") for c in at.caption)
     at.button(key=place("next")).click().run()  # the same place now holds call 1 + PAGE_SIZE
     now = 1 + PAGE_SIZE
-    assert at.selectbox(key=card(1, "verdict")).label == f"Verdict on call {now}"
-    assert at.selectbox(key=card(1, "verdict")).value is None and at.text_input(key=card(1, "notes")).value == ""
+    assert at.button_group(key=card(1, "verdict")).label == f"Verdict on call {now}"
+    assert at.button_group(key=card(1, "verdict")).value is None and at.text_input(key=card(1, "notes")).value == ""
     assert not any(c.value.startswith(f"Call {now}:") for c in at.caption)  # nothing saved for it
     at.button(key=place("prev")).click().run()
-    assert at.selectbox(key=card(1, "verdict")).value == "wrong_tool"
+    assert at.button_group(key=card(1, "verdict")).value == "wrong_tool"
     assert at.text_input(key=card(1, "notes")).value == "should search"

@@ -30,6 +30,36 @@ def card(step, field, scheme="mast_steps"):
     return widget_key("traj", scheme, "slot", step % PAGE_SIZE, field)
 
 
+def mode_groups(at, step, scheme="mast_steps"):
+    """A card's failure-mode pills, one per category, in config order (issue 27: every mode
+    visible, one click each, instead of a dropdown)."""
+    prefix = card(step, "modes", scheme) + "\u241f"
+    return sorted((w for w in at.button_group if w.key and w.key.startswith(prefix)),
+                  key=lambda w: int(w.key.rsplit("\u241f", 1)[1]))
+
+
+def mode_labels(at, step, scheme="mast_steps"):
+    """"Category › subtype" for every mode the card offers, in order."""
+    return [f"{w.label.replace(chr(92), '').rsplit(' (step', 1)[0]} › {o}".replace("\\", "")
+            for w in mode_groups(at, step, scheme) for o in w.options]
+
+
+def modes_of(at, step, scheme="mast_steps"):
+    """The modes ticked on a card (their positions in the scheme's list of modes)."""
+    return sorted(j for w in mode_groups(at, step, scheme) for j in (w.value or []))
+
+
+def toggle_mode(at, step, j, scheme="mast_steps"):
+    """Click mode number `j` on a card (its category's pills hold a run of the modes)."""
+    first = 0
+    for w in mode_groups(at, step, scheme):
+        if first <= j < first + len(w.options):
+            now = list(w.value or [])
+            return w.set_value([x for x in now if x != j] if j in now else now + [j]).run()
+        first += len(w.options)
+    raise AssertionError(f"no mode {j} on step {step}")
+
+
 def stored(tmp_path, item=ITEM, scheme="mast_steps"):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", scheme)
 
@@ -50,13 +80,14 @@ def test_cards_modes_and_paging(demo_project):
     assert "not judged yet" in cards(at)[4]
     assert "Step 4 · FlightAgent" in [plain(c)[0] for c in review_cards(at)]
     # an unjudged card asks for a correctness; modes, severity and rationale on request
-    assert not [w for w in at.multiselect if w.key == card(4, "modes")]
-    assert not [w for w in at.selectbox if w.key == card(4, "sev")]
+    assert not mode_groups(at, 4)
+    assert not [w for w in at.button_group if w.key == card(4, "sev")]
     assert not [w for w in at.text_input if w.key == card(4, "why")]
     at.button(key=card(4, "open") + "\u241fbutton").click().run()
     assert "not judged yet" in cards(at)[4]
-    ms = at.multiselect(key=card(4, "modes"))
-    assert len(ms.options) == 14 and ms.options[0] == M11 and ms.value == []
+    assert [len(w.options) for w in mode_groups(at, 4)] == [5, 6, 3]  # grouped by category, all shown
+    labels = mode_labels(at, 4)
+    assert len(labels) == 14 and labels[0] == M11 and modes_of(at, 4) == []
     assert at.text_input(key=card(4, "why")).value == ""  # a rationale may come before a correctness
     assert at.radio(key=card(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
     assert any(m.value.startswith("**Score: 100 / 100**") for m in at.markdown)
@@ -73,9 +104,9 @@ def test_label_save_reopen_correct_again(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     at.radio(key=card(4, "corr")).set_value("incorrect").run()
-    at.multiselect(key=card(4, "modes")).select(0).run()
-    at.multiselect(key=card(4, "modes")).select(12).run()
-    at.selectbox(key=card(4, "sev")).select("major").run()
+    toggle_mode(at, 4, 0)
+    toggle_mode(at, 4, 12)
+    at.button_group(key=card(4, "sev")).set_value("major").run()
     at.text_input(key=card(4, "why")).input("books a 06:40 flight").run()
     at.radio(key=card(0, "corr")).set_value("correct").run()
     assert not at.exception
@@ -93,8 +124,8 @@ def test_label_save_reopen_correct_again(demo_project):
 
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert again.radio(key=card(4, "corr")).value == "incorrect"
-    assert again.multiselect(key=card(4, "modes")).value == [0, 12]  # M11, M32
-    assert again.selectbox(key=card(4, "sev")).value == "major"
+    assert modes_of(again, 4) == [0, 12]  # M11, M32
+    assert again.button_group(key=card(4, "sev")).value == "major"
     assert again.text_input(key=card(4, "why")).value == "books a 06:40 flight"
     assert again.radio(key=card(0, "corr")).value == "correct"
     assert again.radio(key=card(1, "corr")).value is None
@@ -102,9 +133,9 @@ def test_label_save_reopen_correct_again(demo_project):
 
     # correct again: modes and severity cleared in the stored value and in the widgets
     again.radio(key=card(4, "corr")).set_value("correct").run()
-    assert again.multiselect(key=card(4, "modes")).value == []
-    assert again.selectbox(key=card(4, "sev")).value is None
-    assert again.multiselect(key=card(4, "modes")).disabled
+    assert modes_of(again, 4) == []
+    assert again.button_group(key=card(4, "sev")).value is None
+    assert all(w.disabled for w in mode_groups(again, 4))
     assert stored(tmp).value["steps"][1] == {"step_index": 4, "agent": "FlightAgent", "correctness": "correct",
                                              "errors": [], "severity": None, "rationale": "books a 06:40 flight"}
     assert stored(tmp).value["score"] == 100
@@ -123,8 +154,8 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     at.button(key=place("next")).click().run()
     at.button(key=place("next")).click().run()
     at.radio(key=card(13, "corr")).set_value("incorrect").run()
-    at.multiselect(key=card(13, "modes")).select(11).run()  # 3.1 Premature termination
-    at.selectbox(key=card(13, "sev")).select("critical").run()
+    toggle_mode(at, 13, 11)  # 3.1 Premature termination
+    at.button_group(key=card(13, "sev")).set_value("critical").run()
     assert stored(tmp).value == {"steps": [
         {"step_index": 13, "agent": "Planner", "correctness": "incorrect",
          "errors": [{"type": "Task Verification & Termination", "subtype": "3.1 Premature termination"}],
@@ -154,8 +185,8 @@ def test_step_text_key_fallbacks_without_score(tmp_path):
     assert "thinking" in texts and "only content" in texts and "search_web('SF weather')" in texts
     assert not any(m.value.startswith("**Score") for m in at.markdown)
     at.button(key=card(2, "open", scheme="steps") + "\u241fbutton").click().run()  # modes before a correctness
-    assert at.multiselect(key=card(2, "modes", scheme="steps")).options == ["reasoning › logic", "safety"]
-    at.multiselect(key=card(2, "modes", scheme="steps")).select(1).run()
+    assert mode_labels(at, 2, "steps") == ["reasoning › logic", "safety › safety"]
+    toggle_mode(at, 2, 1, "steps")
     at.radio(key=card(1, "corr", scheme="steps")).set_value("ok").run()
     assert stored(tmp_path, "r1", "steps").value == {"steps": [
         {"step_index": 1, "agent": "B", "correctness": "ok", "errors": [], "severity": None, "rationale": ""},
@@ -176,9 +207,8 @@ def test_saved_labels_the_config_or_trace_no_longer_has_are_kept(demo_project):
     AnnotationStore(tmp / "annotations").save(Annotation(ITEM, "alice", "mast_steps", "trajectory_eval",
                                                          {"steps": [old, moved], "score": 100}))
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    ms = at.multiselect(key=card(2, "modes"))
-    assert ms.options[-1] == "Old category › x (not configured)" and ms.value == [14]
-    assert at.selectbox(key=card(2, "sev")).value == "blocker"
+    assert mode_labels(at, 2)[-1] == "Not configured › Old category › x" and modes_of(at, 2) == [14]
+    assert at.button_group(key=card(2, "sev")).value == "blocker"
     # step 3 is now FlightAgent's: the label is listed apart, not shown on the step
     assert at.radio(key=card(3, "corr")).value is None
     assert any("step 3 · SomeoneElse: incorrect" in t.value for t in at.text)
@@ -224,11 +254,11 @@ def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
          "errors": [{"type": "Specification & System Design", "subtype": "1.1 Disobey task specification"}],
          "severity": None, "rationale": ""}]}))
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    shown = lambda: {w.key for w in at.multiselect}  # noqa: E731
-    assert card(1, "modes") in shown() and at.multiselect(key=card(1, "modes")).value == [0]  # saved: shown
+    shown = lambda: {w.key.rsplit("\u241f", 1)[0] for w in at.button_group}  # noqa: E731
+    assert card(1, "modes") in shown() and modes_of(at, 1) == [0]  # saved: shown
     assert card(2, "modes") not in shown()
     at.radio(key=card(2, "corr")).set_value("incorrect").run()
-    assert card(2, "modes") in shown() and at.selectbox(key=card(2, "sev")).value is None
+    assert card(2, "modes") in shown() and at.button_group(key=card(2, "sev")).value is None
     at.button(key=card(3, "open") + "\u241fbutton").click().run()
     assert card(3, "modes") in shown() and stored(demo_project.parent).value["steps"][-1]["step_index"] == 2
     at.button(key=place("next")).click().run()  # the same places now hold unjudged steps 5-9
@@ -244,9 +274,9 @@ def test_controls_shown_for_saved_data_stay_while_emptied(demo_project):
              "errors": [{"type": "Specification & System Design", "subtype": "1.1 Disobey task specification"}],
              "severity": None, "rationale": ""}]}))
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    at.multiselect(key=card(1, "modes")).unselect(0).run()
+    toggle_mode(at, 1, 0)
     assert stored(demo_project.parent) is None  # nothing left: the row is gone
-    assert card(1, "modes") in {w.key for w in at.multiselect}  # to pick another mode at once
+    assert mode_groups(at, 1)  # to pick another mode at once
 
 
 def test_the_lists_controls_are_shared_by_items_and_the_page_is_each_items_own(demo_project):
@@ -286,3 +316,15 @@ def test_a_rationale_before_a_correctness_is_saved_and_shown_again(demo_project)
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")  # a new session
     assert again.text_input(key=card(1, "why")).value == "unclear whom it delegates to"
     assert again.radio(key=card(1, "corr")).value is None
+
+
+def test_score_and_count_follow_every_click(demo_project):
+    """Issue 27: the score and count at the top are read after the save and agree with the cards
+    (it said "Score: 90/100, 10 of 14 judged" while the cards said 74/100, 14 of 14)."""
+    at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
+    at.radio(key=card(1, "corr")).set_value("incorrect").run()
+    at.button_group(key=card(1, "sev")).set_value("major").run()
+    assert any(m.value.startswith("**Score: 95 / 100** · 1 of 14 steps judged") for m in at.markdown), \
+        [m.value for m in at.markdown if "Score" in m.value]
+    at.radio(key=card(2, "corr")).set_value("correct").run()
+    assert any(m.value.startswith("**Score: 95 / 100** · 2 of 14 steps judged") for m in at.markdown)

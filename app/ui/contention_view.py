@@ -4,7 +4,10 @@ One lane per agent, each timed call a bar from its start to its end labelled wit
 tool; every contention region (app/traces/contention.py) is shaded on the lanes of the agents
 whose calls it involves (contiguous lanes merged into one rectangle) and carries a
 clickable marker "#N". Times are float seconds (app/timeparse.py); when the trace gave
-ISO 8601 text, the axis shows real (UTC) time, otherwise seconds.
+ISO 8601 text, or numbers that can only be Unix times (TRAIL's spans: 1.74e9 s), the axis shows
+clock (UTC) time, otherwise seconds. A call of any length is drawn at least MIN_BAR_SHARE of the
+time in view wide, so a call of a few milliseconds in a run of minutes stays visible and
+clickable (its hover gives its true start, end and duration).
 
 Everything from the trace reaches Plotly HTML-escaped: Plotly renders a subset of HTML
 (`<b>`, `<a href>`, `<br>`) in hover text, tick labels and bar text.
@@ -19,87 +22,19 @@ import html
 import math
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 from app.paging import page_count  # noqa: F401  (the surface pages the regions with it)
 from app.traces.contention import Call, Region
+from app.traces.palette import agent_hex
+# the calls' times as the chart writes them (kept apart: plain functions of times, no drawing)
+from app.traces.clock import (DATETIME, SECONDS, UNIX_FROM, UNIX_TO, axis_value, fmt_duration,  # noqa: F401
+                              fmt_span, fmt_time, time_kind, to_datetime)
 from app.traces.trace import one_line
 from app.types.tool_contention import KEY, UNLABELLED, is_empty, labels_of, set_label, to_value  # noqa: F401
 
-SECONDS = "seconds"
-DATETIME = "datetime"
 MAX_SHAPES = 400  # shaded rectangles drawn at most (Plotly slows down with many shapes)
 LABEL_CHARS = 24  # lane names longer than this are shortened on the axis
-_EPOCH = datetime(1970, 1, 1)
-
-
-# --- times ---------------------------------------------------------------------------------------
-
-def _is_number_text(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
-
-
-def time_kind(raw_calls: Any) -> str:
-    """DATETIME if any call gives a time as non-numeric text (ISO 8601), else SECONDS."""
-    if not isinstance(raw_calls, list):
-        return SECONDS
-    for c in raw_calls:
-        if isinstance(c, dict):
-            for k in ("start", "end"):
-                v = c.get(k)
-                if isinstance(v, str) and v.strip() and not _is_number_text(v.strip()):
-                    return DATETIME
-    return SECONDS
-
-
-def to_datetime(t: float) -> datetime:
-    """Seconds since the epoch as a naive UTC datetime (what Plotly's date axis expects)."""
-    return _EPOCH + timedelta(seconds=t)
-
-
-def axis_value(t: float, kind: str):
-    return to_datetime(t) if kind == DATETIME else t
-
-
-def fmt_time(t: float | None, kind: str) -> str:
-    if t is None:
-        return "—"
-    if kind == DATETIME:
-        d = to_datetime(t)
-        ms = d.microsecond // 1000
-        return d.strftime("%Y-%m-%d %H:%M:%S") + (f".{ms:03d}" if ms else "") + " UTC"
-    return f"{_num(t)} s"
-
-
-def _num(x: float) -> str:
-    return f"{x:.3f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))
-
-
-def fmt_duration(seconds: float) -> str:
-    if not math.isfinite(seconds):  # two finite times too far apart to subtract (near ±1.8e308)
-        return "too long to count"
-    if seconds < 120:
-        return f"{_num(round(seconds, 3))} s"
-    m, s = divmod(seconds, 60)
-    if m < 120:
-        return f"{int(m)} min {_num(round(s, 1))} s"
-    h, m = divmod(m, 60)
-    return f"{int(h)} h {int(m)} min"
-
-
-def fmt_span(start: float, end: float, kind: str) -> str:
-    """"10:00:00 – 10:00:11 UTC (11 s)" style text for a time span."""
-    if kind == DATETIME:
-        a, b = fmt_time(start, kind), fmt_time(end, kind)
-        if a[:10] == b[:10]:
-            b = b[11:]
-        return f"{a.removesuffix(' UTC')} – {b} ({fmt_duration(end - start)})"
-    return f"{_num(start)} – {_num(end)} s ({fmt_duration(end - start)})"
 
 
 # --- what is drawn -------------------------------------------------------------------------------
@@ -290,8 +225,11 @@ def build(calls: list[Call], regions: list[Region], agents: Iterable[str] = (), 
 
 # --- Plotly --------------------------------------------------------------------------------------
 
-CALL_COLOUR = "rgba(99, 110, 250, 0.85)"
-CONTENDED_COLOUR = "rgba(239, 85, 59, 0.9)"
+# dark enough for white labels on them (contrast above 4.5:1: #3949ab 7.6:1, #b71c1c 6.6:1)
+CALL_COLOUR = "#3949ab"
+CONTENDED_COLOUR = "#b71c1c"
+LABEL_ON_BAR = "#ffffff"
+MIN_BAR_SHARE = 0.012  # of the time in view: about 4-6 px in the page's chart column
 SHADE_COLOUR = "rgba(255, 161, 90, 0.22)"
 # The chart never shows a selection (it would go stale when the list selects another region
 # without the chart being drawn again): a click is an event only (clickmode below), and should
@@ -363,6 +301,28 @@ def margins(labels: list[str], date: bool) -> dict:
     return dict(l=int(18 + widest), r=10, t=36, b=72 if date else 52, autoexpand=False)
 
 
+def min_bar(t: Timeline) -> float:
+    """The shortest drawn bar, in seconds: MIN_BAR_SHARE of the time in view."""
+    if t.window is not None:
+        lo, hi = t.window
+    elif t.bars:
+        lo, hi = min(b.start for b in t.bars), max(b.end for b in t.bars)
+    else:
+        return 0.0
+    span = hi - lo
+    return span * MIN_BAR_SHARE if math.isfinite(span) and span > 0 else 0.0
+
+
+def drawn_length(b: Bar, shortest: float) -> float:
+    """A bar's drawn length in seconds: its duration, or `shortest` if it is shorter."""
+    return max(b.end - b.start, shortest)
+
+
+def lane_tick(agent: str, label: str) -> str:
+    """A lane's axis label in its agent's colour (the one the trace and the graph use)."""
+    return f'<span style="color:{agent_hex(agent)}">{esc(label)}</span>'
+
+
 def figure(t: Timeline):
     """The Plotly figure: bars (customdata "call:N"), region shading, markers ("region:N").
 
@@ -373,17 +333,20 @@ def figure(t: Timeline):
     date = t.kind == DATETIME
     scale = 1000.0 if date else 1.0  # a date axis measures bar lengths in milliseconds
     labelled = bar_labels(t)
+    shortest = min_bar(t)
     bars = dict(
         type="bar", name="tool calls", orientation="h",
         y=[b.lane for b in t.bars],
         base=[axis_value(b.start, t.kind) for b in t.bars],
-        x=[(b.end - b.start) * scale for b in t.bars],
+        x=[drawn_length(b, shortest) * scale for b in t.bars],
         width=0.6,
         # tool names on the bars only while there is room to read them: with many bars most would
         # not fit, yet Plotly creates, measures and hides each one (a forced layout per distinct
         # text), which was most of a long run's drawing; the hover names every call's tool
         text=[esc(b.tool, 40) + ("" if b.region is None else f" ⚠#{b.region}") for b in t.bars] if labelled else None,
-        textposition="inside" if labelled else "none", insidetextanchor="start",
+        # a label that does not fit inside its bar is written beside it ("auto"), white on the bar
+        textposition="auto" if labelled else "none", insidetextanchor="start",
+        insidetextfont=dict(color=LABEL_ON_BAR), cliponaxis=False,
         hovertext=[bar_hover(b, t.kind) for b in t.bars], hoverinfo="text",
         customdata=[b.customdata for b in t.bars],
         marker=dict(
@@ -422,7 +385,8 @@ def figure(t: Timeline):
     labels = [lane_label(a) for a in t.lanes]
     layout = dict(
         shapes=shapes,
-        yaxis=dict(tickmode="array", tickvals=list(range(n)), ticktext=[esc(a) for a in labels],
+        yaxis=dict(tickmode="array", tickvals=list(range(n)),
+                   ticktext=[lane_tick(a, label) for a, label in zip(t.lanes, labels)],
                    range=[n - 0.5, -0.7], fixedrange=True, showgrid=False, automargin=False),
         xaxis=dict(type="date" if date else "linear", range=xr, automargin=False,
                    title=dict(text="time (UTC)" if date else "time (s)", standoff=8)),

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
+from app.traces.palette import agent_hex
 from app.types.agent_interaction_graph import (CRITICAL, NORMAL, PROBLEMATIC, cycle_edge, edge_state, normalize,
                                               toggle_node)
 
@@ -92,9 +93,56 @@ def _min_distance(points: list[tuple[float, float]]) -> float:
     return best
 
 
+NODE_FONT, BOX_FONT = 17, 14  # label sizes in drawing units (the canvas draws them at about 1:1)
+BOX_MARGIN = 4
+LABEL_GAP = 6.0  # space kept between any two drawn things (labels, boxes, nodes)
+MAX_SPREADS = 10  # times the layout is spread out further until nothing overlaps
+
+
+def _chars_w(n: int, font: int) -> float:
+    return n * 0.6 * font  # vis-network's sans-serif: about 0.6 em a character, a little generous
+
+
+Rect = tuple[float, float, float, float]  # left, top, right, bottom
+
+
+def node_rects(nd: GNode) -> list[Rect]:
+    """Where a node and its label are drawn, in the state that takes the most room (its name,
+    its steps and "★ critical path" on three lines under the dot): the layout keeps this clear
+    whatever is marked, so marking never makes labels collide."""
+    lines = [short_label(nd.agent), CRITICAL_LINE, f"{nd.steps} steps"]
+    half = _chars_w(max(len(x) for x in lines), NODE_FONT) / 2
+    top = nd.y + nd.size + 4
+    r = nd.size + 4  # the star drawn for a critical node is a little larger than the dot
+    return [(nd.x - r, nd.y - r, nd.x + r, nd.y + r),
+            (nd.x - half, top, nd.x + half, top + 3 * 1.25 * NODE_FONT)]
+
+
+def box_rect(x: float, y: float, count: int) -> Rect:
+    """Where a handoff's count box is drawn, in its widest state ("12× ⚠")."""
+    w = _chars_w(len(edge_label(count, PROBLEMATIC)), BOX_FONT) / 2 + BOX_MARGIN + 3
+    h = 1.25 * BOX_FONT / 2 + BOX_MARGIN + 3
+    return (x - w, y - h, x + w, y + h)
+
+
+def _overlap(a: Rect, b: Rect, gap: float = LABEL_GAP) -> bool:
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def overlaps(lay: Layout) -> list[tuple[str, str]]:
+    """Pairs of drawn things (node, label, count box) of different nodes or handoffs that would
+    overlap: none for a layout this module made (checked by the tests on every demo trace)."""
+    things: list[tuple[str, Rect]] = [(nd.id, r) for nd in lay.nodes for r in node_rects(nd)]
+    things += [(e.id, box_rect(e.x, e.y, e.count)) for e in lay.edges]
+    return [(a, b) for i, (a, ra) in enumerate(things) for b, rb in things[i + 1:]
+            if a != b and _overlap(ra, rb)]
+
+
 def layout(agents: Iterable[str], step_counts: dict[str, int], edges: Iterable[tuple[str, str, int]],
            prefix: str = "", seed: int = 42) -> Layout:
-    """Fixed positions computed from the trace alone: the same trace always draws the same."""
+    """Fixed positions computed from the trace alone: the same trace always draws the same.
+    Spread out until no label, node or count box overlaps another (vis-network fits the whole
+    drawing into the canvas, so spreading costs only some size on screen)."""
     agents = list(dict.fromkeys(agents))
     edges = [(a, b, int(c)) for a, b, c in edges if a in agents and b in agents and a != b]
     unit = _unit_positions(agents, edges, seed)
@@ -103,6 +151,19 @@ def layout(agents: Iterable[str], step_counts: dict[str, int], edges: Iterable[t
     if len(pts) > 1:
         scale = max(BASE_SCALE, MIN_NODE_DISTANCE / max(_min_distance(pts), 1e-6))
     scale = min(scale, 4000.0)
+    best = None
+    for _ in range(MAX_SPREADS):
+        lay, clashes = _placed(agents, step_counts, edges, unit, scale, prefix)
+        if best is None or clashes < best[1]:
+            best = (lay, clashes)
+        if not clashes:
+            break
+        scale *= 1.3
+    return best[0]
+
+
+def _placed(agents, step_counts, edges, unit, scale: float, prefix: str) -> tuple[Layout, int]:
+    """The layout at this scale, and how many of its count boxes could not be kept clear."""
     most = max([step_counts.get(a, 0) for a in agents] + [1])
     nodes = []
     for i, a in enumerate(agents):
@@ -113,11 +174,10 @@ def layout(agents: Iterable[str], step_counts: dict[str, int], edges: Iterable[t
     where = {nd.agent: nd for nd in nodes}
     pairs = {(a, b) for a, b, _ in edges}
     top = max([c for _, _, c in edges] + [1])
-    # obstacles a handle keeps clear of: each node and the label under it
-    placed: list[tuple[float, float, float]] = []
-    for nd in nodes:
-        placed.append((nd.x, nd.y, nd.size + 10.0))
-        placed.append((nd.x, nd.y + nd.size + 24.0, max(28.0, min(len(nd.agent), LABEL_LIMIT) * 4.5)))
+    # what a count box keeps clear of: every node, every label, the boxes placed before it
+    placed: list[Rect] = [r for nd in nodes for r in node_rects(nd)]
+    clashes = sum(1 for i, a in enumerate(placed) for b in placed[i + 1:] if _overlap(a, b))
+    clashes -= sum(1 for nd in nodes if _overlap(*node_rects(nd)))  # a node and its own label touch
     out = []
     for j, (a, b, c) in enumerate(edges):
         pa, pb = where[a], where[b]
@@ -126,20 +186,20 @@ def layout(agents: Iterable[str], step_counts: dict[str, int], edges: Iterable[t
         # the right-hand side of a→b: a and b's two directions get opposite sides
         px, py = (dy / length, -dx / length)
         off = HANDLE_OFFSET if (b, a) in pairs else 0.0
-        best, best_gap = None, -math.inf
-        for t in (0.5, 0.42, 0.58, 0.35, 0.65, 0.28, 0.72):
+        best, best_hits = None, math.inf
+        for t in (0.5, 0.42, 0.58, 0.35, 0.65, 0.28, 0.72, 0.22, 0.78):
             cx, cy = pa.x + dx * t + px * off, pa.y + dy * t + py * off
-            gap = min((math.hypot(cx - x, cy - y) - r for x, y, r in placed), default=math.inf)
-            if gap >= HANDLE_CLEARANCE:
-                best = (cx, cy)
+            hits = sum(1 for r in placed if _overlap(box_rect(cx, cy, c), r))
+            if hits < best_hits:
+                best, best_hits = (cx, cy), hits
+            if not hits:
                 break
-            if gap > best_gap:
-                best, best_gap = (cx, cy), gap
+        clashes += best_hits
         hx, hy = round(best[0], 1), round(best[1], 1)
-        placed.append((hx, hy, 12.0))
+        placed.append(box_rect(hx, hy, c))
         width = 2.0 if top == 1 else 1.5 + 6.5 * (c - 1) / (top - 1)
         out.append(GEdge(f"{prefix}e{j}", a, b, c, hx, hy, round(width, 2)))
-    return Layout(nodes, out, prefix)
+    return Layout(nodes, out, prefix), clashes
 
 
 # --- clicks --------------------------------------------------------------------------------------
@@ -205,10 +265,18 @@ def clicks_prefix(scheme_index: int, clicks: int) -> str:
 
 # --- drawing spec (plain dicts for agraph's Node / Edge) -------------------------------------------
 
-NODE_COLOUR = {False: "#8fb3de", True: "#d62728"}
-EDGE_COLOUR = {NORMAL: "#8c8c8c", CRITICAL: "#d62728", PROBLEMATIC: "#e07b00"}
-STATE_MARK = {NORMAL: "", CRITICAL: "★ critical", PROBLEMATIC: "⚠ problematic"}
+EDGE_COLOUR = {NORMAL: "#8c8c8c", CRITICAL: "#1f2430", PROBLEMATIC: "#e07b00"}
+# a box carries its state as a sign (the line under the graph says it in words): a short box
+# stays clear of the labels around it
+STATE_MARK = {NORMAL: "", CRITICAL: "★", PROBLEMATIC: "⚠"}
+CRITICAL_LINE = "★ critical path"
+CRITICAL_BORDER = "#1f2430"  # a critical agent: a star with a thick dark border, and the words
 LABEL_LIMIT = 28
+
+
+def edge_label(count: int, state: str) -> str:
+    mark = STATE_MARK[state]
+    return f"{count}×" + (f" {mark}" if mark else "")
 
 
 def short_label(name: str, limit: int = LABEL_LIMIT) -> str:
@@ -220,28 +288,32 @@ def drawing(lay: Layout, value: Any) -> tuple[list[dict], list[dict]]:
     """Node and edge option dicts for vis-network: positions fixed, no titles, states in words."""
     agents = [n.agent for n in lay.nodes]
     v = normalize(value, agents)
-    font = {"size": 17, "color": "#1f2430", "strokeWidth": 4, "strokeColor": "#ffffff"}
+    font = {"size": NODE_FONT, "color": "#1f2430", "strokeWidth": 4, "strokeColor": "#ffffff"}
     nodes: list[dict] = []
     for n in lay.nodes:
         crit = n.agent in v["critical_nodes"]
-        label = short_label(n.agent) + ("\n★ critical path" if crit else "") + f"\n{n.steps} step" + (
-            "" if n.steps == 1 else "s")
+        # the name, the steps, and the critical mark last: marking adds a line below, where the
+        # layout kept room for it (node_rects)
+        label = short_label(n.agent) + f"\n{n.steps} step" + ("" if n.steps == 1 else "s") + (
+            f"\n{CRITICAL_LINE}" if crit else "")
+        colour = agent_hex(n.agent)  # the agent's colour in the trace, the timeline, the summary
         nodes.append({"id": n.id, "label": label, "x": n.x, "y": n.y,
-                      "size": n.size if not crit else n.size + 4, "shape": "star" if crit else "dot",
-                      "color": NODE_COLOUR[crit], "borderWidth": 3 if crit else 1, "font": font,
+                      "size": n.size, "shape": "star" if crit else "dot",
+                      "color": {"background": colour, "border": CRITICAL_BORDER if crit else colour,
+                                "highlight": {"background": colour, "border": CRITICAL_BORDER}},
+                      "borderWidth": 4 if crit else 1, "font": font,
                       "physics": False, "fixed": {"x": True, "y": True}})
     edges: list[dict] = []
     for e in lay.edges:
         state = edge_state(v, e.src, e.dst)
         colour = EDGE_COLOUR[state]
-        mark = STATE_MARK[state]
-        label = f"{e.count}×" + (f" {mark}" if mark else "")
+        label = edge_label(e.count, state)
         nodes.append({"id": e.id, "label": label, "x": e.x, "y": e.y, "shape": "box",
-                      "size": 8, "margin": 4, "borderWidth": 2 if state == NORMAL else 3,
+                      "size": 8, "margin": BOX_MARGIN, "borderWidth": 2 if state == NORMAL else 3,
                       "shapeProperties": {"borderDashes": [4, 3] if state == PROBLEMATIC else False},
                       "color": {"background": "#ffffff", "border": colour,
                                 "highlight": {"background": "#fff3c4", "border": colour}},
-                      "font": {"size": 14, "color": "#1f2430"},
+                      "font": {"size": BOX_FONT, "color": "#1f2430"},
                       "physics": False, "fixed": {"x": True, "y": True}})
         src, dst = lay.node_of(e.src).id, lay.node_of(e.dst).id
         common = {"color": colour, "width": e.width, "dashes": state == PROBLEMATIC, "smooth": False,

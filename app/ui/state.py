@@ -14,6 +14,7 @@ SHOW_TRACE = "baton.show_trace"  # the trace column beside the surfaces (a sideb
 STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
 LAYOUT = "baton.layout"  # {item id: (pattern, the layout the annotator switched to)} (app/ui/layout_view.py)
 LAYOUT_SHOWN = "baton.layout_shown"  # {item id: the layout it was last drawn in}
+FOCUS_STEP = "baton.focus_step"  # {item id: [step, times asked]}: the step a control showed in the trace
 FULL_RERUN = "baton.full_rerun"  # set by a callback in a fragment that changed something outside it
 NOT_SAVED = "baton.not_saved"  # {(item, scheme): why its last save failed, in words}
 REVERT = "baton.revert"  # how many saves failed: controls that follow stored values go back to them
@@ -28,6 +29,7 @@ DEFAULTS = {
     STEP_PAGE: {},
     LAYOUT: {},
     LAYOUT_SHOWN: {},
+    FOCUS_STEP: {},
 }
 
 

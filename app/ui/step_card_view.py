@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.traces.palette import PALETTE  # the agents' colours, the graph's and the timeline's too
 from app.ui.text import EL_JS, agent_color, visible
 
 _CSS = """
@@ -33,10 +34,10 @@ _CSS = """
 .baton-steps summary { cursor: pointer; font-size: 0.875rem; }
 .baton-steps details > div, .baton-steps .col { display: flex; flex-direction: column; gap: 0.4rem; min-width: 0; }
 .baton-steps .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
-.baton-steps .c-blue { color: #1c83e1; } .baton-steps .c-green { color: #21a354; }
-.baton-steps .c-orange { color: #e07000; } .baton-steps .c-violet { color: #803df5; }
-.baton-steps .c-red { color: #e02b2b; } .baton-steps .c-gray { color: #808495; }
-"""
+.baton-steps .card.focus { outline: 3px solid #f0b400; outline-offset: 2px;
+  background: rgba(240, 180, 0, 0.10); scroll-margin: 6rem; }
+.baton-steps .mark { font-size: 0.8rem; font-weight: 700; color: #7a5a00; }
+""" + "".join(f".baton-steps .c-{name} {{ color: {hexa}; }}\n" for name, hexa in PALETTE)
 
 # Rebuilt only when the data changed: a rerun that leaves the page as it was keeps what the
 # annotator opened and where they scrolled.
@@ -72,20 +73,40 @@ export default function(component) {
       else head.appendChild(el('span', `agent c-${t.color}`, t.agent));
     }
     card.setAttribute('aria-label', head.textContent);
+    const focus = data.focus;
+    if (focus && c.step === focus.step) {
+      // the step a control asked to see: marked in words too, not by colour alone
+      card.classList.add('focus');
+      card.setAttribute('aria-current', 'step');
+      card.appendChild(el('div', 'mark', '▶ ' + (focus.why || 'shown from the control you used')));
+    }
     card.appendChild(head);
     blocks(card, c.blocks);
     out.appendChild(card);
   }
   root.replaceChildren(out);
+  // brought into view once per request (a rerun with the same request leaves the scroll alone)
+  const f = data && data.focus;
+  const asked = f ? `${f.step}:${f.asked}` : '';
+  if (f && root.dataset.scrolled !== asked) {
+    root.dataset.scrolled = asked;
+    const target = root.querySelector('.card.focus');
+    if (target) requestAnimationFrame(() => target.scrollIntoView({ block: 'start' }));  // its head in view (scroll-margin: below the app's header)
+  }
 }
 """
 
 _component = st.components.v2.component("baton_step_cards", css=_CSS, js=_JS, isolate_styles=False)
 
 
-def draw(cards: list[dict], key: str, bare: bool = False) -> None:
+def draw(cards: list[dict], key: str, bare: bool = False, focus: tuple[int, int, str] | None = None) -> None:
     """Draw cards (app/step_cards.card) with each agent of their titles in its stable colour;
-    `bare` cards have no border of their own (they sit in one with controls)."""
+    `bare` cards have no border of their own (they sit in one with controls). `focus`, (step,
+    times asked, why in words): that step's card is marked and, once per request, scrolled into view (the
+    browser's scrollIntoView on the card: no markup from the trace is ever run)."""
     cards = [dict(c, title=[t if isinstance(t, str) else dict(t, agent=visible(t["agent"]), color=agent_color(t["agent"]))
                             for t in c["title"]]) for c in cards]
-    _component(key=key, data={"cards": cards, "bare": bare})
+    data = {"cards": cards, "bare": bare}
+    if focus is not None:
+        data["focus"] = {"step": focus[0], "asked": focus[1], "why": visible(focus[2])}
+    _component(key=key, data=data)

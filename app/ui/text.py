@@ -9,9 +9,9 @@ the same; md() and excerpt() apply it.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 
+from app.traces.palette import agent_colour
 from app.traces.trace import one_line
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&=\"'/^])")
@@ -20,8 +20,6 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&=\"'/^])")
 _HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060\ufeff]")
 # where Streamlit's Markdown would make a link of plain text: a scheme's "://", "www.", "@"
 _AUTOLINK = re.compile(r":(?=//)|\bwww(?=\.)|(?=@)", re.IGNORECASE)
-# Streamlit's Markdown colours; every agent gets one, always the same.
-PALETTE = ["blue", "green", "orange", "violet", "red", "gray"]
 
 
 def visible(text: object) -> str:
@@ -55,8 +53,8 @@ def excerpt(text: object, limit: int = 80) -> str:
 
 
 def agent_color(agent: str) -> str:
-    h = int(hashlib.sha1(agent.encode("utf-8", "surrogatepass")).hexdigest()[:8], 16)
-    return PALETTE[h % len(PALETTE)]
+    """The agent's colour name (app/traces/palette.py: the same on every page)."""
+    return agent_colour(agent)
 
 
 def agent_badge(agent: str) -> str:

@@ -28,14 +28,24 @@ def _page_of(item_id: str, n_pages: int) -> int:
     return min(pages.get(item_id, 0), max(n_pages - 1, 0))
 
 
-def show_step_page(item_id: str, step_index: int) -> None:
-    """Turn the trace view to the page holding this step (e.g. after picking it elsewhere).
-    The trace view is outside the surfaces' fragments: a turn asks for a whole-page rerun."""
-    pages = st.session_state[state.STEP_PAGE]
-    if pages.get(item_id, 0) != step_index // PAGE_SIZE or layout_view.current(item_id) != STEPS:
-        st.session_state[state.FULL_RERUN] = True
-    pages[item_id] = step_index // PAGE_SIZE
-    layout_view.show_steps(item_id)  # the step's card: whatever layout the trace was in
+def show_step_page(item_id: str, step_index: int, why: str = "") -> None:
+    """Show this step in the trace view (e.g. after picking it elsewhere): in the step list
+    whatever layout the trace was in, turned to the page holding it, the step marked, and
+    scrolled into view once per call (the count in FOCUS_STEP tells the browser a new call from
+    a rerun). The trace view is outside the surfaces' fragments: this asks for a whole-page rerun."""
+    state.init()
+    st.session_state[state.STEP_PAGE][item_id] = step_index // PAGE_SIZE
+    layout_view.show_steps(item_id)  # (the step's card: whatever layout the trace was in)
+    focus = st.session_state[state.FOCUS_STEP]
+    asked = focus.get(item_id, [None, 0, ""])[1] + 1
+    focus[item_id] = [int(step_index), asked, why]
+    st.session_state[state.FULL_RERUN] = True
+
+
+def focus_of(item_id: str) -> tuple[int, int, str] | None:
+    """(step, times asked, why) of the step a control last showed in this item's trace, or None."""
+    found = st.session_state.get(state.FOCUS_STEP, {}).get(item_id)
+    return (found[0], found[1], found[2]) if found else None
 
 
 @st.cache_resource(max_entries=64)
@@ -94,5 +104,7 @@ def render(item: Item, d: Derivation) -> None:
                page, n_pages, turn, f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
                                     f"(page {page + 1}/{n_pages})")
     # one element keyed by place: a new item or page hands it new cards (see step_card_view)
+    focus = focus_of(item.id)
     step_card_view.draw(step_cards.cards(d, view, page * PAGE_SIZE, (page + 1) * PAGE_SIZE),
-                        key=state.widget_key("trace", "place", "cards"))
+                        key=state.widget_key("trace", "place", "cards"),
+                        focus=focus if focus and page * PAGE_SIZE <= focus[0] < (page + 1) * PAGE_SIZE else None)

@@ -25,11 +25,11 @@ def _store(server):
 
 def test_scorecard_by_keyboard(page, server):
     _open(page, server, "agent_scorecard")
-    box = page.get_by_label("role fidelity of Planner")
+    # a segmented control per cell (issue 27): Tab to a score, Space picks it
+    box = page.get_by_role("radiogroup", name="role fidelity of Planner").get_by_role("radio", name="4", exact=True)
     box.wait_for(timeout=20000)
     box.focus()
-    page.keyboard.type("4")
-    page.keyboard.press("Enter")
+    page.keyboard.press("Space")
     page.get_by_text(re.compile(r"Planner.*· saved ")).wait_for(timeout=10000)  # the row says it saved
     page.get_by_label("plan produced").focus()
     page.keyboard.press("Space")
@@ -48,10 +48,10 @@ def test_step_review_by_keyboard(page, server):
     line = page.get_by_text(re.compile(r"^Step 4: "))  # the card's own line says what it saved
     expect(line).to_contain_text("incorrect", timeout=10000)
     expect(line).to_contain_text("saved", timeout=10000)
-    page.get_by_label("Failure modes of step 4").focus()
-    page.keyboard.type("3.2")
-    page.keyboard.press("Enter")
-    page.keyboard.press("Escape")
+    # the modes are pills by category (issue 27): Tab to one, Space toggles it
+    page.locator('[data-testid="stButtonGroup"]').filter(has_text="(step 4)").locator(
+        "button", has_text="3.2 No or incomplete verification").focus()
+    page.keyboard.press("Space")
     expect(line).to_contain_text("1 failure mode", timeout=10000)
     value = _store(server).load(ITEM, "alice", "mast_steps").value
     assert value["steps"][0]["errors"] == [{"type": "Task Verification & Termination",
@@ -61,6 +61,7 @@ def test_step_review_by_keyboard(page, server):
     page.keyboard.press("Space")
     expect(line).not_to_contain_text("failure mode", timeout=10000)
     assert _store(server).load(ITEM, "alice", "mast_steps").value["steps"][0]["errors"] == []
-    card = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Failure modes of step 4")
-    expect(card).not_to_contain_text("3.2 No or incomplete", timeout=10000)
-    expect(card.locator("input")).to_be_disabled()
+    pill = page.locator('[data-testid="stButtonGroup"]').filter(has_text="(step 4)").locator(
+        "button", has_text="3.2 No or incomplete verification")
+    expect(pill).to_be_disabled(timeout=10000)
+    expect(pill).to_have_attribute("aria-pressed", "false")

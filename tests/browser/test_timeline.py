@@ -46,7 +46,8 @@ def test_click_bar_selects_region_then_label_it(server, page):
     pg.evaluate("() => { window.__firstBar = document.querySelector('.baton-timeline:not([aria-hidden]) .barlayer .point'); }")
     # call 2: Tester's edit_file on repo_lock, 55-400 s, inside region #1
     click_centre(pg, bars.nth(2))
-    pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
+    # the selection and how it was made, in one line (issue 27: the message once)
+    pg.get_by_text("Selected: region #1 (call 2 clicked on the chart)").wait_for(timeout=10000)
     wait_app(pg)
     selected = pg.locator(".baton-regions section", has_text="Selected ·")
     assert selected.count() == 1 and "Region #1" in selected.inner_text()
@@ -59,23 +60,22 @@ def test_click_bar_selects_region_then_label_it(server, page):
 
     # "Select" in the list: only the list re-runs; the chart keeps its drawing
     pg.get_by_role("button", name="Select", exact=True).first.click()
-    pg.get_by_text("Region #0 selected from the list.").wait_for(timeout=10000)
+    pg.get_by_text("Selected: region #0 (chosen in the list)").wait_for(timeout=10000)
     wait_app(pg)
-    pg.get_by_text("Selected: region #0").wait_for(timeout=10000)
     assert pg.evaluate("() => window.__firstBar === document.querySelector('.baton-timeline:not([aria-hidden]) .barlayer .point')")
 
     # a region marker selects its region
     marker0 = pg.locator(".baton-timeline:not([aria-hidden]) .scatterlayer .point").nth(0)
     pg.locator(".baton-timeline:not([aria-hidden])").scroll_into_view_if_needed()  # "Select" scrolled the list into view
     click_centre(pg, marker0)
-    pg.get_by_text("Region #0 selected on the chart.").wait_for(timeout=10000)
+    pg.get_by_text("Selected: region #0 (its ◆ marker clicked)").wait_for(timeout=10000)
     wait_app(pg)
     assert "Region #0" in pg.locator(".baton-regions section", has_text="Selected ·").inner_text()
 
     # back to the bar, then label region #1 with its radio row (keyboard-operable: arrow keys)
     bars = pg.locator(".baton-timeline:not([aria-hidden]) .barlayer .point")
     click_centre(pg, bars.nth(2))
-    pg.get_by_text("Call 2 is in region #1: selected.").wait_for(timeout=10000)
+    pg.get_by_text("Selected: region #1 (call 2 clicked on the chart)").wait_for(timeout=10000)
     wait_app(pg)
     group = pg.get_by_role("radiogroup", name="Label for region #1")
     group.scroll_into_view_if_needed()

@@ -1,8 +1,11 @@
 """Agent scorecard: a score per agent and dimension, team scores, milestones reached.
 
-A grid of selectboxes (an agent per row, a dimension per column); "–" is "not scored",
-distinct from every score. Each agent's row, the team scores and the milestones are fragments of
-their own, so a change re-runs only them. Each change saves at once (value format in app/scorecard.py).
+A grid of segmented controls (an agent per row, a dimension per column, the scores 1..scale
+side by side): one click or one key per cell, no dropdown to open. No score chosen is "not
+scored", distinct from every score; clicking the chosen score again takes it back. A change
+saves at once (value format in app/types/agent_scorecard.py) and re-runs the scheme's fragment
+(app/ui/page.scheme_block), so the count at the top is worked out after the save, from the
+stored value: it always agrees with the cells below it.
 """
 from __future__ import annotations
 
@@ -28,12 +31,8 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return _scorecard(ws, item, scheme)
 
 
-def _fmt(o) -> str:
-    return "–" if o is None else str(o)
-
-
 def _options(scheme: Scheme) -> list:
-    return [None] + list(range(1, scheme["scale"] + 1))
+    return list(range(1, scheme["scale"] + 1))
 
 
 def _prefix(item: Item, scheme: Scheme) -> tuple:
@@ -60,10 +59,19 @@ def _saver(ws: Workspace, item: Item, scheme: Scheme, key: str, saved: str, upda
 
 
 def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:
+    """One cell: the scores side by side, one click (or Tab, then Enter/Space) picks one."""
     if key not in st.session_state:
         st.session_state[key] = value if value in _options(scheme) else None
-    st.selectbox(label, _options(scheme), key=key, format_func=_fmt, on_change=cb, label_visibility="collapsed",
-                 placeholder="–")
+    st.segmented_control(label, _options(scheme), key=key, on_change=cb, label_visibility="collapsed",
+                         selection_mode="single", width="content")
+
+
+def _cell(scheme: Scheme, dim: str, label: str, key: str, value, cb) -> None:
+    """A dimension's line: its name, then its scores."""
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    with row:
+        st.caption(md(dim), width=120)
+        _select(scheme, label, key, value, cb)
 
 
 def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
@@ -76,10 +84,9 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
     stored = shell.stored_value(ws, item, scheme.name)
     rows, extra = scorecard.rows(d.agents, stored, scale)
 
-    # each agent's row, the team and the milestones re-run alone: this line is as of drawing
-    st.caption(f"Scores from 1 (lowest) to {scale} (highest); “–” is not scored. "
-               f"{md(scorecard.summary(stored, len(d.agents), dims, team_dims, scale))} when this card was "
-               "drawn; a change re-runs only its row.")
+    # read after this run's saves (callbacks run first): the count agrees with the cells below
+    st.caption(f"Scores from 1 (lowest) to {scale} (highest); no score chosen is not scored (click the "
+               f"chosen score again to take it back). {md(scorecard.summary(stored, len(d.agents), dims, team_dims, scale))}.")
 
     # --- agents ---------------------------------------------------------------------------------
     st.markdown("**Agents**")
@@ -92,11 +99,6 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
             page = st.selectbox("Agents page", list(range(n_pages)), key=widget_key(*prefix, "page"),
                                 format_func=lambda p: f"Agents {p * PAGE_SIZE + 1}–"
                                 f"{min(len(rows), (p + 1) * PAGE_SIZE)} of {len(rows)}")
-        widths = [3] + [2] * len(dims)
-        head = st.columns(widths, vertical_alignment="bottom")
-        head[0].caption("agent")
-        for c, dim in zip(head[1:], dims):
-            c.caption(md(dim))
         for agent in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
             note = " (not in this trace)" if agent in extra else _steps(d.step_counts.get(agent, 0))
             _agent_row(ws, item, scheme, agent, note)
@@ -117,47 +119,39 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-@st.fragment
 def _agent_row(ws: Workspace, item: Item, scheme: Scheme, agent: str, note: str) -> None:
-    """One agent's scores, a fragment of its own: a change re-runs only this row."""
+    """One agent's scores."""
     dims: list[str] = scheme["agent_dimensions"]
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "agent", agent, "saved")
     scores = _card(ws, item, scheme)["agents"].get(agent, {})
-    cols = st.columns([3] + [2] * len(dims), vertical_alignment="center")
-    cols[0].markdown(agent_badge(agent) + md(note) + shell.card_note(saved))
-    for c, dim in zip(cols[1:], dims):
+    # the agent on a line of its own, then a line per dimension: its name and the scores side by
+    # side (three controls in a row of the narrow column cut off the highest scores)
+    st.markdown(agent_badge(agent) + md(note) + shell.card_note(saved))
+    for dim in dims:
         key = widget_key(*prefix, "agent", agent, dim)
         changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_agent_score(
             v, agent, dim, x, scheme["milestones"] or [], scheme["scale"]))
-        with c:
-            _select(scheme, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
-    shell.rerun_if_asked()
+        _cell(scheme, dim, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
 
 
-@st.fragment
 def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    """The team's scores, a fragment of their own."""
+    """The team's scores."""
     team_dims: list[str] = scheme["team_dimensions"] or []
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "team", "saved")
     scores = _card(ws, item, scheme)["team"]
-    cols = st.columns(len(team_dims))
-    for c, dim in zip(cols, team_dims):
+    for dim in team_dims:
         key = widget_key(*prefix, "team", dim)
         changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_team_score(
             v, dim, x, scheme["milestones"] or [], scheme["scale"]))
-        with c:
-            st.caption(md(dim))
-            _select(scheme, md(f"team {dim}"), key, scores.get(dim), changed)
+        _cell(scheme, dim, md(f"team {dim}"), key, scores.get(dim), changed)
     if saved in st.session_state:
         st.caption("Team scores" + shell.card_note(saved))
-    shell.rerun_if_asked()
 
 
-@st.fragment
 def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    """The milestones, a fragment of their own."""
+    """The milestones reached."""
     milestones: list[str] = scheme["milestones"] or []
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "milestone", "saved")
@@ -172,4 +166,3 @@ def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if saved in st.session_state:
         st.caption(f"Milestones: {sum(bool(reached.get(m)) for m in milestones)} of {len(milestones)} "
                    f"reached{shell.card_note(saved)}")
-    shell.rerun_if_asked()

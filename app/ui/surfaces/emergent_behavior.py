@@ -1,8 +1,9 @@
 """Emergent behaviour: for each configured behaviour, the turns of the run that show it
 (a checkbox per turn, paged; a from/to range to add or remove at once) and a note.
 
-One behaviour is shown at a time (a choice above its turns); its turns and note are a fragment of
-their own: paging and ticks re-run only them.
+One behaviour is shown at a time (a choice above its turns). A tick re-runs the scheme's fragment
+(app/ui/page.scheme_block), so the overview at the top is read after the save, from the stored
+value, and agrees with the turns below it.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from app.ui.pager import arrows
 from app.ui.state import remembered, widget_key
 from app.ui.text import md
 
-PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the behaviour's fragment, so it redraws these
+PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the scheme's fragment, which redraws these
 
 
 def _k(scheme: Scheme, item: Item, *parts) -> str:
@@ -43,14 +44,13 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         ann = shell.load(ws, item, scheme.name)
         return ann.value if ann and isinstance(ann.value, dict) else {}
 
-    def save(value: dict, behavior: str) -> bool:  # a change made in one behaviour's fragment
+    def save(value: dict, behavior: str) -> bool:  # a change made in one behaviour's turns or note
         return shell.card_saved(ws, item, scheme, value, _k(scheme, item, behavior, "saved"))
 
     stored = load()
     entries = bh.parse(stored)
-    # the behaviour shown re-runs alone and says what it marked; this overview is as of drawing
+    # read after this run's saves (callbacks run first): it agrees with the turns below
     st.markdown("  \n".join(md(line) for line in bh.summary(stored, behaviors)))
-    st.caption("Overview when this list was drawn; a click re-runs only the behaviour shown below.")
     extra = [b for b in entries if b not in behaviors]
     if extra:
         st.caption("Also saved, for behaviours no longer in the config: "
@@ -79,11 +79,9 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-@st.fragment
 def _behavior(item, scheme, b, behaviors, rows, valid, load, save) -> None:
-    """One behaviour's turns and note, a fragment of its own: a tick re-runs only these."""
+    """One behaviour's turns and note."""
     _marks(item, scheme, b, behaviors, rows, valid, bh.parse(load()).get(b, bh.entry()), load, save)
-    shell.rerun_if_asked()
 
 
 def _box(scheme, item, b, t: int) -> str:
@@ -141,11 +139,8 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
                      placeholder="What did you see? (optional)")
 
 
-@st.fragment
 def _turns(item, scheme, b, behaviors, shown, load, save) -> None:
-    """What is marked and the page's turn boxes, a fragment of their own: a tick re-runs these
-    eleven elements, not the behaviour's range inputs, pager and note as well (each element is
-    sent and drawn again on a rerun)."""
+    """What is marked and the page's turn boxes."""
     marked = set(bh.parse(load()).get(b, bh.entry())["turns"])
     n = len(marked)
     st.caption((f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
@@ -159,4 +154,3 @@ def _turns(item, scheme, b, behaviors, shown, load, save) -> None:
     for t in shown:
         st.checkbox(md(t.label), value=t.index in marked, key=_box(scheme, item, b, t.index), on_change=toggle,
                     args=(t.index,))
-    shell.rerun_if_asked()

@@ -36,8 +36,10 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
             for k in (k_agent, k_step):  # not saved: the choices show what is on disk, the reason is kept
                 st.session_state.pop(k, None)
             return
-        if value["decisive_step"] is not None:
-            trace_view.show_step_page(item.id, value["decisive_step"])
+        # shown in the trace when the step changed (`stored`: the value before this change)
+        if value["decisive_step"] is not None and value["decisive_step"] != stored.get("decisive_step"):
+            trace_view.show_step_page(item.id, value["decisive_step"],
+                                      why=f"step {value['decisive_step']}: the decisive step you chose")
 
     cur_agent = stored.get("responsible_agent")
     cur_step = stored.get("decisive_step")

@@ -10,6 +10,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view, trace_view
+from app.ui import state as state_keys
 from app.ui.state import follow, widget_key
 from app.ui.text import md
 
@@ -120,6 +121,8 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, sl
         state += f" · quality {entry['quality']}/{scale}" if entry["quality"] is not None else " · not rated"
     st.markdown(f"Handoff {h.index}: _{state}_{shell.card_note(k_saved)}")
     if st.button(f"Show step {card.first_of_dst.index} in the trace", key=_place(scheme, "slot", slot, "show")):
-        trace_view.show_step_page(item.id, card.first_of_dst.index)
+        trace_view.show_step_page(item.id, card.first_of_dst.index,
+                                  why=f"step {card.first_of_dst.index}: the first step after handoff {h.index}")
+        st.session_state.pop(state_keys.FULL_RERUN, None)  # asked for: this reruns the whole page now
         st.rerun()  # the whole page: the trace view is outside this surface
     shell.rerun_if_asked()

@@ -1,7 +1,10 @@
 """Tool-call review: a card per tool call with its arguments and result, a verdict and notes.
 
-Cards are paged; a verdict or note re-runs only its card's fragment. Each change saves at once
-(value format in app/toolreview.py).
+Cards are paged. A verdict is one click on a segmented control (no dropdown: a dropdown opened
+right after another card saved needed a second click, issue 27); clicking the chosen verdict again
+takes it back. A change re-runs the scheme's fragment (app/ui/page.scheme_block), so the count at
+the top is read after the save and agrees with the cards. Each change saves at once (value format
+in app/types/tool_call_review.py).
 """
 from __future__ import annotations
 
@@ -37,9 +40,8 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
     def discard(index: int):
         return lambda: shell.commit(ws, item, scheme, toolreview.drop(shell.stored_value(ws, item, scheme.name), index))
 
-    # the cards re-run alone: this line is as of drawing the list (a new page of calls redraws it)
-    st.caption(md(toolreview.summary(stored, len(calls), scheme["verdict_options"])) + " when this list was drawn. "
-               "A verdict or a note re-runs only its card.")
+    # read after this run's saves (callbacks run first): it agrees with the cards
+    st.caption(md(toolreview.summary(stored, len(calls), scheme["verdict_options"])) + ".")
     if not calls:
         st.info("No tool calls were found in this trace.")
     else:
@@ -83,10 +85,8 @@ def _slots(scheme: Scheme) -> tuple:
     return ("toolreview", scheme.name, "slot")
 
 
-@st.fragment
 def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None:
-    """A call's verdict and notes, a fragment of their own: a change re-runs only these (the
-    `slot`-th card of the page)."""
+    """A call's verdict and notes (the `slot`-th card of the page)."""
     verdicts: list[str] = scheme["verdict_options"]
     e = toolreview.reconcile(shell.stored_value(ws, item, scheme.name), [call])[0].get(call.index)
     k_verdict, k_notes, k_saved, k_holds = (widget_key(*_slots(scheme), slot, f)
@@ -98,14 +98,13 @@ def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None
         entry = toolreview.entry(call, st.session_state.get(k_verdict), st.session_state.get(k_notes, ""))
         shell.card_saved(ws, item, scheme, toolreview.put(shell.stored_value(ws, item, scheme.name), entry), k_saved)
 
-    row = st.container(horizontal=True)  # one element, not columns (three): see app/ui/pager.py
-    row.selectbox(md(f"Verdict on call {call.index}"), [None] + list(verdicts), key=k_verdict, on_change=changed,
-                  format_func=lambda o: "– no verdict" if o is None else o, placeholder="– no verdict", width=170)
-    row.text_input(md(f"Notes on call {call.index}"), key=k_notes, on_change=changed,
+    st.segmented_control(md(f"Verdict on call {call.index}"), list(verdicts), key=k_verdict, on_change=changed,
+                         format_func=md, selection_mode="single",
+                         help="One click picks a verdict; clicking it again takes it back (no verdict)")
+    st.text_input(md(f"Notes on call {call.index}"), key=k_notes, on_change=changed,
                   placeholder="What is wrong with it, or why it is right")
     if e and e["verdict"] and e["verdict"] not in verdicts:
         st.caption(f"Saved verdict “{md(e['verdict'])}” is not among this scheme's verdicts.")
     if k_saved in st.session_state:
         said = f"verdict {md(e['verdict'])}" if e and e["verdict"] else "no verdict"
         st.caption(f"Call {call.index}: {said}{' · notes' if e and e['notes'] else ''}{shell.card_note(k_saved)}")
-    shell.rerun_if_asked()

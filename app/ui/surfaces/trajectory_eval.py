@@ -1,9 +1,12 @@
 """Step review (MAST at step granularity): a card per step with correctness, failure
 modes (several per step), severity and rationale, and a live score.
 
-Paged with a step jump; each card's controls are a fragment of their own, so a click re-runs only
-them. Each change saves at once (value format in app/stepreview.py). Marking a step correct clears
-its modes and severity, in the stored value and in the widgets.
+Paged with a step jump. A click re-runs the scheme's fragment (app/ui/page.scheme_block), so the
+score and the count at the top are read after the save, from the stored value, and agree with
+the cards. Failure modes are pills grouped by their category, every mode visible, each toggled
+with one click (or Tab, then Space). Each change saves at once (value format in
+app/types/trajectory_eval.py). Marking a step correct clears its modes and severity, in the
+stored value and in the widgets.
 """
 from __future__ import annotations
 
@@ -64,6 +67,13 @@ class _Ctx:
                 if m not in self.modes:
                     self.modes.append(m)
         self.mode_index = {m: i for i, m in enumerate(self.modes)}
+        # the modes by category, in config order; modes of saved labels no longer configured last
+        groups: dict[str, list[int]] = {}
+        for i, m in enumerate(self.modes[:self.n_configured]):
+            groups.setdefault(m.type, []).append(i)
+        self.groups = list(groups.items())
+        if len(self.modes) > self.n_configured:
+            self.groups.append(("Not configured", list(range(self.n_configured, len(self.modes)))))
 
     def current(self):
         return shell.stored_value(self.ws, self.item, self.scheme.name)
@@ -71,6 +81,14 @@ class _Ctx:
     def keys(self, slot: int) -> dict[str, str]:
         return {f: widget_key(*self.slots, slot, f)
                 for f in ("corr", "modes", "sev", "why", "saved", "holds", "open")}
+
+    def mode_keys(self, slot: int) -> list[str]:
+        """A card's pills, one widget per category of modes."""
+        return [widget_key(*self.slots, slot, "modes", g) for g in range(len(self.groups))]
+
+    def chosen_modes(self, slot: int) -> list[int]:
+        """The modes ticked on a card's pills, in config order."""
+        return sorted(j for key in self.mode_keys(slot) for j in st.session_state.get(key) or [])
 
     def score_line(self, value) -> str:
         sc = stepreview.score(stepreview.parse(value, self.options), self.severities, self.max_score)
@@ -84,15 +102,14 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
     def commit(value) -> None:
         shell.commit(ws, item, scheme, value, empty=stepreview.is_empty(value))
 
-    # --- score and summary (as of drawing the list: the cards re-run alone and say their own) ----------
+    # --- score and summary: read after this run's saves (callbacks run first), as the cards are ----
     line = stepreview.summary(c.stored, len(d.steps), c.options)
     if c.show_score:
-        st.markdown(f"**Score: {c.score_line(c.stored)}** · {md(line)} (when this list was drawn; "
-                    "each card shows the score after its change)")
+        st.markdown(f"**Score: {c.score_line(c.stored)}** · {md(line)}")
         st.caption("The score starts at the maximum and adds each flagged step's severity weight "
                    "(" + md(", ".join(f"{n} {w:+g}" for n, w in c.weight.items())) + "), within 0 and the maximum.")
     else:
-        st.caption(md(line) + " when this list was drawn; a change re-runs only its card.")
+        st.caption(md(line))
 
     if not d.steps:
         st.info("This trace has no steps.")
@@ -139,10 +156,8 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-@st.fragment
 def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
-    """A step's judgement, a fragment of its own: a change re-runs only this card's controls,
-    the `slot`-th card of the page."""
+    """A step's judgement, the `slot`-th card of the page."""
     c = _Ctx(ws, item, scheme, {step.index: step.agent})
     e = c.matched.get(step.index)
     k = c.keys(slot)
@@ -153,10 +168,12 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     if e and e["severity"] and e["severity"] not in sev_names:
         sev_names = sev_names + [e["severity"]]
     chosen = [stepreview.Mode(x["type"], x["subtype"]) for x in (e["errors"] if e else [])]
+    chosen_ix = {c.mode_index[m] for m in chosen if m in c.mode_index}
+    mode_keys = c.mode_keys(slot)
     # another step in this place now: its stored judgement, and no note about the previous one
     follow(k["holds"], (item.id, step.index), {
         k["corr"]: e["correctness"] if e and e["correctness"] in options else None,
-        k["modes"]: [c.mode_index[m] for m in chosen if m in c.mode_index],
+        **{key: [j for j in group if j in chosen_ix] for key, (_, group) in zip(mode_keys, c.groups)},
         k["sev"]: e["severity"] if e and e["severity"] in sev_names else None,
         k["why"]: e["rationale"] if e else ""}, forget=(k["saved"], k["open"]), typed=(k["why"],))
     correct = stepreview.is_correct(st.session_state[k["corr"]], options)
@@ -167,21 +184,23 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
                 st.session_state[k["open"]] = True
             corr = st.session_state.get(k["corr"])
             if field == "corr" and stepreview.is_correct(corr, c.options):
-                st.session_state[k["modes"]] = []  # correct again: no modes, no severity
+                for key in mode_keys:  # correct again: no modes, no severity
+                    st.session_state[key] = []
                 st.session_state[k["sev"]] = None
-            entry = stepreview.entry(step.index, step.agent, corr,
-                                     [modes[j] for j in st.session_state.get(k["modes"]) or []],
+            entry = stepreview.entry(step.index, step.agent, corr, [modes[j] for j in c.chosen_modes(slot)],
                                      st.session_state.get(k["sev"]), st.session_state.get(k["why"], ""), c.options)
             _save(c, stepreview.put(c.current(), entry, **c.kw), k["saved"])
         return cb
 
     def reset():
-        for f in ("corr", "modes", "sev", "why", "saved", "open"):
+        for f in ("corr", "sev", "why", "saved", "open"):
             st.session_state.pop(k[f], None)
+        for key in mode_keys:
+            st.session_state.pop(key, None)
         _save(c, stepreview.drop(c.current(), step.index, **c.kw), k["saved"])
 
-    def mode_label(j: int) -> str:
-        return modes[j].label if j < c.n_configured else f"{modes[j].label} (not configured)"
+    def mode_label(j: int) -> str:  # under its category's name: the subtype alone
+        return md(modes[j].subtype or modes[j].type if j < c.n_configured else modes[j].label)
 
     def severity_label(s) -> str:
         if s is None:
@@ -194,20 +213,23 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     # them: a new item's five unjudged cards then draw a radio and a button each (step review's
     # "Done → next" at 2,000 steps: ~585 → ~400 ms without modes and severity, medians in the same
     # hour; the rationale's five text inputs up to ~40 ms more, alternated runs)
-    light = st.session_state[k["corr"]] is None and not st.session_state.get(k["modes"]) \
+    light = st.session_state[k["corr"]] is None and not c.chosen_modes(slot) \
         and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["why"]) \
         and not st.session_state.get(k["open"])
     if not light:
-        st.multiselect(f"Failure modes of step {step.index}", list(range(len(modes))), key=k["modes"],
-                       format_func=mode_label, on_change=changed("modes"),
-                       disabled=correct, placeholder="None" if correct else "Choose one or more modes",
-                       help="A step marked correct has no failure modes" if correct else None)
+        # every mode visible, grouped by category, one click (or Space) each: no dropdown to open
+        st.caption(f"Failure modes of step {step.index}"
+                   + (" (a step marked correct has none)" if correct else " (click each that applies)"))
+        for key, (category, group) in zip(mode_keys, c.groups):
+            st.pills(md(f"{category} (step {step.index})"), group, key=key, selection_mode="multi",
+                     format_func=mode_label, on_change=changed("modes"), disabled=correct)
     # a horizontal row, one element, not columns (three): see app/ui/pager.py
     row = st.container(horizontal=True, vertical_alignment="bottom")
     if not light:
-        row.selectbox(f"Severity of step {step.index}", [None] + sev_names, key=k["sev"],
-                      format_func=severity_label, on_change=changed("sev"), disabled=correct,
-                      placeholder="– no severity", width=220)
+        # a segmented control, not a dropdown: one click, even right after another card saved
+        row.segmented_control(f"Severity of step {step.index}", sev_names, key=k["sev"],
+                              format_func=severity_label, on_change=changed("sev"), disabled=correct,
+                              selection_mode="single", help="Click the chosen severity again for none")
         row.text_input(f"Rationale for step {step.index}", key=k["why"], on_change=changed("why"),
                        placeholder="Why this judgement?")
     else:
@@ -226,7 +248,6 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     if e:
         status.button("Clear this step", key=k["corr"] + "\u241freset", on_click=reset,
                       help="Remove every label of this step")
-    shell.rerun_if_asked()
 
 
 def _save(c: _Ctx, value, saved_key: str) -> None:
