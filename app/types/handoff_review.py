@@ -28,6 +28,7 @@ from app.stats.agreement import Disagreements, judgements as judgements_of, nomi
 from app.stats.counting import in_order, sorted_keys
 from app.traces.derive import Derivation, Handoff
 from app.traces.trace import Step
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.panel import SchemeRows
 
@@ -328,9 +329,52 @@ def objects(value: Any, derivation: Derivation | None) -> Any:
     return {"handoffs": out}
 
 
+ENTRY_KEYS = ["index", "step", "from", "to", "flags", "quality"]
+
+
+def validate(value: Any, scheme: Scheme, derivation: Derivation | None) -> list[str]:
+    """Each entry names a handoff of the run (its index, step and agents as the run has them),
+    once; flags among the scheme's, quality within 1..quality_scale (or not rated)."""
+    if not isinstance(value, list):
+        return [c.shape(value, list)]
+    handoffs = None if derivation is None else derivation.handoffs
+    flags, scale = list(scheme.get("flags") or []), int(scheme.get("quality_scale") or 5)
+    out: list[str] = []
+    seen: set = set()
+    for n, e in enumerate(value):
+        what = f"entry {n}"
+        if not isinstance(e, dict):
+            out.append(c.shape(e, dict, what))
+            continue
+        out += c.keys(e, ENTRY_KEYS, what)
+        i = e.get("index")
+        found = c.index(i, None if handoffs is None else len(handoffs), f"{what}: handoff index", "handoffs")
+        if found:
+            out.append(found)
+        elif i in seen:
+            out.append(f"{what}: handoff {i} is judged twice")
+        else:
+            seen.add(i)
+            out += c.gather(c.integer(e.get("step"), f"{what}: step", 0))
+            if handoffs is not None:
+                h = handoffs[i]
+                if (e.get("step"), e.get("from"), e.get("to")) != (h.step, h.src, h.dst):
+                    out.append(f"{what}: handoff {i} of this run is {c.show(h.src)} → {c.show(h.dst)} at step "
+                               f"{h.step}, not {c.show(e.get('from'))} → {c.show(e.get('to'))} at step "
+                               f"{c.show(e.get('step'))}")
+        given = e.get("flags", [])
+        if not isinstance(given, list):
+            out.append(c.shape(given, list, f"{what}: flags"))
+        else:
+            out += c.gather(*(c.one_of(f, flags, f"{what}: flag") for f in given))
+        if e.get("quality") is not None:
+            out += c.gather(c.integer(e["quality"], f"{what}: quality", 1, scale))
+    return out
+
+
 TYPE = AnnotationType(
     name="handoff_review", title="Handoff review", page="pages/handoff_review.py", trace=True,
     keys={"flags": Key(v.string_list(1), default=["info_loss", "dropped_constraint", "garbling", "goal_drift"]),
           "quality_scale": Key(v.integer(2, 10), default=5)},
-    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
+    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate,
     objects=objects, headline=lambda measures: measures.get("quality"))

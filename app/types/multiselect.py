@@ -12,7 +12,7 @@ from app.stats.counting import in_order
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts
 from app.types.panel import SchemeRows
-from app.types.radio import FREE, labels_dict
+from app.types.radio import FREE, chosen_reasons, labels_dict
 
 
 def build(labels: list[str], free_text: str = "") -> dict:
@@ -58,8 +58,12 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     return {"labels": labels, "jaccard": jaccard(with_default(sets, every, frozenset()))}
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    return chosen_reasons(value, scheme, single=False)
+
+
 TYPE = AnnotationType(
     name="multiselect", title="Multiple choice", page="pages/multiselect.py",
     keys={"labels": Key(v.labels, required=True), "has_free_response": Key(v.free_response, default=False)},
-    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate,
     headline=lambda measures: measures.get("jaccard"))

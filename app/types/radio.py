@@ -8,6 +8,7 @@ from typing import Any
 
 from app.project import validators as v
 from app.stats.agreement import judgements, nominal, with_default
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts
 from app.types.panel import SchemeRows
@@ -77,9 +78,33 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     return {"choice": nominal(table)}
 
 
+def chosen_reasons(value: Any, scheme: Scheme, single: bool) -> list[str]:
+    """What does not fit in a choice value: a label the scheme does not have, a label not set
+    to "true" (it would show nothing selected), two labels for a single choice."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    names = c.label_names(scheme.get("labels"))
+    out, chosen = [], []
+    for k, x in value.items():
+        if k == FREE:
+            out += c.gather(c.text(x, "free response"))
+            continue
+        chosen.append(k)
+        out += c.gather(c.one_of(k, names, "label"))
+        if x != "true":
+            out.append(f"label {c.show(k)}: expected \"true\", got {c.show(x)}")
+    if single and len(chosen) > 1:
+        out.append(f"{len(chosen)} labels chosen ({', '.join(map(c.show, chosen))}); a single choice takes one")
+    return out
+
+
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    return chosen_reasons(value, scheme, single=True)
+
+
 TYPE = AnnotationType(
     name="radio", title="Single choice", page="pages/radio.py",
     keys={"labels": Key(v.labels, required=True), "has_free_response": Key(v.free_response, default=False)},
-    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate,
     looks_like=lambda value: isinstance(value, dict),
     headline=lambda measures: measures.get("choice"))
