@@ -289,7 +289,21 @@ def validate(value: Any, scheme: Scheme, derivation: Derivation | None) -> list[
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Each critical node, and each marked edge's state."""
+    clean = normalize(value)
+    found: dict = {("critical node", a): True for a in clean["critical_nodes"]}
+    found.update({("edge", "{} → {}".format(*parse_edge_key(k))): (k, state) for k, state in clean["edges"].items()})
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return normalize({"critical_nodes": [f[1] for f in fields if f[0] == "critical node"],
+                      "edges": dict(x for f, x in fields.items() if f[0] == "edge")})
+
+
 TYPE = AnnotationType(
     name="agent_interaction_graph", title="Interaction graph", page="pages/agent_interaction_graph.py", trace=True,
-    rows=rows, agreement=agreement, looks_like=looks_like, objects=objects, validate=validate,
+    rows=rows, agreement=agreement, looks_like=looks_like, objects=objects, validate=validate, parts=parts,
+    join=join,
     headline=lambda measures: measures.get("critical_nodes"))

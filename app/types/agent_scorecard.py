@@ -344,9 +344,27 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Each score (an agent's or the team's, per dimension) and each milestone reached."""
+    scores, miles = table_rows(value, _scale(scheme))
+    found: dict = {("agent", agent, dim) if level == "agent" else ("team", dim): s for level, agent, dim, s in scores}
+    found.update({("milestone", m): True for m, reached in miles if reached})
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    agents: dict[str, dict] = {}
+    for field, s in fields.items():
+        if field[0] == "agent":
+            agents.setdefault(field[1], {})[field[2]] = s
+    team = {f[1]: s for f, s in fields.items() if f[0] == "team"}
+    reached = [f[1] for f in fields if f[0] == "milestone"]
+    return build(agents, team, reached, list(scheme.get("milestones") or []), _scale(scheme))
+
+
 TYPE = AnnotationType(
     name="agent_scorecard", title="Agent scorecard", page="pages/agent_scorecard.py", trace=True,
     keys={"scale": Key(v.integer(2, 10), default=5), "agent_dimensions": Key(v.string_list(1), required=True),
           "team_dimensions": Key(v.string_list(0), default=[]), "milestones": Key(v.string_list(0), default=[])},
-    section="scorecards", rows=summary_rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate,
+    section="scorecards", rows=summary_rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     headline=lambda measures: next(iter((measures.get("agent_dimensions") or {}).values()), None))

@@ -274,9 +274,31 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Each turn marked with each behaviour, and each behaviour's note."""
+    found: dict = {}
+    for name, e in parse(value).items():
+        found.update({("behaviour", name, "turn", t): True for t in e["turns"]})
+        if e["note"].strip():
+            found[("behaviour", name, "note")] = e["note"]
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    entries: dict[str, dict] = {}
+    for field, x in fields.items():
+        e = entries.setdefault(field[1], {"turns": [], "note": ""})
+        if field[2] == "turn":
+            e["turns"].append(field[3])
+        else:
+            e["note"] = x
+    return build(entries, scheme.get("behaviors") or [])
+
+
 TYPE = AnnotationType(
     name="emergent_behavior", title="Emergent behaviour", page="pages/emergent_behavior.py", trace=True,
     keys={"behaviors": Key(v.string_list(1), required=True), "allow_note": Key(v.boolean, default=True)},
     section="emergent", rows=rows, rollup=rollup, agreement=agreement,
     listings_first=True, listings={"per_run": per_run},
-    looks_like=looks_like, objects=objects, validate=validate)
+    looks_like=looks_like, objects=objects, validate=validate,
+    parts=parts, join=join)

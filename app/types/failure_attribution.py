@@ -144,9 +144,22 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return out + c.gather(c.text(value.get("reason"), "reason"))
 
 
+FIELDS = (("responsible agent", "responsible_agent"), ("decisive step", "decisive_step"), ("reason", "reason"))
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    value = value if isinstance(value, dict) else {}
+    found = {(name,): value.get(key) for name, key in FIELDS}
+    return {k: x for k, x in found.items() if x not in (None, "") and not (isinstance(x, str) and not x.strip())}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return build(fields.get(("responsible agent",)), fields.get(("decisive step",)), fields.get(("reason",)) or "")
+
+
 TYPE = AnnotationType(
     name="failure_attribution", title="Failure attribution", page="pages/failure_attribution.py", trace=True,
     keys={"agents": Key(v.string_list(1), doc="static agent list instead of deriving it from the trace")},
     section="attribution", rows=rows, rollup=rollup, agreement=agreement, listings={"positions": positions},
-    looks_like=looks_like, objects=objects, validate=validate,
+    looks_like=looks_like, objects=objects, validate=validate, parts=parts, join=join,
     headline=lambda measures: measures.get("agent"))

@@ -372,9 +372,36 @@ def validate(value: Any, scheme: Scheme, derivation: Derivation | None) -> list[
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Per handoff: which handoff it is (step and agents), each flag raised, the quality."""
+    found: dict = {}
+    for index, step, src, dst, flags, quality in table_rows(value):
+        found[("handoff", index, "at")] = (step, src, dst)
+        found.update({("handoff", index, "flag", f): True for f in flags})
+        if quality is not None:
+            found[("handoff", index, "quality")] = quality
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> list[dict]:
+    known = list(scheme.get("flags") or [])
+    entries = []
+    for field, at in fields.items():
+        if field[2] != "at":
+            continue
+        index = field[1]
+        raised = {f[3] for f in fields if f[:3] == ("handoff", index, "flag")}
+        entry = {"index": index, "step": at[0], "from": at[1], "to": at[2],
+                 "flags": [f for f in in_order(known, raised) if f in raised],
+                 "quality": fields.get(("handoff", index, "quality"))}
+        if is_touched(entry):
+            entries.append(entry)
+    return sorted(entries, key=lambda e: (e["index"], e["step"]))
+
+
 TYPE = AnnotationType(
     name="handoff_review", title="Handoff review", page="pages/handoff_review.py", trace=True,
     keys={"flags": Key(v.string_list(1), default=["info_loss", "dropped_constraint", "garbling", "goal_drift"]),
           "quality_scale": Key(v.integer(2, 10), default=5)},
-    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate,
+    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects, headline=lambda measures: measures.get("quality"))

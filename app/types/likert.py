@@ -74,10 +74,19 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    point = choice(value if isinstance(value, dict) else None)
+    return {} if point is None else {("rating",): point}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return build(fields.get(("rating",)))
+
+
 TYPE = AnnotationType(
     name="likert", title="Likert", page="pages/likert.py",
     keys={"size": Key(v.integer(2, 11), required=True), "min_label": Key(v.string, default=""),
           "max_label": Key(v.string, default=""), "labels": Key(v.labels)},
-    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate,
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate, parts=parts, join=join,
     looks_like=lambda value: isinstance(value, dict) and all(str(k).startswith("scale_") for k in value),
     headline=lambda measures: measures.get("rating"))

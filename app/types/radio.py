@@ -102,9 +102,20 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return chosen_reasons(value, scheme, single=True)
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    found = {("choice",): choice(value if isinstance(value, dict) else None)}
+    text = free_text(value if isinstance(value, dict) else None)
+    found[("free response",)] = text if text.strip() else None
+    return {k: x for k, x in found.items() if x is not None}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return build(fields.get(("choice",)), fields.get(("free response",)) or "")
+
+
 TYPE = AnnotationType(
     name="radio", title="Single choice", page="pages/radio.py",
     keys={"labels": Key(v.labels, required=True), "has_free_response": Key(v.free_response, default=False)},
-    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate,
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate, parts=parts, join=join,
     looks_like=lambda value: isinstance(value, dict),
     headline=lambda measures: measures.get("choice"))

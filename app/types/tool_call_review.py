@@ -234,8 +234,27 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Per call: which call it is (step and tool), its verdict, its notes."""
+    found: dict = {}
+    for e in parse(value):
+        if not touched(e):
+            continue
+        found[("call", e["index"], "at")] = (e["step"], e["tool"])
+        if e["verdict"]:
+            found[("call", e["index"], "verdict")] = e["verdict"]
+        if e["notes"].strip():
+            found[("call", e["index"], "notes")] = e["notes"]
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> list[dict]:
+    return build({"index": f[1], "step": at[0], "tool": at[1], "verdict": fields.get(("call", f[1], "verdict")),
+                  "notes": fields.get(("call", f[1], "notes")) or ""} for f, at in fields.items() if f[2] == "at")
+
+
 TYPE = AnnotationType(
     name="tool_call_review", title="Tool-call review", page="pages/tool_call_review.py", trace=True,
     keys={"verdict_options": Key(v.string_list(1), default=DEFAULT_VERDICTS)},
-    section="tool_verdicts", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate,
+    section="tool_verdicts", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects, headline=lambda measures: measures.get("verdict"))

@@ -216,11 +216,19 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    return {("region", i): label for i, label in labels_of(value).items() if label != UNLABELLED}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return to_value({f[1]: label for f, label in fields.items()})
+
+
 TYPE = AnnotationType(
     name="tool_contention", title="Tool contention", page="pages/tool_contention.py", trace=True,
     keys={"calls_key": Key(v.nonempty_string, default="calls"), "resource_key": Key(v.nonempty_string, default="resource"),
           "contention_labels": Key(v.string_list(1), default=["deadlock", "circular_wait", "race_condition", "benign"]),
           "include_same_agent": Key(v.boolean, default=False,
                                     doc="also count overlapping calls of one agent as contention")},
-    section="contention", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate,
+    section="contention", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects, headline=lambda measures: measures.get("label"))

@@ -375,6 +375,37 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     return out
 
 
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Per step: its agent, correctness, severity, rationale, and each mode tagged."""
+    found: dict = {}
+    for e in parse(value, scheme.get("correctness_options")):
+        if not touched(e):
+            continue
+        i = e["step_index"]
+        found[("step", i, "agent")] = e["agent"]
+        for name in ("correctness", "severity"):
+            if e[name]:
+                found[("step", i, name)] = e[name]
+        if e["rationale"].strip():
+            found[("step", i, "rationale")] = e["rationale"]
+        found.update({("step", i, "mode", m["type"], m.get("subtype")): True for m in e["errors"]})
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    options = scheme.get("correctness_options")
+    steps = []
+    for field, agent in fields.items():
+        if field[2] != "agent":
+            continue
+        i = field[1]
+        errors = [{"type": f[3], "subtype": f[4]} for f in fields if f[:3] == ("step", i, "mode")]
+        steps.append(entry(i, agent, fields.get(("step", i, "correctness")), errors, fields.get(("step", i, "severity")),
+                           fields.get(("step", i, "rationale")) or "", options))
+    return build(steps, show_score=bool(scheme.get("show_score")), severities=scheme.get("severities"),
+                 max_score=scheme.get("max_score") or 100, options=options)
+
+
 TYPE = AnnotationType(
     name="trajectory_eval", title="Step review (MAST)", page="pages/trajectory_eval.py", trace=True,
     keys={"step_text_key": Key(v.nonempty_string, default="content"), "error_types": Key(v.error_types, required=True),
@@ -382,5 +413,5 @@ TYPE = AnnotationType(
           "severities": Key(v.severities, default=[{"name": "minor", "weight": -1}, {"name": "major", "weight": -5},
                                                    {"name": "critical", "weight": -10}]),
           "show_score": Key(v.boolean, default=False), "max_score": Key(v.number, default=100)},
-    section="mast", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate,
+    section="mast", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects)
