@@ -12,10 +12,11 @@ from app.ui.state import follow, widget_key
 from app.ui.text import md
 
 
-def _saver(ws: Workspace, item: Item, scheme: Scheme, build):
-    """An on_change callback: build the value from the widgets, save it, or clear it if empty."""
+def _saver(ws: Workspace, item: Item, scheme: Scheme, build, base):
+    """An on_change callback: build the value from the widgets and apply what changed from
+    `base` (the stored value they were drawn from) on top of the disk; an emptied one is cleared."""
     def cb():
-        shell.commit(ws, item, scheme, build())
+        shell.commit(ws, item, scheme, build(), base=base)
     return cb
 
 
@@ -44,7 +45,7 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
     def build():
         return radio_type.build(st.session_state.get(k_choice), st.session_state.get(k_free, ""))
 
-    cb = _saver(ws, item, scheme, build)
+    cb = _saver(ws, item, scheme, build, ann.value if ann else None)
     st.radio(md(scheme.name), names, index=None, key=k_choice,
              on_change=cb, label_visibility="collapsed", format_func=md,
              captions=[md(tips[n]) for n in names] if any(tips.values()) else None)
@@ -65,7 +66,7 @@ def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return multiselect_type.build([n for n in names if st.session_state.get(keys[n])],
                                   st.session_state.get(k_free, ""))
 
-    cb = _saver(ws, item, scheme, build)
+    cb = _saver(ws, item, scheme, build, ann.value if ann else None)
     for lab in scheme["labels"]:
         st.checkbox(md(lab["name"]), key=keys[lab["name"]], on_change=cb,
                     help=md(lab["tooltip"]) if lab.get("tooltip") else None)
@@ -90,7 +91,8 @@ def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return likert_type.build(st.session_state.get(key))
 
     st.radio(md(scheme.name), points, index=None, key=key,
-             horizontal=True, on_change=_saver(ws, item, scheme, build), label_visibility="collapsed",
+             horizontal=True, on_change=_saver(ws, item, scheme, build, ann.value if ann else None),
+             label_visibility="collapsed",
              format_func=lambda i: md(f"{i} {labels[i]}".strip()))
 
 
@@ -105,4 +107,4 @@ def text(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     widget = st.text_area if scheme.get("multiline", True) else st.text_input
     widget(md(scheme.name), key=key,
-           on_change=_saver(ws, item, scheme, build), label_visibility="collapsed")
+           on_change=_saver(ws, item, scheme, build, ann.value if ann else None), label_visibility="collapsed")

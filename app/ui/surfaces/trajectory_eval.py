@@ -172,13 +172,13 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
             entry = stepreview.entry(step.index, step.agent, corr,
                                      [modes[j] for j in st.session_state.get(k["modes"]) or []],
                                      st.session_state.get(k["sev"]), st.session_state.get(k["why"], ""), c.options)
-            _save(c, stepreview.put(c.current(), entry, **c.kw), k["saved"])
+            _save(c, stepreview.put(c.stored, entry, **c.kw), k["saved"], base=c.stored)
         return cb
 
     def reset():
         for f in ("corr", "modes", "sev", "why", "saved", "open"):
             st.session_state.pop(k[f], None)
-        _save(c, stepreview.drop(c.current(), step.index, **c.kw), k["saved"])
+        _save(c, stepreview.drop(c.stored, step.index, **c.kw), k["saved"], base=c.stored)
 
     def mode_label(j: int) -> str:
         return modes[j].label if j < c.n_configured else f"{modes[j].label} (not configured)"
@@ -229,6 +229,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     shell.rerun_if_asked()
 
 
-def _save(c: _Ctx, value, saved_key: str) -> None:
-    """A card's change: saved at once (an emptied value removes the row)."""
-    shell.card_saved(c.ws, c.item, c.scheme, value, saved_key, empty=stepreview.is_empty(value))
+def _save(c: _Ctx, value, saved_key: str, base=shell.NO_BASE) -> None:
+    """A card's change: saved at once (an emptied value removes the row); with `base` (the value
+    the card was drawn from), only the change from it is applied on top of the disk."""
+    shell.card_saved(c.ws, c.item, c.scheme, value, saved_key, empty=stepreview.is_empty(value), base=base)
