@@ -7,6 +7,10 @@ set one field differently the disk's value stays and B is told and shown it. A s
 that does not fit its scheme never shows "Saved" beside controls that show nothing chosen."""
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from app.store.storage import AnnotationStore
 from tests.conftest import make_app, open_page
 from tests.summary_data import CODE, attribution, demo
@@ -81,3 +85,36 @@ def test_a_stored_label_not_in_the_scheme_never_shows_saved(tmp_path):
     radio.set_value("failure").run()  # choosing again replaces it
     assert stored(cfg, "outcome") == {"failure": "true"}
     assert "Saved" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.long
+def test_two_tabs_of_one_annotator_long(tmp_path):
+    """Two tabs of one annotator, each click made in a tab drawn before the other's last save,
+    400 clicks: every label keeps the state its last click gave it (the tabs tick disjoint labels,
+    so no click conflicts), both tabs show the disk after their own click; then the handoff cards
+    of two tabs merge the same way (each raises flags on one handoff: all kept)."""
+    cfg, _save = demo(tmp_path)
+    rng = random.Random(30)
+    tabs = [tab(cfg, "multiselect"), tab(cfg, "multiselect")]
+    labels = [c.label.replace("\\", "") for c in tabs[0].checkbox]
+    mine = [labels[0::2], labels[1::2]]  # tab 0 ticks the even labels, tab 1 the odd ones
+    want: dict[str, bool] = {}
+    for click in range(400):
+        who = rng.randrange(2)
+        label = rng.choice(mine[who])
+        on = not want.get(label, False) if rng.random() < 0.8 else want.get(label, False)
+        at = tabs[who]
+        box(at, label).set_value(on).run()
+        assert not at.exception, [e.value for e in at.exception]
+        want[label] = on
+        on_disk = {k for k, x in (stored(cfg, "symptoms") or {}).items() if x == "true"}
+        assert on_disk == {k for k, x in want.items() if x}, (click, label, on)
+        assert {c.label.replace("\\", "") for c in at.checkbox if c.value} == on_disk, click
+    flags = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
+    cards = [tab(cfg, "handoff_review"), tab(cfg, "handoff_review")]
+    for k, flag in enumerate(flags):
+        at = cards[k % 2]
+        next(c for c in at.checkbox if c.label.replace("\\", "") == flag).check().run()
+        assert not at.exception, [e.value for e in at.exception]
+    entry = next(e for e in stored(cfg, "handoffs") if e["index"] == 0)
+    assert entry["flags"] == flags
