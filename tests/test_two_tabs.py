@@ -118,3 +118,42 @@ def test_two_tabs_of_one_annotator_long(tmp_path):
         assert not at.exception, [e.value for e in at.exception]
     entry = next(e for e in stored(cfg, "handoffs") if e["index"] == 0)
     assert entry["flags"] == flags
+
+
+def _saving_script():
+    """A page that saves a value no control offers (a label the scheme does not have; a
+    decisive step past the run's end) through the app's own save path."""
+    import streamlit as st
+
+    from app.ui import saving, shell
+    ws = shell.workspace()
+    item = ws.by_id["code-team-002"]
+    which = st.radio("value", ["label", "step", "fine"])
+    scheme = ws.project.scheme("attribution" if which == "step" else "outcome")
+    value = {"label": {"maybe": "true"}, "fine": {"failure": "true"},
+             "step": {"responsible_agent": "Coder", "decisive_step": 9999, "reason": ""}}[which]
+    if st.button("save"):
+        st.session_state["saved"] = saving.commit(ws, item, scheme, value, base=None)
+    saving.not_saved_note(item, scheme.name)
+
+
+def test_the_save_path_refuses_a_value_that_does_not_fit_with_the_reason(tmp_path):
+    from streamlit.testing.v1 import AppTest
+    cfg, _save = demo(tmp_path)
+    make_app(cfg)  # (sets the project for the app)
+    at = AppTest.from_function(_saving_script, default_timeout=60)
+    at.query_params["annotator"] = "alice"
+    at.run()
+    at.button[0].click().run()
+    assert not at.exception and at.session_state["saved"] is False
+    warned = " ".join(w.value for w in at.warning)
+    assert "not saved: the value does not fit" in warned and '"maybe" is not one of success' in warned
+    at.radio[0].set_value("step").run()
+    at.button[0].click().run()
+    assert at.session_state["saved"] is False
+    assert "decisive step: 9999 is not a step of this run" in " ".join(w.value for w in at.warning)
+    assert stored(cfg, "outcome") is None and stored(cfg, "attribution") is None
+    at.radio[0].set_value("fine").run()
+    at.button[0].click().run()
+    assert at.session_state["saved"] is True and stored(cfg, "outcome") == {"failure": "true"}
+    assert not at.warning
