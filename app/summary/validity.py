@@ -30,17 +30,22 @@ def checked(ws, df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     if df.empty:
         return df, empty
     schemes = {s.name: s for s in ws.project.schemes}
-    hashes = {it.id: it.trace_hash for it in ws.items}
     judged = (df["scheme"] != DONE) & (df["status"] != STATUS_CLEARED) & df["scheme"].isin(list(schemes))
     kept_invalid = (df["status"] == STATUS_INVALID).to_numpy(dtype=bool)
     candidates = df[judged.to_numpy(dtype=bool) & ~kept_invalid]
-    current = (candidates["trace_hash"].astype(object).to_numpy()
-               == candidates["item_id"].astype(object).map(hashes).to_numpy())
-    # one check per distinct (scheme, item, stored text, made on the trace as it is now)
-    keys = pd.MultiIndex.from_arrays([candidates["scheme"].astype(object), candidates["item_id"].astype(object),
-                                      candidates["value"].astype(object), pd.Series(current, dtype=bool)])
+    items = candidates["item_id"].astype(object).to_numpy()
+    # the item matters only to a trace type's row made on the trace as it is now (checked
+    # against that trace); any other row is checked against its scheme alone
+    on_trace = candidates["scheme"].isin([n for n, s in schemes.items() if TYPES[s.type].trace]).to_numpy(dtype=bool)
+    hashes = {i: ws.by_id[i].trace_hash for i in pd.unique(items[on_trace]) if i in ws.by_id}
+    current = on_trace & (candidates["trace_hash"].astype(object).to_numpy() == pd.Series(items).map(hashes).to_numpy())
+    # one check per distinct (scheme, item or None, stored text)
+    keys = pd.MultiIndex.from_arrays([candidates["scheme"].astype(object), pd.Series(items).where(current, None),
+                                      candidates["value"].astype(object)])
     codes, distinct = pd.factorize(keys)
-    found = [_reasons(ws, schemes[scheme], item, text, now) for scheme, item, text, now in distinct]
+    getters = {name: Derivations.of(ws).getter(s) for name, s in schemes.items() if TYPES[s.type].trace}
+    found = [_reasons(schemes[scheme], text, getters[scheme](item) if isinstance(item, str) else None)
+             for scheme, item, text in distinct]
     bad_code = [bool(r) for r in found]
     bad = pd.Series(False, index=df.index)
     if len(candidates):
@@ -61,12 +66,11 @@ def checked(ws, df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     return df[~left_out], {"count": int(left_out.sum()), "rows": rows}
 
 
-def _reasons(ws, scheme, item_id: Any, text: Any, current: bool) -> list[str]:
+def _reasons(scheme, text: Any, derivation) -> list[str]:
     value = parse(text)
     if value is None:
-        return [] if text is None else ["the stored value is not JSON"]
+        return [] if not isinstance(text, str) else ["the stored value is not JSON"]
     kind = TYPES[scheme.type]
-    derivation = Derivations.of(ws).getter(scheme)(item_id) if kind.trace and current else None
     try:
         return list(kind.validate(value, scheme, derivation))
     except Exception as e:  # (a check that trips on a value no one foresaw: the row is not counted)

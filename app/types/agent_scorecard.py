@@ -332,7 +332,7 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     else:
         for a, dims in per_agent.items():
             out += c.gather(c.agent(a, agents, "scored agent"))
-            out += scores(dims, list(scheme.get("agent_dimensions") or []), f"agent {c.show(a)}")
+            out += scores(dims, list(scheme.get("agent_dimensions") or []), f'agent "{a}"')
     out += scores(value.get("team", {}), list(scheme.get("team_dimensions") or []), "team")
     miles = value.get("milestones", {})
     if not isinstance(miles, dict):

@@ -259,7 +259,7 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
         return [c.shape(value, dict)]
     out: list[str] = []
     for name, e in value.items():
-        what = f"behaviour {c.show(name)}"
+        what = f'behaviour "{name}"'
         out += c.gather(c.one_of(name, scheme.get("behaviors") or [], "behaviour"))
         if not isinstance(e, dict):
             out.append(c.shape(e, dict, what))
