@@ -62,10 +62,13 @@ def index(x: Any, count: int | None, what: str, of: str) -> str | None:
 
 
 def agent(name: Any, agents: Iterable[str] | None, what: str = "agent") -> str | None:
-    """`name` one of the run's agents (None: the run is not known; any string)."""
+    """`name` one of the run's agents (None: the run is not known; any string). Case and blanks
+    around the name aside, as gold answers are compared (app/summary/gold.py): data from other
+    tools writes " Tickets_Pricing_Expert" for the run's tickets_pricing_expert."""
     if not isinstance(name, str) or not name:
         return f"{what}: expected an agent name, got {show(name)}"
-    if agents is not None and name not in set(agents):
+    if agents is not None and name not in set(agents) and name.strip().casefold() not in {
+            str(a).strip().casefold() for a in agents}:
         return f"{what}: {show(name)} is not an agent of this run"
     return None
 
