@@ -83,7 +83,8 @@ def _variants(d, scheme, rng: random.Random) -> list[str]:
         elif t == "tool_call_review":
             c = rng.choice(d.tool_calls) if d.tool_calls else None
             v = [{"index": c.index, "step": c.step, "tool": c.tool,
-                  "verdict": rng.choice(["correct", "wrong tool", "wrong arguments"]), "notes": ""}] if c else []
+                  "verdict": rng.choice(o.get("verdict_options") or ["correct", "wrong_tool", "wrong_args"]),
+                  "notes": ""}] if c else []
         elif t == "trajectory_eval":
             et = rng.choice(o["error_types"])
             v = {"steps": [{"step_index": st, "agent": d.steps[st].agent if d.steps else a,

@@ -12,6 +12,7 @@ from tests.conftest import ROOT, shared_dataset, write_project
 CODE = "code-team-002"  # Manager, Coder, Coder, Tester, Coder, Tester, Manager, Coder, Reviewer, Manager
 TRIP = "trip-planner-001"
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+OLDER = "a-trace-hash-of-other-data"  # the trace_hash of a row made before the trace changed
 
 
 class Saver:
@@ -22,10 +23,11 @@ class Saver:
         self.store = AnnotationStore(self.ws.project.output_dir)
 
     def __call__(self, item: str, who: str, scheme: str, value, status: str = "annotated",
-                 seconds: float = 10.0):
+                 seconds: float = 10.0, trace_hash: str | None = None):
+        """(`trace_hash`: made on other data, e.g. OLDER; else on the item's trace as it is now)"""
         t = "_item" if scheme == "_item" else self.ws.project.scheme(scheme).type
-        return self.store.save(Annotation(item, who, scheme, t, value, status, self.ws.by_id[item].trace_hash,
-                                          T0, seconds))
+        return self.store.save(Annotation(item, who, scheme, t, value, status,
+                                          trace_hash or self.ws.by_id[item].trace_hash, T0, seconds))
 
 
 def demo(tmp_path: Path) -> tuple[Path, Saver]:

@@ -57,14 +57,15 @@ def test_accuracy_on_whowhen_samples(tmp_path):
 def test_summary_json_command_has_gold_and_agreement(tmp_path):
     cfg, save = whowhen(tmp_path)
     annotate(save)
-    save("hand-crafted-33", "bob", "attribution", attribution("WebSurfer", 9))
+    # (step 7, not 9 as before issue 30: the run has steps 0–8, and a step it does not have is refused)
+    save("hand-crafted-33", "bob", "attribution", attribution("WebSurfer", 7))
     r = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg), "--json", "-k", "1"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert {"n", "agent_accuracy", "step_accuracy", "step_accuracy_within_k"} <= set(out["gold"]["alice"])
     assert out["gold"]["bob"]["n"] == 3 and out["gold"]["bob"]["agent_accuracy"] == 1.0
-    att = out["agreement"]["attribution"]  # hand-crafted-33: Orchestrator @8 vs WebSurfer @9
+    att = out["agreement"]["attribution"]  # hand-crafted-33: Orchestrator @8 vs WebSurfer @7
     assert att["items_compared"] == 1 and att["agent"]["percent_agreement"] == 0.0
     assert att["step"]["exact"] == 0.0 and att["step"]["within_k"] == 1.0
     text = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg)], cwd=ROOT, capture_output=True,
@@ -79,7 +80,7 @@ def test_summary_json_command_has_gold_and_agreement(tmp_path):
     assert f"\n{len(out['disagreements'])} disagreement(s): see --json" in text.stdout and out["disagreements"]
     # nothing is kept on disk between runs: the next run counts the rows again, one more save in
     assert not (Path(open_project(cfg).project.output_dir) / ".summary").exists()
-    save("hand-crafted-33", "carol", "attribution", attribution("WebSurfer", 9))
+    save("hand-crafted-33", "carol", "attribution", attribution("WebSurfer", 7))  # (a step of the run: 0–8)
     again = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg)], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
     fresh = subprocess.run([sys.executable, "-m", "app", "summary", str(cfg), "--json"], cwd=ROOT,

@@ -472,5 +472,5 @@ def test_import_refuses_a_value_that_does_not_fit_scheme_or_trace(study, tmp_pat
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = importer.import_file(save.ws, path)
     assert result.imported == 1 and save.store.load(ONE, "erin", "keep_item").value == {"decision": "accept"}
-    assert result.problems == [f"{path}: line 1: better_patch: selection \"C\" is not one of A, B, tie",
-                               f"{path}: line 2: discussion_acts: entry 0: turn 9 is not in this conversation (4 turns)"]
+    assert result.problems == [f"{path}: line 1: refused: better_patch: selection \"C\" is not one of A, B, tie",
+                               f"{path}: line 2: refused: discussion_acts: entry 0: turn 9 is not in this conversation (4 turns)"]

@@ -111,3 +111,34 @@ def test_good_secrets_say_nothing_of_access_being_off(tmp_path):
     assert not at.exception and not at.error
     assert at.text_input[0].label == "Your access token"
     assert not any("Access control is off" in c.value for c in at.sidebar.caption)
+
+
+@pytest.mark.parametrize("case", list(DAMAGED))
+def test_serve_refuses_to_start_on_a_damaged_secrets_file(tmp_path, case, capsys, monkeypatch):
+    """`serve` names the file, the entry and the problem, and exits non-zero before any server
+    starts (os.execve is never reached)."""
+    from app.__main__ import main
+    from app.cli import serve
+    text, says = DAMAGED[case]
+    cfg = damaged_project(tmp_path, text)
+    monkeypatch.chdir(tmp_path)
+    started = []
+    monkeypatch.setattr(serve.os, "execve", lambda *a: started.append(a))
+    code = main(["serve", str(cfg), "--port", "0"])
+    assert code != 0 and not started
+    err = capsys.readouterr().err
+    secrets = str(tmp_path / ".streamlit" / "secrets.toml")
+    assert secrets in err and says in err, err
+
+
+def test_serve_starts_with_good_secrets_and_without_any(tmp_path, monkeypatch):
+    from app.__main__ import main
+    from app.cli import serve
+    cfg = write_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    started = []
+    monkeypatch.setattr(serve.os, "execve", lambda *a: started.append(a))
+    assert main(["serve", str(cfg), "--port", "0"]) == 0 and len(started) == 1
+    (tmp_path / ".streamlit").mkdir()
+    (tmp_path / ".streamlit" / "secrets.toml").write_text(f'[baton.annotators.alice]\ntoken_sha256 = "{GOOD}"\n')
+    assert main(["serve", str(cfg), "--port", "0"]) == 0 and len(started) == 2

@@ -16,7 +16,7 @@ from app.stats.counting import t975
 from app.summary import rows as stored
 from app.summary import summarize as core
 from app.project.workspace import open_project
-from tests.summary_data import CODE, TRIP, attribution, demo
+from tests.summary_data import CODE, OLDER, TRIP, attribution, demo
 
 
 def summarize(cfg, **kw):
@@ -99,7 +99,8 @@ def test_handoff_rates_kappa_per_flag_order_and_stale(tmp_path):
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "handoffs", [entry(0, 1, "Manager", "Coder", q=4),
                                      entry(1, 3, "Coder", "Tester", ["info_loss", "garbling"], 2),
-                                     entry(9, 99, "Ghost", "Coder", ["info_loss"])])  # made on other data
+                                     entry(9, 99, "Ghost", "Coder", ["info_loss"])],  # made on other data
+         trace_hash=OLDER)
     save(CODE, "bob", "handoffs", [entry(1, 3, "Coder", "Tester", ["garbling", "info_loss"], 3),
                                    entry(3, 5, "Coder", "Tester", ["goal_drift"])])
     s = summarize(cfg)
@@ -167,7 +168,8 @@ def test_mast_by_category_and_acting_agent(tmp_path):
 
 def test_contention_per_resource_tools_and_choices(tmp_path):
     cfg, save = demo(tmp_path)
-    save(CODE, "alice", "contention", {"contentions": {"0": "deadlock", "1": "race_condition", "7": "benign"}})
+    save(CODE, "alice", "contention", {"contentions": {"0": "deadlock", "1": "race_condition", "7": "benign"}},
+         trace_hash=OLDER)  # (made on other data: region 7 is stale)
     save(CODE, "bob", "contention", {"contentions": {"0": "deadlock"}})
     save(CODE, "alice", "tool_review", [{"index": 0, "step": 1, "tool": "run_tests", "verdict": "correct", "notes": ""},
                                         {"index": 1, "step": 2, "tool": "edit_file", "verdict": "wrong_args",
@@ -299,13 +301,17 @@ def test_json_keys_keep_their_order(tmp_path):
 
 
 def test_decisive_steps_out_of_the_run_fall_in_the_end_bins(tmp_path):
-    # an imported attribution may name a step before the first or past the last (10 steps here)
+    # an attribution made on other data (a longer run) may name a step past the last (10 steps
+    # here): it falls in the last bin; a step before the first is no step of any run (issue 30:
+    # left out, listed as invalid; it was counted in the first bin before)
     cfg, save = demo(tmp_path)
-    save(CODE, "alice", "attribution", attribution("Coder", -20))
-    save(CODE, "bob", "attribution", attribution("Coder", -1))
-    save(CODE, "carol", "attribution", attribution("Coder", 99))
-    hist = summarize(cfg)["attribution"]["attribution"]["position_histogram"]
-    assert [h["count"] for h in hist] == [2, 0, 0, 0, 1]
+    save(CODE, "alice", "attribution", attribution("Coder", -20), trace_hash=OLDER)
+    save(CODE, "bob", "attribution", attribution("Coder", -1), trace_hash=OLDER)
+    save(CODE, "carol", "attribution", attribution("Coder", 99), trace_hash=OLDER)
+    s = summarize(cfg)
+    hist = s["attribution"]["attribution"]["position_histogram"]
+    assert [h["count"] for h in hist] == [0, 0, 0, 0, 1]
+    assert s["invalid"]["count"] == 2 and {r["annotator"] for r in s["invalid"]["rows"]} == {"alice", "bob"}
 
 
 @pytest.mark.parametrize("index", [2 ** 62, 2 ** 63 - 1])
@@ -316,7 +322,8 @@ def test_a_handoff_index_beyond_any_run_is_stale_not_misplaced(tmp_path, index):
     for item in (TRIP, CODE):
         save(item, "alice", "handoffs", [])
         save(item, "bob", "handoffs", [])
-    save(CODE, "ann", "handoffs", [entry(index, 3, "Coder", "Tester", ["garbling"], 1)])  # #1's step and agents
+    save(CODE, "ann", "handoffs", [entry(index, 3, "Coder", "Tester", ["garbling"], 1)],  # #1's step and agents
+         trace_hash=OLDER)
     h = summarize(cfg)["handoffs"]["handoffs"]
     assert h["stale"] == 1
     assert all(p["flagged"] == 0 and p["mean_quality"] is None for p in h["pairs"])

@@ -16,8 +16,24 @@ def add_arguments(p):
     p.add_argument("--address", help="address to listen on (default: all)")
 
 
+def secrets_problems(config: str) -> int:
+    """Non-zero (after saying why) when a secrets file is present but damaged: the app would
+    serve nothing, so it does not start (as `check` refuses it, with the same words)."""
+    from app.project.access import load_access, secrets_files
+    access = load_access(secrets_files(config))
+    if not access.is_broken:
+        return 0
+    for problem in access.problems:
+        print(f"access refused to everyone until fixed: {problem}", file=sys.stderr)
+    print("not serving: fix the secrets file (or remove it to turn access control off)", file=sys.stderr)
+    return 2
+
+
 def run(args) -> int:
     open_or_exit(args.config)  # fail early, in the terminal, on a broken project
+    refused = secrets_problems(args.config)
+    if refused:
+        return refused
     os.environ["BATON_CONFIG"] = str(Path(args.config).resolve())
     print(f"Baton on http://localhost:{args.port}  (project {args.config})", flush=True)
     # The server lives in the UI layer (app/ui/launch.py); exec keeps one process, so

@@ -14,9 +14,13 @@ Accepted input (detected per file and per record):
   value as JSON text in a hidden input of the scheme; it is unwrapped. Schemes of the Potato project
   that this project does not have are reported and skipped.
 
-Rows are checked against the project: the item must exist, the scheme must be configured, the
-value must have its type's shape and fit the scheme and the item's trace (the type's `validate`);
-anything else is reported with where it came from and why, and skipped.
+Rows are checked against the project: the item must exist, the scheme must be configured and the
+value must have its type's shape; anything else is reported with where it came from and skipped.
+Then every value is checked by its type's `validate` against the scheme and the item's trace (the
+check the app's saves pass): a value that does not fit is refused, with file, line and reason, and
+counted apart (`refused`); with ``keep_invalid`` it is stored with the status ``invalid`` instead,
+which the summary never counts. A ``seconds_spent`` that is not a number, negative, NaN or more
+than MAX_SECONDS_SPENT is refused too.
 Existing annotations are kept unless ``overwrite`` (a second import of the same file therefore
 changes nothing). ``cleared`` rows are not annotations and are skipped.
 
@@ -31,9 +35,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from app.store.rows import MAX_SECONDS_SPENT, STATUS_INVALID
+from app.store.storage import DONE, STATUS_ANNOTATED, STATUS_CLEARED, STATUSES, Annotation, AnnotationStore
 from app.traces.derive import derive, scheme_keys
 from app.types.registry import TYPES
-from app.store.storage import DONE, STATUS_ANNOTATED, STATUS_CLEARED, STATUSES, Annotation, AnnotationStore
 
 POTATO_FILES = ("annotated_instances.jsonl", "user_state.json")
 
@@ -45,10 +50,18 @@ class ImportResult:
     skipped: int = 0
     problems: list[str] = field(default_factory=list)
     sources: dict[str, int] = field(default_factory=dict)  # format -> records read
+    refused: int = 0  # values that do not fit their scheme or trace (not stored, or stored as invalid)
+    kept_invalid: int = 0  # of which stored with the status "invalid" (keep_invalid)
 
     def problem(self, where: str, msg: str) -> None:
         self.skipped += 1
         self.problems.append(f"{where}: {msg}")
+
+    def refuse(self, where: str, scheme: str, reasons: list[str], kept: bool) -> None:
+        self.refused += 1
+        self.kept_invalid += kept
+        shown = "; ".join(reasons[:5]) + (f"; and {len(reasons) - 5} more" if len(reasons) > 5 else "")
+        self.problems.append(f"{where}: {'kept as invalid' if kept else 'refused'}: {scheme}: {shown}")
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -131,22 +144,6 @@ def _shape_error(t: str, v: Any, status: str) -> str | None:
 
 # --- records → annotations ----------------------------------------------------------------------------
 
-def _misfit(t: str, value: Any, scheme, item, derived: dict) -> str | None:
-    """Why an annotated value does not fit its scheme and the item's trace (its type's
-    `validate`), or None; `derived` keeps each item's derivation per set of trace keys."""
-    kind = TYPES.get(t)
-    if kind is None or scheme is None:
-        return None
-    d = None
-    if kind.trace:
-        keys = tuple(sorted(scheme_keys(scheme).items()))
-        if (item.id, keys) not in derived:
-            derived[(item.id, keys)] = derive(item.data, **dict(keys))
-        d = derived[(item.id, keys)]
-    reasons = kind.validate(value, scheme, d)
-    return "; ".join(reasons) if reasons else None
-
-
 def _time(v: Any) -> datetime | None:
     if v is None or v == "" or (isinstance(v, float) and math.isnan(v)):
         return None
@@ -160,12 +157,46 @@ def _time(v: Any) -> datetime | None:
     return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
 
 
-def _seconds(v: Any) -> float:
+def _seconds(v: Any) -> float | str:
+    """The time spent an imported row gives (none given: 0), or why it is refused."""
+    if v is None or v == "":
+        return 0.0
     try:
+        if isinstance(v, bool):
+            raise TypeError
         f = float(v)
     except (TypeError, ValueError):
-        return 0.0
-    return f if math.isfinite(f) and f >= 0 else 0.0
+        return f"seconds_spent {str(v)[:40]!r} is not a number"
+    if not math.isfinite(f) or f < 0 or f > MAX_SECONDS_SPENT:
+        return f"seconds_spent {f!r} is not a time spent (expected 0 to {MAX_SECONDS_SPENT:.0f} seconds)"
+    return f
+
+
+def _done_reasons(value: Any) -> list[str]:
+    if isinstance(value, dict) and set(value) <= {"done"} and isinstance(value.get("done"), bool):
+        return []
+    return ['a done mark must be {"done": true|false}']
+
+
+class _Traces:
+    """Each item's derivation for a scheme's trace keys, made once per import."""
+
+    def __init__(self):
+        self._found: dict[tuple, Any] = {}
+
+    def __call__(self, item, scheme) -> Any:
+        keys = scheme_keys(scheme)
+        key = (item.id, tuple(sorted(keys.items())))
+        if key not in self._found:
+            self._found[key] = derive(item.data, **keys)
+        return self._found[key]
+
+
+def reasons(kind_name: str, value: Any, scheme, derivation) -> list[str]:
+    """Why a value in its stored form does not fit its scheme (and trace): the type's validate."""
+    if kind_name == DONE:
+        return _done_reasons(value)
+    return list(TYPES[kind_name].validate(value, scheme, derivation))
 
 
 def _rows(rec: Any, where: str, folder_user: str | None, default_annotator: str | None,
@@ -233,14 +264,14 @@ def _potato_spans(spans: Any) -> dict[str, Any]:
 
 
 def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str | None = None,
-                store: AnnotationStore | None = None) -> ImportResult:
+                store: AnnotationStore | None = None, keep_invalid: bool = False) -> ImportResult:
     """Import every annotation in `path` (a file or a Potato output folder) into the project."""
     path = Path(path)
     result = ImportResult()
+    traces = _Traces()
     store = store or AnnotationStore(ws.project.output_dir)
     schemes = {s.name: s for s in ws.project.schemes}
     unknown_schemes: dict[str, int] = {}
-    derived: dict = {}  # (item id, trace keys) -> its derivation, for the values' check
     if not path.exists():
         result.problems.append(f"{path}: no such file or folder")
         return result
@@ -279,11 +310,18 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
                 continue
             value = _maybe_json(row.get("value")) if t == DONE else coerce(t, row.get("value"), schemes.get(scheme))
             err = _shape_error(t, value, status)
-            if err is None and t != DONE and value is not None:
-                why = _misfit(t, value, schemes.get(scheme), item, derived)
-                err = f"{scheme}: {why}" if why else None
             if err:
                 result.problem(at, err)
+                continue
+            seconds = _seconds(row.get("seconds_spent"))
+            if isinstance(seconds, str):
+                result.problem(at, seconds)
+                continue
+            scheme_of = schemes.get(scheme)
+            wrong = [] if value is None else reasons(
+                t, value, scheme_of, traces(item, scheme_of) if t != DONE and TYPES[t].trace else None)
+            if wrong and not keep_invalid:
+                result.refuse(at, scheme, wrong, kept=False)
                 continue
             if not overwrite and store.path_for(item_id, who, scheme).exists():
                 result.kept_existing += 1
@@ -292,10 +330,13 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
             if not isinstance(trace_hash, str) or not trace_hash:
                 trace_hash = item.trace_hash
             try:
-                store.save(Annotation(item_id, who, scheme, t, value, status, trace_hash,
-                                      _time(row.get("updated_at")), _seconds(row.get("seconds_spent"))))
+                store.save(Annotation(item_id, who, scheme, t, value, STATUS_INVALID if wrong else status,
+                                      trace_hash, _time(row.get("updated_at")), seconds))
             except (ValueError, TypeError) as e:
                 result.problem(at, str(e))
+                continue
+            if wrong:
+                result.refuse(at, scheme, wrong, kept=True)
                 continue
             result.imported += 1
     for scheme, n in unknown_schemes.items():

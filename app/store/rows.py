@@ -18,9 +18,15 @@ from app.store.files import _check_name, _check_utf8, value_from_json, value_to_
 STATUS_ANNOTATED = "annotated"
 STATUS_REVIEWED_CLEAN = "reviewed_clean"
 STATUS_CLEARED = "cleared"
+# a value that does not fit its scheme or trace, kept on request (`import --keep-invalid`):
+# stored for a person to look at and mend, never counted by the summary
+STATUS_INVALID = "invalid"
 # the scheme name of the per-item "done" mark (not a judgement: no scheme may take this name)
 DONE = "_item"
-STATUSES = frozenset({STATUS_ANNOTATED, STATUS_REVIEWED_CLEAN, STATUS_CLEARED})
+STATUSES = frozenset({STATUS_ANNOTATED, STATUS_REVIEWED_CLEAN, STATUS_CLEARED, STATUS_INVALID})
+# the most time one annotation may have taken: an imported seconds_spent above it is refused
+# (a week; the app counts at most IDLE_CAP a click, app/ui/saving.py)
+MAX_SECONDS_SPENT = 7 * 24 * 3600.0
 
 SCHEMA_VERSION = "1"
 

@@ -30,6 +30,7 @@ from app.summary.orchestration import orchestration
 from app.summary.progress import progress
 from app.traces.derive import no_gc
 from app.summary.rows import Derivations, apply_filters, done_marks, judgements, load, long_table
+from app.summary.validity import checked
 from app.types.panel import SchemeRows
 from app.types.registry import TYPES
 
@@ -121,16 +122,18 @@ def summarize(ws, df: pd.DataFrame | None = None, **filters) -> dict:
 
 def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] | None = None,
               schemes: Iterable[str] | None = None, items: Iterable[str] | None = None, k: int = 1,
-              disagreements: bool = True) -> dict:
+              disagreements: bool = True, validate: bool = True) -> dict:
     """Everything the summary page, `python -m app summary` and the report show (JSON-ready).
 
     With `disagreements`, the records of every object annotators disagree on are listed under
     ``disagreements``, and the records some rollups count one by one (each decisive step, each
     run's behaviours) under their scheme; without, ``disagreements`` is None and the counts
-    alone are given."""
+    alone are given. Rows whose value does not fit its scheme (or trace) are left out and listed
+    under ``invalid`` (app/summary/validity.py); `validate=False` counts every row as stored."""
     df = load(ws) if df is None else df
     item_ids = [it.id for it in ws.items] if items is None else list(dict.fromkeys(items))
     df = apply_filters(df, annotators, schemes, item_ids)
+    df, invalid = checked(ws, df) if validate else (df, {"count": 0, "rows": []})  # (left out, and listed)
     project = ws.project
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
     judged = judgements(df)
@@ -173,6 +176,7 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     out["suggestions"] = hints.summary(ws, per_scheme, chosen, item_ids, k)
     out["disagreements"] = listed if disagreements else None
     out["orchestration"] = orchestration(ws, df, item_ids)
+    out["invalid"] = invalid
     return clean(out)
 
 
@@ -180,7 +184,8 @@ def _one_scheme(ws, df: pd.DataFrame | None, scheme: str, annotators, items, k: 
     """One scheme's rows under the summary's filters."""
     df = load(ws) if df is None else df
     item_ids = [it.id for it in ws.items] if items is None else list(dict.fromkeys(items))
-    return scheme_rows(ws, apply_filters(df, annotators, [scheme], item_ids), ws.project.scheme(scheme), item_ids, k)
+    rows, _invalid = checked(ws, apply_filters(df, annotators, [scheme], item_ids))
+    return scheme_rows(ws, rows, ws.project.scheme(scheme), item_ids, k)
 
 
 def disagreements(ws, df: pd.DataFrame | None, scheme: str, *, annotators: Iterable[str] | None = None,

@@ -25,6 +25,7 @@ import pandas as pd
 
 from app.stats.agreement import Disagreements, jaccard, judgements, nominal, sets_of, show_set, with_default
 from app.traces.derive import Derivation
+from app.types import checks as c
 from app.types.base import AnnotationType, Scheme
 from app.types.panel import SchemeRows
 
@@ -260,7 +261,49 @@ def objects(value: Any, derivation: Derivation | None) -> Any:
 
 # (no rollup of its own: its marks are counted in the summary's interaction graph across runs,
 # app/summary/interaction.py)
+def validate(value: Any, scheme: Scheme, derivation: Derivation | None) -> list[str]:
+    """Critical nodes among the run's agents; marked edges between two agents the run hands
+    off between, each critical or problematic."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    out = c.keys(value, ["critical_nodes", "edges"])
+    agents = c.agents_of(derivation)
+    nodes = value.get("critical_nodes", [])
+    if not isinstance(nodes, list):
+        out.append(c.shape(nodes, list, "critical nodes"))
+    else:
+        out += c.gather(*(c.agent(a, agents, "critical node") for a in nodes))
+    edges = value.get("edges", {})
+    if not isinstance(edges, dict):
+        return out + [c.shape(edges, dict, "edges")]
+    pairs = None if derivation is None else {(a, b) for a, b, _n in derivation.edges}
+    for key, state in edges.items():
+        try:
+            a, b = parse_edge_key(key)
+        except ValueError as e:
+            out.append(f"edge {c.show(key)}: {e}")
+            continue
+        out += c.gather(c.one_of(state, EDGE_STATES, f"edge {c.show(key)}"))
+        if pairs is not None and (a, b) not in pairs:
+            out.append(f"edge {c.show(key)}: this run has no handoff from {c.show(a)} to {c.show(b)}")
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Each critical node, and each marked edge's state."""
+    clean = normalize(value)
+    found: dict = {("critical node", a): True for a in clean["critical_nodes"]}
+    found.update({("edge", "{} → {}".format(*parse_edge_key(k))): (k, state) for k, state in clean["edges"].items()})
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return normalize({"critical_nodes": [f[1] for f in fields if f[0] == "critical node"],
+                      "edges": dict(x for f, x in fields.items() if f[0] == "edge")})
+
+
 TYPE = AnnotationType(
     name="agent_interaction_graph", title="Interaction graph", page="pages/agent_interaction_graph.py", trace=True,
-    rows=rows, agreement=agreement, looks_like=looks_like, objects=objects,
+    rows=rows, agreement=agreement, looks_like=looks_like, objects=objects, validate=validate, parts=parts,
+    join=join,
     headline=lambda measures: measures.get("critical_nodes"))

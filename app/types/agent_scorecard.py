@@ -36,6 +36,7 @@ import pandas as pd
 from app.project import validators as v
 from app.stats.agreement import Disagreements, judgements, nominal, ordinal, show_number
 from app.stats.counting import in_order, order_key, t975
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.panel import SchemeRows
 
@@ -310,9 +311,60 @@ def looks_like(value: Any) -> bool:
     return isinstance(value, dict) and bool({"agents", "team", "milestones"} & set(value))
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    """Scores of the run's agents and the team on configured dimensions, each within
+    1..scale; milestones among the configured ones, reached or not."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    scale = _scale(scheme)
+    out = c.keys(value, ["agents", "team", "milestones"])
+    agents = c.agents_of(derivation)
+
+    def scores(dims: Any, allowed: list[str], what: str) -> list[str]:
+        if not isinstance(dims, dict):
+            return [c.shape(dims, dict, what)]
+        return c.gather(*(c.one_of(d, allowed, f"{what}: dimension") for d in dims),
+                        *(c.integer(s, f"{what} · {d}: score", 1, scale) for d, s in dims.items()))
+
+    per_agent = value.get("agents", {})
+    if not isinstance(per_agent, dict):
+        out.append(c.shape(per_agent, dict, "agents"))
+    else:
+        for a, dims in per_agent.items():
+            out += c.gather(c.agent(a, agents, "scored agent"))
+            out += scores(dims, list(scheme.get("agent_dimensions") or []), f'agent "{a}"')
+    out += scores(value.get("team", {}), list(scheme.get("team_dimensions") or []), "team")
+    miles = value.get("milestones", {})
+    if not isinstance(miles, dict):
+        return out + [c.shape(miles, dict, "milestones")]
+    for m, reached in miles.items():
+        out += c.gather(c.one_of(m, scheme.get("milestones") or [], "milestone"))
+        if not isinstance(reached, bool):
+            out.append(f"milestone {c.show(m)}: expected true or false, got {c.show(reached)}")
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Each score (an agent's or the team's, per dimension) and each milestone reached."""
+    scores, miles = table_rows(value, _scale(scheme))
+    found: dict = {("agent", agent, dim) if level == "agent" else ("team", dim): s for level, agent, dim, s in scores}
+    found.update({("milestone", m): True for m, reached in miles if reached})
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    agents: dict[str, dict] = {}
+    for field, s in fields.items():
+        if field[0] == "agent":
+            agents.setdefault(field[1], {})[field[2]] = s
+    team = {f[1]: s for f, s in fields.items() if f[0] == "team"}
+    reached = [f[1] for f in fields if f[0] == "milestone"]
+    return build(agents, team, reached, list(scheme.get("milestones") or []), _scale(scheme))
+
+
 TYPE = AnnotationType(
     name="agent_scorecard", title="Agent scorecard", page="pages/agent_scorecard.py", trace=True,
     keys={"scale": Key(v.integer(2, 10), default=5), "agent_dimensions": Key(v.string_list(1), required=True),
           "team_dimensions": Key(v.string_list(0), default=[]), "milestones": Key(v.string_list(0), default=[])},
-    section="scorecards", rows=summary_rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
+    section="scorecards", rows=summary_rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     headline=lambda measures: next(iter((measures.get("agent_dimensions") or {}).values()), None))

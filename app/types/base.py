@@ -19,6 +19,10 @@ owns everything about the type:
   (`derivation` is None for types that do not work on the trace): labels not in the scheme,
   steps, agents or handoffs the run does not have, scores off the scale. An empty list means it
   fits. The UI, the import and the summary use this one check.
+- **two tabs**: `parts(value, scheme)` spreads a stored value into independent fields ({field
+  tuple: value}, a field left alone absent), `join(fields, scheme)` builds the stored value back;
+  app/types/merge.py uses them so that a save applies only what its click changed on top of what
+  is on disk now, and reports a field that another tab set differently meanwhile.
 - **export**: `objects(value, derivation)`, what each index in a stored value names in the
   trace as it is now; `headline(measures)`, the one agreement measure a report leads with.
 
@@ -164,6 +168,9 @@ class AnnotationType:
     looks_like: Callable[[Any], bool] = lambda value: isinstance(value, dict)  # the stored shape, roughly
     # (reasons the stored value does not fit the scheme and the trace; [] when it fits)
     validate: "Callable[[Any, Scheme, Derivation | None], list[str]]" = lambda value, scheme, derivation: []
+    # (its independent fields, {field: value}, and the stored value built back from them)
+    parts: Callable[[Any, Scheme], dict] = lambda value, scheme: {("value",): value} if value else {}
+    join: Callable[[dict, Scheme], Any] = lambda fields, scheme: fields.get(("value",))
     objects: "Callable[[Any, Derivation | None], Any]" = _no_objects
     headline: Callable[[dict], dict | None] = lambda measures: None  # its main agreement measure, for reports
     # (what is wrong with the checked keys taken together, as (key, message); [] when they agree)

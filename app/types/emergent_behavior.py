@@ -23,6 +23,7 @@ from app.traces.trace import Step, one_line, step_label
 from app.project import validators as v
 from app.stats.agreement import Disagreements, jaccard, marked_each, sets_of, show_set, with_default
 from app.stats.counting import in_order, sorted_keys
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.failure_attribution import cut
 from app.types.panel import SchemeRows
@@ -252,9 +253,52 @@ def objects(value: Any, derivation) -> Any:
                       for t in marked_turns}}
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    """Configured behaviours, each with turns that are steps of the run and a text note."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    out: list[str] = []
+    for name, e in value.items():
+        what = f'behaviour "{name}"'
+        out += c.gather(c.one_of(name, scheme.get("behaviors") or [], "behaviour"))
+        if not isinstance(e, dict):
+            out.append(c.shape(e, dict, what))
+            continue
+        out += c.keys(e, ["turns", "note"], what)
+        marked = e.get("turns", [])
+        if not isinstance(marked, list):
+            out.append(c.shape(marked, list, f"{what}: turns"))
+        else:
+            out += c.gather(*(c.step(t, derivation, f"{what}: turn") for t in marked))
+        out += c.gather(c.text(e.get("note"), f"{what}: note"))
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Each turn marked with each behaviour, and each behaviour's note."""
+    found: dict = {}
+    for name, e in parse(value).items():
+        found.update({("behaviour", name, "turn", t): True for t in e["turns"]})
+        if e["note"].strip():
+            found[("behaviour", name, "note")] = e["note"]
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    entries: dict[str, dict] = {}
+    for field, x in fields.items():
+        e = entries.setdefault(field[1], {"turns": [], "note": ""})
+        if field[2] == "turn":
+            e["turns"].append(field[3])
+        else:
+            e["note"] = x
+    return build(entries, scheme.get("behaviors") or [])
+
+
 TYPE = AnnotationType(
     name="emergent_behavior", title="Emergent behaviour", page="pages/emergent_behavior.py", trace=True,
     keys={"behaviors": Key(v.string_list(1), required=True), "allow_note": Key(v.boolean, default=True)},
     section="emergent", rows=rows, rollup=rollup, agreement=agreement,
     listings_first=True, listings={"per_run": per_run},
-    looks_like=looks_like, objects=objects)
+    looks_like=looks_like, objects=objects, validate=validate,
+    parts=parts, join=join)

@@ -14,6 +14,7 @@ import numpy as np
 from app.project import validators as v
 from app.stats.agreement import judgements, nominal, ordinal, with_default, within
 from app.stats.counting import count, distinct, order_key
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme, as_int
 from app.types.panel import SchemeRows
 
@@ -128,9 +129,37 @@ def cut(text: Any, limit: int) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    """The agent one of the run's (or the scheme's `agents`), the step one of the run's; both
+    may be left empty (no failure)."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    out = c.keys(value, ["responsible_agent", "decisive_step", "reason"])
+    agent = value.get("responsible_agent")
+    if agent not in (None, ""):
+        allowed = scheme.get("agents") or (derivation.agents if derivation is not None else None)
+        out += c.gather(c.agent(agent, allowed, "responsible agent"))
+    if value.get("decisive_step") is not None:
+        out += c.gather(c.step(value["decisive_step"], derivation, "decisive step"))
+    return out + c.gather(c.text(value.get("reason"), "reason"))
+
+
+FIELDS = (("responsible agent", "responsible_agent"), ("decisive step", "decisive_step"), ("reason", "reason"))
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    value = value if isinstance(value, dict) else {}
+    found = {(name,): value.get(key) for name, key in FIELDS}
+    return {k: x for k, x in found.items() if x not in (None, "") and not (isinstance(x, str) and not x.strip())}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return build(fields.get(("responsible agent",)), fields.get(("decisive step",)), fields.get(("reason",)) or "")
+
+
 TYPE = AnnotationType(
     name="failure_attribution", title="Failure attribution", page="pages/failure_attribution.py", trace=True,
     keys={"agents": Key(v.string_list(1), doc="static agent list instead of deriving it from the trace")},
     section="attribution", rows=rows, rollup=rollup, agreement=agreement, listings={"positions": positions},
-    looks_like=looks_like, objects=objects,
+    looks_like=looks_like, objects=objects, validate=validate, parts=parts, join=join,
     headline=lambda measures: measures.get("agent"))

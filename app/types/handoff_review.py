@@ -28,6 +28,7 @@ from app.stats.agreement import Disagreements, judgements as judgements_of, nomi
 from app.stats.counting import in_order, sorted_keys
 from app.traces.derive import Derivation, Handoff
 from app.traces.trace import Step
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.panel import SchemeRows
 
@@ -328,9 +329,79 @@ def objects(value: Any, derivation: Derivation | None) -> Any:
     return {"handoffs": out}
 
 
+ENTRY_KEYS = ["index", "step", "from", "to", "flags", "quality"]
+
+
+def validate(value: Any, scheme: Scheme, derivation: Derivation | None) -> list[str]:
+    """Each entry names a handoff of the run (its index, step and agents as the run has them),
+    once; flags among the scheme's, quality within 1..quality_scale (or not rated)."""
+    if not isinstance(value, list):
+        return [c.shape(value, list)]
+    handoffs = None if derivation is None else derivation.handoffs
+    flags, scale = list(scheme.get("flags") or []), int(scheme.get("quality_scale") or 5)
+    out: list[str] = []
+    seen: set = set()
+    for n, e in enumerate(value):
+        what = f"entry {n}"
+        if not isinstance(e, dict):
+            out.append(c.shape(e, dict, what))
+            continue
+        out += c.keys(e, ENTRY_KEYS, what)
+        i = e.get("index")
+        found = c.index(i, None if handoffs is None else len(handoffs), f"{what}: handoff index", "handoffs")
+        if found:
+            out.append(found)
+        elif i in seen:
+            out.append(f"{what}: handoff {i} is judged twice")
+        else:
+            seen.add(i)
+            out += c.gather(c.integer(e.get("step"), f"{what}: step", 0))
+            if handoffs is not None:
+                h = handoffs[i]
+                if (e.get("step"), e.get("from"), e.get("to")) != (h.step, h.src, h.dst):
+                    out.append(f"{what}: handoff {i} of this run is {c.show(h.src)} → {c.show(h.dst)} at step "
+                               f"{h.step}, not {c.show(e.get('from'))} → {c.show(e.get('to'))} at step "
+                               f"{c.show(e.get('step'))}")
+        given = e.get("flags", [])
+        if not isinstance(given, list):
+            out.append(c.shape(given, list, f"{what}: flags"))
+        else:
+            out += c.gather(*(c.one_of(f, flags, f"{what}: flag") for f in given))
+        if e.get("quality") is not None:
+            out += c.gather(c.integer(e["quality"], f"{what}: quality", 1, scale))
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Per handoff: which handoff it is (step and agents), each flag raised, the quality."""
+    found: dict = {}
+    for index, step, src, dst, flags, quality in table_rows(value):
+        found[("handoff", index, "at")] = (step, src, dst)
+        found.update({("handoff", index, "flag", f): True for f in flags})
+        if quality is not None:
+            found[("handoff", index, "quality")] = quality
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> list[dict]:
+    known = list(scheme.get("flags") or [])
+    entries = []
+    for field, at in fields.items():
+        if field[2] != "at":
+            continue
+        index = field[1]
+        raised = {f[3] for f in fields if f[:3] == ("handoff", index, "flag")}
+        entry = {"index": index, "step": at[0], "from": at[1], "to": at[2],
+                 "flags": [f for f in in_order(known, raised) if f in raised],
+                 "quality": fields.get(("handoff", index, "quality"))}
+        if is_touched(entry):
+            entries.append(entry)
+    return sorted(entries, key=lambda e: (e["index"], e["step"]))
+
+
 TYPE = AnnotationType(
     name="handoff_review", title="Handoff review", page="pages/handoff_review.py", trace=True,
     keys={"flags": Key(v.string_list(1), default=["info_loss", "dropped_constraint", "garbling", "goal_drift"]),
           "quality_scale": Key(v.integer(2, 10), default=5)},
-    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
+    section="handoffs", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects, headline=lambda measures: measures.get("quality"))

@@ -8,7 +8,8 @@ from typing import Any
 
 from app.project import validators as v
 from app.stats.agreement import judgements, ordinal, show_number
-from app.types.base import AnnotationType, Key, Scheme
+from app.types import checks as c
+from app.types.base import AnnotationType, Key, Scheme, as_int
 from app.types.choices import label_counts
 from app.types.panel import SchemeRows
 
@@ -58,10 +59,34 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     return {"rating": ordinal(table)}
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    """One point `{"scale_N": "N"}` within 1..size (none: nothing chosen)."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    size = int(scheme.get("size") or 0)
+    out = [f"{c.show(k)}: not a point of the scale (expected scale_N)" for k in value if not str(k).startswith("scale_")]
+    points = [x for k, x in value.items() if str(k).startswith("scale_")]
+    if len(points) > 1:
+        out.append(f"{len(points)} points chosen; a rating takes one")
+    for x in points:
+        point = as_int(x)
+        out += c.gather(c.integer(point if point is not None else x, "point", 1, size))
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    point = choice(value if isinstance(value, dict) else None)
+    return {} if point is None else {("rating",): point}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return build(fields.get(("rating",)))
+
+
 TYPE = AnnotationType(
     name="likert", title="Likert", page="pages/likert.py",
     keys={"size": Key(v.integer(2, 11), required=True), "min_label": Key(v.string, default=""),
           "max_label": Key(v.string, default=""), "labels": Key(v.labels)},
-    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate, parts=parts, join=join,
     looks_like=lambda value: isinstance(value, dict) and all(str(k).startswith("scale_") for k in value),
     headline=lambda measures: measures.get("rating"))

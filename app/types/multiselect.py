@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.project import validators as v
+from app.stats.counting import in_order
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.choices import label_counts, set_agreement
 from app.types.panel import SchemeRows
-from app.types.radio import FREE, labels_dict
+from app.types.radio import FREE, chosen_reasons, free_text, labels_dict
 
 
 def build(labels: list[str], free_text: str = "") -> dict:
@@ -45,8 +46,26 @@ def agreement(scheme_rows: SchemeRows, disagreements) -> dict:
     return set_agreement(scheme_rows, disagreements, scheme_rows.scheme.get("labels"))
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    return chosen_reasons(value, scheme, single=False)
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    value = value if isinstance(value, dict) else None
+    found: dict = {("label", label): True for label in choices(value)}
+    text = free_text(value)
+    if text.strip():
+        found[("free response",)] = text
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    chosen = {f[1] for f in fields if f[0] == "label"}
+    return build([x for x in in_order(scheme.get("labels"), chosen) if x in chosen], fields.get(("free response",)) or "")
+
+
 TYPE = AnnotationType(
     name="multiselect", title="Multiple choice", page="pages/multiselect.py",
     keys={"labels": Key(v.labels, required=True), "has_free_response": Key(v.free_response, default=False)},
-    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce,
+    section="choices", rows=rows, rollup=rollup, agreement=agreement, coerce=coerce, validate=validate, parts=parts, join=join,
     headline=lambda measures: measures.get("jaccard"))

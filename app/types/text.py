@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.project import validators as v
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 
 
@@ -27,7 +28,22 @@ def coerce(value: Any, scheme: Scheme) -> Any:
     return value
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    return c.keys(value, ["text_box"]) + c.gather(c.text(value.get("text_box"), "text"))
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    text = text_of(value if isinstance(value, dict) else None)
+    return {("text",): text} if text.strip() else {}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return build(fields.get(("text",)) or "")
+
+
 TYPE = AnnotationType(
     name="text", title="Free text", page="pages/text.py",
-    keys={"multiline": Key(v.boolean, default=True)}, coerce=coerce,
+    keys={"multiline": Key(v.boolean, default=True)}, coerce=coerce, validate=validate, parts=parts, join=join,
     looks_like=lambda value: isinstance(value, dict) and "text_box" in value)

@@ -31,6 +31,7 @@ from app.traces.toolcall import ToolCall
 from app.project import validators as v
 from app.stats.agreement import Disagreements, judgements, nominal
 from app.stats.counting import count, sorted_keys
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.panel import SchemeRows
 
@@ -201,8 +202,59 @@ def objects(value: Any, derivation) -> Any:
     return {"tool_calls": out}
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    """Each entry names a tool call of the run (its index, step and tool as the run has them),
+    once, with a verdict among the scheme's (or none yet) and text notes."""
+    if not isinstance(value, list):
+        return [c.shape(value, list)]
+    calls = None if derivation is None else derivation.tool_calls
+    verdicts = list(scheme.get("verdict_options") or DEFAULT_VERDICTS)
+    out: list[str] = []
+    seen: set = set()
+    for n, e in enumerate(value):
+        what = f"entry {n}"
+        if not isinstance(e, dict):
+            out.append(c.shape(e, dict, what))
+            continue
+        out += c.keys(e, ["index", "step", "tool", "verdict", "notes"], what)
+        i = e.get("index")
+        found = c.index(i, None if calls is None else len(calls), f"{what}: call index", "tool calls")
+        if found:
+            out.append(found)
+        elif i in seen:
+            out.append(f"{what}: call {i} is judged twice")
+        else:
+            seen.add(i)
+            if calls is not None and (e.get("step"), e.get("tool")) != (calls[i].step, calls[i].tool):
+                out.append(f"{what}: call {i} of this run is {c.show(calls[i].tool)} at step {calls[i].step}, not "
+                           f"{c.show(e.get('tool'))} at step {c.show(e.get('step'))}")
+        if e.get("verdict") is not None:
+            out += c.gather(c.one_of(e["verdict"], verdicts, f"{what}: verdict"))
+        out += c.gather(c.text(e.get("notes"), f"{what}: notes"))
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Per call: which call it is (step and tool), its verdict, its notes."""
+    found: dict = {}
+    for e in parse(value):
+        if not touched(e):
+            continue
+        found[("call", e["index"], "at")] = (e["step"], e["tool"])
+        if e["verdict"]:
+            found[("call", e["index"], "verdict")] = e["verdict"]
+        if e["notes"].strip():
+            found[("call", e["index"], "notes")] = e["notes"]
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> list[dict]:
+    return build({"index": f[1], "step": at[0], "tool": at[1], "verdict": fields.get(("call", f[1], "verdict")),
+                  "notes": fields.get(("call", f[1], "notes")) or ""} for f, at in fields.items() if f[2] == "at")
+
+
 TYPE = AnnotationType(
     name="tool_call_review", title="Tool-call review", page="pages/tool_call_review.py", trace=True,
     keys={"verdict_options": Key(v.string_list(1), default=DEFAULT_VERDICTS)},
-    section="tool_verdicts", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
+    section="tool_verdicts", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects, headline=lambda measures: measures.get("verdict"))

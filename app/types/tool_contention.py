@@ -20,6 +20,7 @@ import pandas as pd
 from app.project import validators as v
 from app.stats.agreement import NO_PAIRS, NO_VARIATION, Disagreements, judgements, nominal, with_default
 from app.stats.counting import in_order, sorted_keys
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme, as_int
 from app.types.panel import SchemeRows
 
@@ -198,11 +199,36 @@ def objects(value: Any, derivation) -> Any:
     return {"regions": out}
 
 
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    """Each label names a contention region of the run (its index) and is one of the scheme's."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    out = c.keys(value, [KEY])
+    raw = value.get(KEY, {})
+    if not isinstance(raw, dict):
+        return out + [c.shape(raw, dict, "contentions")]
+    count = None if derivation is None else len(derivation.contentions)
+    labels = list(scheme.get("contention_labels") or [])
+    for key, label in raw.items():
+        region = as_int(key) if isinstance(key, str) and key.isdigit() and str(int(key)) == key else None
+        out += c.gather(c.index(region if region is not None else key, count, "region", "contention regions"),
+                        c.one_of(label, labels, f"region {c.show(key)}: label"))
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    return {("region", i): label for i, label in labels_of(value).items() if label != UNLABELLED}
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    return to_value({f[1]: label for f, label in fields.items()})
+
+
 TYPE = AnnotationType(
     name="tool_contention", title="Tool contention", page="pages/tool_contention.py", trace=True,
     keys={"calls_key": Key(v.nonempty_string, default="calls"), "resource_key": Key(v.nonempty_string, default="resource"),
           "contention_labels": Key(v.string_list(1), default=["deadlock", "circular_wait", "race_condition", "benign"]),
           "include_same_agent": Key(v.boolean, default=False,
                                     doc="also count overlapping calls of one agent as contention")},
-    section="contention", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
+    section="contention", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects, headline=lambda measures: measures.get("label"))

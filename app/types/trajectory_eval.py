@@ -42,6 +42,7 @@ from app.project import validators as v
 from app.stats.agreement import (Disagreements, jaccard, judgements, marked, marked_each, nominal, sets_of,
                                  show_set, with_default)
 from app.stats.counting import count, distinct, in_order, sorted_keys
+from app.types import checks as c
 from app.types.base import AnnotationType, Key, Scheme
 from app.types.failure_attribution import cut
 from app.types.panel import SchemeRows
@@ -325,6 +326,86 @@ def objects(value: Any, derivation) -> Any:
                       for i in reviewed}}
 
 
+STEP_KEYS = ["step_index", "agent", "correctness", "errors", "severity", "rationale", "error_type", "error_subtype"]
+
+
+def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
+    """Each entry names a step of the run, once; correctness, MAST
+    modes and severity among the scheme's; the score a number."""
+    if not isinstance(value, dict):
+        return [c.shape(value, dict)]
+    out = c.keys(value, ["steps", "score"])
+    score = value.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or score != score):
+        out.append(f"score: expected a number, got {c.show(score)}")
+    entries = value.get("steps", [])
+    if not isinstance(entries, list):
+        return out + [c.shape(entries, list, "steps")]
+    known = {(m.type, m.subtype) for m in modes(scheme.get("error_types") or [])}
+    correctness = list(scheme.get("correctness_options") or [])
+    severities = [s["name"] for s in scheme.get("severities") or []]
+    seen: set = set()
+    for n, e in enumerate(entries):
+        what = f"entry {n}"
+        if not isinstance(e, dict):
+            out.append(c.shape(e, dict, what))
+            continue
+        out += c.keys(e, STEP_KEYS, what)
+        i = e.get("step_index")
+        found = c.step(i, derivation, f"{what}: step")
+        if found:
+            out.append(found)
+        elif i in seen:
+            out.append(f"{what}: step {i} is reviewed twice")
+        else:
+            seen.add(i)  # (the agent stored with a step is not checked: the trace's acting agent counts)
+        if e.get("correctness") not in (None, ""):
+            out += c.gather(c.one_of(e["correctness"], correctness, f"{what}: correctness"))
+        if e.get("severity") not in (None, ""):
+            out += c.gather(c.one_of(e["severity"], severities, f"{what}: severity"))
+        out += c.gather(c.text(e.get("rationale"), f"{what}: rationale"))
+        errors = e.get("errors", [])
+        if not isinstance(errors, list):
+            out.append(c.shape(errors, list, f"{what}: errors"))
+            continue
+        for m in errors:
+            mode = _mode_of(m)
+            if mode is None or (mode.type, mode.subtype) not in known:
+                out.append(f"{what}: {c.show(m)} is not a MAST mode of this scheme")
+    return out
+
+
+def parts(value: Any, scheme: Scheme) -> dict:
+    """Per step: its agent, correctness, severity, rationale, and each mode tagged."""
+    found: dict = {}
+    for e in parse(value, scheme.get("correctness_options")):
+        if not touched(e):
+            continue
+        i = e["step_index"]
+        found[("step", i, "agent")] = e["agent"]
+        for name in ("correctness", "severity"):
+            if e[name]:
+                found[("step", i, name)] = e[name]
+        if e["rationale"].strip():
+            found[("step", i, "rationale")] = e["rationale"]
+        found.update({("step", i, "mode", m["type"], m.get("subtype")): True for m in e["errors"]})
+    return found
+
+
+def join(fields: dict, scheme: Scheme) -> dict:
+    options = scheme.get("correctness_options")
+    steps = []
+    for field, agent in fields.items():
+        if field[2] != "agent":
+            continue
+        i = field[1]
+        errors = [{"type": f[3], "subtype": f[4]} for f in fields if f[:3] == ("step", i, "mode")]
+        steps.append(entry(i, agent, fields.get(("step", i, "correctness")), errors, fields.get(("step", i, "severity")),
+                           fields.get(("step", i, "rationale")) or "", options))
+    return build(steps, show_score=bool(scheme.get("show_score")), severities=scheme.get("severities"),
+                 max_score=scheme.get("max_score") or 100, options=options)
+
+
 TYPE = AnnotationType(
     name="trajectory_eval", title="Step review (MAST)", page="pages/trajectory_eval.py", trace=True,
     keys={"step_text_key": Key(v.nonempty_string, default="content"), "error_types": Key(v.error_types, required=True),
@@ -332,5 +413,5 @@ TYPE = AnnotationType(
           "severities": Key(v.severities, default=[{"name": "minor", "weight": -1}, {"name": "major", "weight": -5},
                                                    {"name": "critical", "weight": -10}]),
           "show_score": Key(v.boolean, default=False), "max_score": Key(v.number, default=100)},
-    section="mast", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like,
+    section="mast", rows=rows, rollup=rollup, agreement=agreement, looks_like=looks_like, validate=validate, parts=parts, join=join,
     objects=objects)

@@ -1,5 +1,12 @@
 """Saving an annotator's clicks, and saying what is on disk.
 
+A surface passes `base`, the stored value its controls were drawn from: the save then applies
+only what the click changed on top of what is on disk now (app/types/merge.py), so a second tab
+of the same annotator never wipes the first one's work; a field both set differently keeps the
+disk's value, and the card says so and shows it. Every value is checked by its type's
+`validate` against the scheme and the trace before it is written; a value that does not fit is
+refused with the reason on the card (what the disk held already is not held against a click).
+
 Every change is written before the page says so. A save that fails (a read-only or full disk,
 an annotation folder that is a file) never shows a traceback: the card says "not saved" and
 why in words, the controls show again what is on disk (state.follow, see `failed`), and text
@@ -17,9 +24,12 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
-from app.store.storage import Annotation, AnnotationStore
+from app.store.storage import DONE, Annotation, AnnotationStore
 from app.traces.trace import Item
+from app.types import merge
+from app.types.registry import TYPES
 from app.store.storage import STATUS_ANNOTATED as ANNOTATED, STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
+from app.store.rows import STATUS_INVALID as INVALID
 from app.project.workspace import Workspace
 from app.ui import state
 from app.ui.signin import annotator
@@ -29,6 +39,7 @@ CARDS = "cards"  # a surface's render() returns this when each of its cards says
 NOT_SAVED = "not saved"
 NOT_WRITABLE = "the annotation folder is not writable"
 _log = logging.getLogger(__name__)
+NO_BASE = object()  # (no `base` given: the value is written as it is, no merge)
 
 
 def store(ws: Workspace) -> AnnotationStore:
@@ -60,6 +71,56 @@ def failure(item: Item, scheme_name: str) -> str | None:
 
 def _succeeded(item: Item, scheme_name: str) -> None:
     st.session_state.get(state.NOT_SAVED, {}).pop((item.id, scheme_name), None)
+
+
+def refused(item: Item, scheme_name: str, reasons: list[str]) -> None:
+    """A value that does not fit its scheme or trace, not written: the card says why, and the
+    controls go back to what is on disk."""
+    st.session_state.setdefault(state.NOT_SAVED, {})[(item.id, scheme_name)] = \
+        "the value does not fit: " + "; ".join(reasons[:3])
+    st.session_state[state.REVERT] = st.session_state.get(state.REVERT, 0) + 1
+
+
+def conflict(item: Item, scheme_name: str) -> str | None:
+    """What another tab or session had set differently at the last save (kept on disk), or None."""
+    return st.session_state.get(state.CONFLICT, {}).get((item.id, scheme_name))
+
+
+def _conflicted(item: Item, scheme_name: str, conflicts: list) -> None:
+    found = st.session_state.setdefault(state.CONFLICT, {})
+    if conflicts:
+        found[(item.id, scheme_name)] = "; ".join(map(str, conflicts))
+        st.session_state[state.REVERT] = st.session_state.get(state.REVERT, 0) + 1  # show what is on disk
+    else:
+        found.pop((item.id, scheme_name), None)
+
+
+def _scheme(ws: Workspace, scheme_name: str):
+    return next((s for s in ws.project.schemes if s.name == scheme_name), None)
+
+
+def misfits(ws: Workspace, item: Item, scheme, value, before: Annotation | None) -> list[str]:
+    """Why `value` does not fit the scheme and the item's trace, leaving out what the stored
+    value `before` did not fit already (a label made on other data, kept, is no fault of this click)."""
+    kind = TYPES[scheme.type]
+    d = None
+    if kind.trace:
+        from app.ui.shell import derivation  # (shell imports this module)
+        d = derivation(item, scheme)
+    wrong = kind.validate(value, scheme, d)
+    if wrong and before is not None and before.value is not None:
+        known = set(kind.validate(before.value, scheme, d))
+        wrong = [r for r in wrong if r not in known]
+    return wrong
+
+
+def merged(ws: Workspace, item: Item, scheme, value, base) -> tuple[object, list]:
+    """`value` (what a click made of `base`) applied on top of what is on disk now."""
+    if base is NO_BASE:
+        return value, []
+    who = annotator()
+    now = _load_key(store(ws), item.id, who, scheme.name) if who else None
+    return merge.merge(TYPES[scheme.type], scheme, base, value, now.value if now is not None else None)
 
 
 def _spent(item_id: str) -> float:
@@ -109,15 +170,25 @@ def load(ws: Workspace, item: Item, scheme_name: str) -> Annotation | None:
 
 
 def save(ws: Workspace, item: Item, scheme_name: str, annotation_type: str, value,
-         status: str = ANNOTATED) -> Annotation | None:
+         status: str = ANNOTATED, base=NO_BASE) -> Annotation | None:
     """Write one annotation durably, then record the time for the page to show; None if the
-    write failed (the page then says so: see `failed`), or nobody is signed in any more (a session
-    that ended: the run that follows asks for the sign-in)."""
+    write failed (the page then says so: see `failed`), the value does not fit (`refused`), or
+    nobody is signed in any more (a session that ended: the run that follows asks for the
+    sign-in). With `base`, only what changed from it is applied on top of the disk (`merged`)."""
     who = annotator()
     if not who:
         return None
     db = store(ws)
+    scheme = None if scheme_name == DONE else _scheme(ws, scheme_name)
+    conflicts: list = []
+    if scheme is not None:
+        value, conflicts = merged(ws, item, scheme, value, base)
     prev = _load_key(db, item.id, who, scheme_name)
+    if scheme is not None:
+        wrong = misfits(ws, item, scheme, value, prev if prev is None or prev.status != INVALID else None)
+        if wrong:
+            refused(item, scheme_name, wrong)
+            return None
     spent = (prev.seconds_spent if prev else 0.0) + _spent(item.id)
     try:
         saved = db.save(Annotation(item.id, who, scheme_name, annotation_type, value, status,
@@ -126,6 +197,7 @@ def save(ws: Workspace, item: Item, scheme_name: str, annotation_type: str, valu
         failed(item, scheme_name, e)
         return None
     _succeeded(item, scheme_name)
+    _conflicted(item, scheme_name, conflicts)
     stamp = saved.updated_at or datetime.now(timezone.utc)
     st.session_state[state.SAVED][(item.id, scheme_name)] = stamp.astimezone().strftime("%H:%M:%S")
     return saved
@@ -138,10 +210,23 @@ def stored_value(ws: Workspace, item: Item, scheme_name: str, default=None):
 
 
 def commit(ws: Workspace, item: Item, scheme, value, empty: bool | None = None,
-           status: str = ANNOTATED) -> bool:
+           status: str = ANNOTATED, base=NO_BASE) -> bool:
     """Save what a surface built from its controls, or remove the row when the annotator
     emptied it: an emptied value is "not annotated", never "reviewed, nothing to flag"
-    (that is an explicit status). `empty` defaults to `not value`. False if it failed."""
+    (that is an explicit status). `empty` defaults to `not value`. With `base` (the stored value
+    the controls were drawn from), only the click's change is applied on top of the disk, and
+    the result decides whether the row is emptied. False if it failed."""
+    if base is not NO_BASE:
+        value, conflicts = merged(ws, item, scheme, value, base)
+        if status == ANNOTATED and merge.is_empty(TYPES[scheme.type], scheme, value):
+            done = clear(ws, item, scheme.name)
+            if done:
+                _conflicted(item, scheme.name, conflicts)
+            return done
+        saved = save(ws, item, scheme.name, scheme.type, value, status)
+        if saved is not None:
+            _conflicted(item, scheme.name, conflicts)
+        return saved is not None
     if status == ANNOTATED and ((not value) if empty is None else empty):
         return clear(ws, item, scheme.name)
     return save(ws, item, scheme.name, scheme.type, value, status) is not None
@@ -174,16 +259,18 @@ def clear(ws: Workspace, item: Item, scheme_name: str) -> bool:
     return True
 
 
-def card_saved(ws: Workspace, item: Item, scheme, value, key: str, empty: bool | None = None) -> bool:
+def card_saved(ws: Workspace, item: Item, scheme, value, key: str, empty: bool | None = None,
+               base=NO_BASE) -> bool:
     """Save a card's change (see commit) from inside the card's own fragment, and remember the
     time (or the failure) for the card to show. The scheme's note outside the card is drawn only
     on a rerun of the whole scheme; it says "Reviewed, nothing to flag" when that is the status,
     so leaving that status asks for a whole-page rerun (rare: a judgement after marking it clean)."""
     before = load(ws, item, scheme.name)
-    if not commit(ws, item, scheme, value, empty=empty):
+    if not commit(ws, item, scheme, value, empty=empty, base=base):
         st.session_state[key] = f"{NOT_SAVED}: {failure(item, scheme.name) or 'you are signed out'}"
         return False
-    st.session_state[key] = datetime.now().strftime("%H:%M:%S")
+    other = conflict(item, scheme.name)
+    st.session_state[key] = datetime.now().strftime("%H:%M:%S") + (f" · ⚠ {other}" if other else "")
     if before is not None and before.status == REVIEWED_CLEAN:
         st.session_state[state.FULL_RERUN] = True
     return True
@@ -207,9 +294,15 @@ def card_note(key: str) -> str:
 
 
 def not_saved_note(item: Item, scheme_name: str) -> None:
-    """A failed save in words: what is shown is what is on disk; typed text is kept to retry."""
+    """A failed save in words: what is shown is what is on disk; typed text is kept to retry.
+    A field another tab set differently: what is kept, shown."""
+    other = conflict(item, scheme_name)
+    if other:
+        st.warning(f"Saved, except: {other}. The controls show what is on disk now.", icon="⚠️")
     why = failure(item, scheme_name)
-    if why:
+    if why and why.startswith("the value does not fit"):
+        st.warning(f"{NOT_SAVED}: {why}. The controls show what is on disk.", icon="⚠️")
+    elif why:
         st.warning(f"{NOT_SAVED}: {why}. The controls show what is on disk; text you typed is kept "
                    "in its box: try again once the folder can be written.", icon="⚠️")
 
@@ -226,6 +319,13 @@ def saved_note(ws: Workspace, item: Item, scheme_name: str, per_card: bool = Fal
         return
     if ann is None:
         st.caption("Not annotated yet" + (f" ({shown})" if shown and shown.startswith("cleared") else ""))
+        return
+    scheme = _scheme(ws, scheme_name)
+    wrong = misfits(ws, item, scheme, ann.value, None) if scheme is not None and ann.value is not None else []
+    if wrong or ann.status == INVALID:  # (never "Saved" beside controls that show nothing chosen)
+        st.warning("What is stored here does not fit the scheme or the trace, so it is not counted: "
+                   + "; ".join(wrong[:3] or ["it was imported as invalid"]) + ". Choose again to replace it.",
+                   icon="⚠️")
         return
     label = "Reviewed, nothing to flag" if ann.status != ANNOTATED else "Saved"
     when = shown if shown and not shown.startswith("cleared") else ann.updated_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")

@@ -323,5 +323,5 @@ from app.ui.signin import (  # noqa: E402
     accounts, annotator, clean_name, is_admin, keep_url, require_annotator, sign_in, sign_in_with_token,
     sign_out, url_params)
 from app.ui.saving import (  # noqa: E402
-    CARDS, IDLE_CAP, card_note, card_saved, clear, commit, load, not_saved_note, rerun_if_asked,
+    CARDS, IDLE_CAP, NO_BASE, card_note, card_saved, clear, commit, load, not_saved_note, rerun_if_asked,
     reviewed_clean, save, saved_note, store, stored_value)

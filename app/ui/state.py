@@ -17,6 +17,7 @@ LAYOUT_SHOWN = "baton.layout_shown"  # {item id: the layout it was last drawn in
 FOCUS_STEP = "baton.focus_step"  # {item id: [step, times asked]}: the step a control showed in the trace
 FULL_RERUN = "baton.full_rerun"  # set by a callback in a fragment that changed something outside it
 NOT_SAVED = "baton.not_saved"  # {(item, scheme): why its last save failed, in words}
+CONFLICT = "baton.conflict"  # {(item, scheme): the fields another tab set differently, kept, in words}
 REVERT = "baton.revert"  # how many saves failed: controls that follow stored values go back to them
 SESSION_ENDED = "baton.session_ended"  # why this session was signed out (shown on the sign-in page)
 
@@ -57,7 +58,10 @@ def follow(holds: str, owner, values: dict, forget: tuple = (), typed: tuple | N
     previous owner) are dropped; otherwise they keep their state, and a missing one is set.
 
     `typed` is given when `values` are what is on disk: after a failed save (REVERT) they are set
-    again, once per failure, except the `typed` text boxes, which keep what was typed to retry."""
+    again, once per failure, except the `typed` text boxes, which keep what was typed to retry;
+    and when the disk changed since they were set (another tab's save), they take it (a text box
+    only while it holds what was set, not text typed since), so that the controls show what a
+    click's change is applied to (app/ui/saving.py: `base`)."""
     if st.session_state.get(holds) != owner:
         for k in forget:
             st.session_state.pop(k, None)
@@ -66,11 +70,14 @@ def follow(holds: str, owner, values: dict, forget: tuple = (), typed: tuple | N
         st.session_state[holds] = owner
     else:
         reverting = typed is not None and _revert_due(holds)
+        last = st.session_state.get(holds + "\u241fset", {}) if typed is not None else {}
         for k, v in values.items():
-            if k not in st.session_state or (reverting and k not in typed):
+            moved = k in last and last[k] != v and (k not in typed or st.session_state.get(k) == last[k])
+            if k not in st.session_state or (reverting and k not in typed) or moved:
                 st.session_state[k] = v
     if typed is not None:
         st.session_state[holds + "\u241freverted"] = st.session_state.get(REVERT, 0)
+        st.session_state[holds + "\u241fset"] = dict(values)
 
 
 def _revert_due(holds: str) -> bool:

@@ -12,10 +12,11 @@ from app.ui.state import follow, widget_key
 from app.ui.text import md
 
 
-def _saver(ws: Workspace, item: Item, scheme: Scheme, build):
-    """An on_change callback: build the value from the widgets, save it, or clear it if empty."""
+def _saver(ws: Workspace, item: Item, scheme: Scheme, build, base):
+    """An on_change callback: build the value from the widgets and apply what changed from
+    `base` (the stored value they were drawn from) on top of the disk; an emptied one is cleared."""
     def cb():
-        shell.commit(ws, item, scheme, build())
+        shell.commit(ws, item, scheme, build(), base=base)
     return cb
 
 
@@ -45,9 +46,11 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
     follow(widget_key("radio-holds", scheme.name), item.id,
            {k_choice: shown, k_free: radio_type.free_text(stored)}, typed=(k_free,))
 
+    base = ann.value if ann else None  # (what the controls were drawn from: a save applies what changed since)
+
     def picked():  # a label chosen: saved as chosen
         chosen = radio_type.build(st.session_state.get(k_choice), st.session_state.get(k_free, ""))
-        shell.commit(ws, item, scheme, chosen)
+        shell.commit(ws, item, scheme, chosen, base=base)
         if suggested:  # the trace's layout follows the answer
             st.session_state[state.FULL_RERUN] = True
 
@@ -56,7 +59,7 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
         if suggested:  # what is on disk: the control may show the suggestion, not yet an answer
             now = shell.load(ws, item, scheme.name)
             label = radio_type.choice(now.value) if now else None
-        shell.commit(ws, item, scheme, radio_type.build(label, st.session_state.get(k_free, "")))
+        shell.commit(ws, item, scheme, radio_type.build(label, st.session_state.get(k_free, "")), base=base)
 
     captions = [md(tips[n]) if tips[n] else "" for n in names]
     if suggested and choice is None:
@@ -108,7 +111,7 @@ def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return multiselect_type.build([n for n in names if st.session_state.get(keys[n])],
                                   st.session_state.get(k_free, ""))
 
-    cb = _saver(ws, item, scheme, build)
+    cb = _saver(ws, item, scheme, build, ann.value if ann else None)
     for lab in scheme["labels"]:
         st.checkbox(md(lab["name"]), key=keys[lab["name"]], on_change=cb,
                     help=md(lab["tooltip"]) if lab.get("tooltip") else None)
@@ -133,7 +136,8 @@ def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return likert_type.build(st.session_state.get(key))
 
     st.radio(md(scheme.name), points, index=None, key=key,
-             horizontal=True, on_change=_saver(ws, item, scheme, build), label_visibility="collapsed",
+             horizontal=True, on_change=_saver(ws, item, scheme, build, ann.value if ann else None),
+             label_visibility="collapsed",
              format_func=lambda i: md(f"{i} {labels[i]}".strip()))
 
 
@@ -148,4 +152,4 @@ def text(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     widget = st.text_area if scheme.get("multiline", True) else st.text_input
     widget(md(scheme.name), key=key,
-           on_change=_saver(ws, item, scheme, build), label_visibility="collapsed")
+           on_change=_saver(ws, item, scheme, build, ann.value if ann else None), label_visibility="collapsed")

@@ -9,7 +9,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell, suggestion_view, trace_view
-from app.ui.state import widget_key
+from app.ui.state import follow, widget_key
 from app.ui.text import excerpt, md, visible
 
 
@@ -31,18 +31,22 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                                   st.session_state.get(k_reason, ""))
 
     def on_change():
-        value = build()
-        if not shell.commit(ws, item, scheme, value, empty=failure_attribution_type.is_empty(value)):
+        value = build()  # (what changed from `stored`, the value the controls show, applied on the disk)
+        if not shell.commit(ws, item, scheme, value, base=ann.value if ann else None):
             for k in (k_agent, k_step):  # not saved: the choices show what is on disk, the reason is kept
                 st.session_state.pop(k, None)
             return
+        step = shell.stored_value(ws, item, scheme.name, {}).get("decisive_step")
         # shown in the trace when the step changed (`stored`: the value before this change)
-        if value["decisive_step"] is not None and value["decisive_step"] != stored.get("decisive_step"):
-            trace_view.show_step_page(item.id, value["decisive_step"],
-                                      why=f"step {value['decisive_step']}: the decisive step you chose")
+        if step is not None and step != stored.get("decisive_step"):
+            trace_view.show_step_page(item.id, step, why=f"step {step}: the decisive step you chose")
 
     cur_agent = stored.get("responsible_agent")
     cur_step = stored.get("decisive_step")
+    # the controls show what is stored (after another tab's save too); typed reason text is kept
+    follow(widget_key("fa", scheme.name, item.id, "holds"), item.id,
+           {k_agent: cur_agent if cur_agent in agents else None, k_step: cur_step if cur_step in steps else None,
+            k_reason: stored.get("reason", "") or ""}, typed=(k_reason,))
     hint = suggestion_view.decisive(item, d)
     if hint is not None and cur_step != hint.step:
         def accept():  # the suggested step and its agent, the reason typed so far kept
@@ -51,10 +55,10 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
         suggestion_view.offer(f"decisive step: step {hint.step} ({hint.agent})", hint.reason,
                               widget_key("fa", scheme.name, item.id, "accept"), accept)
-    st.selectbox("Responsible agent", agents, index=agents.index(cur_agent) if cur_agent in agents else None,
+    st.selectbox("Responsible agent", agents, index=None,
                  key=k_agent, on_change=on_change, placeholder="Choose the agent that caused the failure",
                  format_func=visible)
-    st.selectbox("Decisive step", steps, index=steps.index(cur_step) if cur_step in steps else None,
+    st.selectbox("Decisive step", steps, index=None,
                  key=k_step, on_change=on_change, placeholder="Choose the step where it went wrong",
                  format_func=label_of.__getitem__)
     chosen_step = st.session_state.get(k_step)
@@ -62,7 +66,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if chosen_step is not None and chosen_agent and agent_of.get(chosen_step) != chosen_agent:
         st.caption(f"Note: step {chosen_step} was taken by {md(excerpt(agent_of.get(chosen_step), 40))}, "
                    "not by the agent chosen above.")
-    st.text_area("Reason", value=stored.get("reason", ""), key=k_reason, on_change=on_change,
+    st.text_area("Reason", key=k_reason, on_change=on_change,
                  placeholder="Why did this agent, at this step, cause the failure?")
     def no_failure():  # a callback: the rerun that follows (this scheme's fragment) shows it
         shell.save(ws, item, scheme.name, scheme.type, failure_attribution_type.build(None, None, ""),

@@ -88,7 +88,8 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, sl
     h = card.handoff
     flags = list(scheme["flags"])
     scale = int(scheme["quality_scale"])
-    entry = handoff.entry_for(_current(ws, item, scheme), h) or {"flags": [], "quality": None}
+    drawn = _current(ws, item, scheme)  # (what the controls show: a click's change from it is saved)
+    entry = handoff.entry_for(drawn, h) or {"flags": [], "quality": None}
     k_flags = {f: _place(scheme, "slot", slot, "flag", f) for f in flags}
     k_quality = _place(scheme, "slot", slot, "quality")
     k_saved = _place(scheme, "slot", slot, "saved")
@@ -102,8 +103,7 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, sl
     def changed():
         ticked = [f for f in flags if st.session_state.get(k_flags[f])]
         rating = st.session_state.get(k_quality) or None
-        shell.card_saved(ws, item, scheme, handoff.update(_current(ws, item, scheme), h, ticked, rating, flags),
-                         k_saved)
+        shell.card_saved(ws, item, scheme, handoff.update(drawn, h, ticked, rating, flags), k_saved, base=drawn)
 
     boxes = st.container(horizontal=True)  # one wrapping row: one element, not a column each
     for f in flags:

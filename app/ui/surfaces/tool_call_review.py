@@ -88,7 +88,8 @@ def _slots(scheme: Scheme) -> tuple:
 def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None:
     """A call's verdict and notes (the `slot`-th card of the page)."""
     verdicts: list[str] = scheme["verdict_options"]
-    e = toolreview.reconcile(shell.stored_value(ws, item, scheme.name), [call])[0].get(call.index)
+    drawn = shell.stored_value(ws, item, scheme.name)  # (what the controls show: a click's change from it is saved)
+    e = toolreview.reconcile(drawn, [call])[0].get(call.index)
     k_verdict, k_notes, k_saved, k_holds = (widget_key(*_slots(scheme), slot, f)
                                             for f in ("verdict", "notes", "saved", "holds"))
     follow(k_holds, (item.id, call.index), {k_verdict: e["verdict"] if e and e["verdict"] in verdicts else None,
@@ -96,7 +97,7 @@ def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None
 
     def changed():
         entry = toolreview.entry(call, st.session_state.get(k_verdict), st.session_state.get(k_notes, ""))
-        shell.card_saved(ws, item, scheme, toolreview.put(shell.stored_value(ws, item, scheme.name), entry), k_saved)
+        shell.card_saved(ws, item, scheme, toolreview.put(drawn, entry), k_saved, base=drawn)
 
     st.segmented_control(md(f"Verdict on call {call.index}"), list(verdicts), key=k_verdict, on_change=changed,
                          format_func=md, selection_mode="single",

@@ -189,7 +189,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
                 st.session_state[k["sev"]] = None
             entry = stepreview.entry(step.index, step.agent, corr, [modes[j] for j in c.chosen_modes(slot)],
                                      st.session_state.get(k["sev"]), st.session_state.get(k["why"], ""), c.options)
-            _save(c, stepreview.put(c.current(), entry, **c.kw), k["saved"])
+            _save(c, stepreview.put(c.stored, entry, **c.kw), k["saved"], base=c.stored)
         return cb
 
     def reset():
@@ -197,7 +197,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
             st.session_state.pop(k[f], None)
         for key in mode_keys:
             st.session_state.pop(key, None)
-        _save(c, stepreview.drop(c.current(), step.index, **c.kw), k["saved"])
+        _save(c, stepreview.drop(c.stored, step.index, **c.kw), k["saved"], base=c.stored)
 
     def mode_label(j: int) -> str:  # under its category's name: the subtype alone
         return md(modes[j].subtype or modes[j].type if j < c.n_configured else modes[j].label)
@@ -250,6 +250,7 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
                       help="Remove every label of this step")
 
 
-def _save(c: _Ctx, value, saved_key: str) -> None:
-    """A card's change: saved at once (an emptied value removes the row)."""
-    shell.card_saved(c.ws, c.item, c.scheme, value, saved_key, empty=stepreview.is_empty(value))
+def _save(c: _Ctx, value, saved_key: str, base=shell.NO_BASE) -> None:
+    """A card's change: saved at once (an emptied value removes the row); with `base` (the value
+    the card was drawn from), only the change from it is applied on top of the disk."""
+    shell.card_saved(c.ws, c.item, c.scheme, value, saved_key, empty=stepreview.is_empty(value), base=base)
