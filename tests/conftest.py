@@ -85,6 +85,13 @@ def _clear_streamlit_caches():
     yield
 
 
+def demo_pages() -> list[str]:
+    """The pages of the demo project's annotation types (by file stem), in name order."""
+    from app.types.registry import TYPES
+    used = {s["annotation_type"] for s in yaml.safe_load((ROOT / "configs" / "demo.yaml").read_text())["annotation_schemes"]}
+    return sorted({Path(TYPES[t].page).stem for t in used if TYPES[t].page})
+
+
 def write_project(tmp_path: Path, schemes: list[dict] | None = None, data_files: list | None = None,
                   **extra) -> Path:
     """A copy of the demo project writing its annotations under tmp_path."""

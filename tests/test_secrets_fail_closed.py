@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.project import access
+from app.project.workspace import open_project
 from app.types.registry import TYPES
 from tests.conftest import make_app, write_project
 
@@ -32,7 +33,10 @@ DAMAGED = {
                                       f'[baton.annotators.bob]\ntoken_sha256 = "{GOOD}"\nrol = "admin"\n',
                                       'baton.annotators.bob.rol: unknown key; did you mean "role"?'),
 }
-PAGES = ["home"] + sorted({Path(t.page).stem for t in TYPES.values() if t.page}) + ["summary"]
+def pages_of(cfg: Path) -> list[str]:
+    """Every page of the project: home, its schemes' types' pages, the summary."""
+    used = open_project(cfg).project.types()
+    return ["home"] + sorted({Path(TYPES[t].page).stem for t in used if TYPES[t].page}) + ["summary"]
 
 
 def damaged_project(tmp_path: Path, text: str) -> Path:
@@ -51,7 +55,7 @@ def test_a_damaged_secrets_file_serves_nothing_on_any_page(tmp_path, case):
     text, says = DAMAGED[case]
     cfg = damaged_project(tmp_path, text)
     secrets = str(tmp_path / ".streamlit" / "secrets.toml")
-    for page in PAGES:
+    for page in pages_of(cfg):
         at = make_app(cfg, annotator="mallory")
         at.query_params["item"] = "trip-planner-001"
         at.run()
@@ -91,7 +95,7 @@ def test_a_secrets_file_that_is_a_folder_is_refused(tmp_path):
 
 def test_without_a_secrets_file_access_is_off_and_every_page_says_so(tmp_path):
     cfg = write_project(tmp_path)
-    for page in PAGES:
+    for page in pages_of(cfg):
         at = make_app(cfg, annotator="alice")
         at.run()
         if page != "home":

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.types.registry import TYPES
-from tests.conftest import ROOT, make_app, write_project
+from tests.conftest import ROOT, demo_pages, make_app, write_project
 
-PAGES = ["home"] + sorted({Path(t.page).stem for t in TYPES.values() if t.page}) + ["summary"]
+PAGES = ["home"] + demo_pages() + ["summary"]
 
 
 def broken_data(tmp_path: Path) -> Path:

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from app.types.registry import TYPES
 from app.store.storage import Annotation, AnnotationStore
 from app.project.workspace import open_project
 from tests.browser.conftest import Server, wait_app
-from tests.conftest import write_project
+from tests.conftest import demo_pages, write_project
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +35,7 @@ REASON = "<img src=x onerror=\"window.__pwned=11\"> **REASONBOLD**"
 AGENTS = [A_IMG, A_MD, A_SCRIPT]
 # what must be on each page as text (a prefix, since long texts are cut)
 PAGES = {"": [ITEM[:20]],
-         **{Path(t.page).stem: [A_IMG] for t in TYPES.values() if t.page},
+         **{page: [A_IMG] for page in demo_pages()},
          "summary": [A_IMG]}
 # injected elements; Markdown or HTML that rendered would make an element whose whole text is the
 # marked word (a name shown as text, in a bold badge, is "**MDBOLD** [MDLINK](...)" instead)
