@@ -10,7 +10,7 @@ No Streamlit here.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 if TYPE_CHECKING:
     from app.traces.derive import Derivation
@@ -117,3 +117,29 @@ def gather(*found: str | None | list[str]) -> list[str]:
         elif x:
             out.append(x)
     return out
+
+
+def entries(value: list, count: int | None, allowed: Iterable[str], noun: str, plural: str,
+            out: list[str]) -> Iterator[tuple[str, dict, int | None]]:
+    """The entries of a list value that each name an object of the run by its index (a handoff,
+    a tool call): (how a reason names the entry, the entry, the index it names, or None when
+    that index is no object of the run or was named before). What is wrong with an entry's
+    shape, keys or index is added to `out`."""
+    seen: set = set()
+    for n, entry in enumerate(value):
+        what = f"entry {n}"
+        if not isinstance(entry, dict):
+            out.append(shape(entry, dict, what))
+            continue
+        out += keys(entry, allowed, what)
+        at = entry.get("index")
+        wrong = index(at, count, f"{what}: {noun} index", plural)
+        if wrong:
+            out.append(wrong)
+        elif at in seen:
+            out.append(f"{what}: {noun} {at} is judged twice")
+        else:
+            seen.add(at)
+            yield what, entry, at
+            continue
+        yield what, entry, None

@@ -340,21 +340,9 @@ def validate(value: Any, scheme: Scheme, derivation: Derivation | None) -> list[
     handoffs = None if derivation is None else derivation.handoffs
     flags, scale = list(scheme.get("flags") or []), int(scheme.get("quality_scale") or 5)
     out: list[str] = []
-    seen: set = set()
-    for n, e in enumerate(value):
-        what = f"entry {n}"
-        if not isinstance(e, dict):
-            out.append(c.shape(e, dict, what))
-            continue
-        out += c.keys(e, ENTRY_KEYS, what)
-        i = e.get("index")
-        found = c.index(i, None if handoffs is None else len(handoffs), f"{what}: handoff index", "handoffs")
-        if found:
-            out.append(found)
-        elif i in seen:
-            out.append(f"{what}: handoff {i} is judged twice")
-        else:
-            seen.add(i)
+    for what, e, i in c.entries(value, None if handoffs is None else len(handoffs), ENTRY_KEYS, "handoff",
+                                "handoffs", out):
+        if i is not None:
             out += c.gather(c.integer(e.get("step"), f"{what}: step", 0))
             if handoffs is not None:
                 h = handoffs[i]

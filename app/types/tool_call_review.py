@@ -210,24 +210,11 @@ def validate(value: Any, scheme: Scheme, derivation) -> list[str]:
     calls = None if derivation is None else derivation.tool_calls
     verdicts = list(scheme.get("verdict_options") or DEFAULT_VERDICTS)
     out: list[str] = []
-    seen: set = set()
-    for n, e in enumerate(value):
-        what = f"entry {n}"
-        if not isinstance(e, dict):
-            out.append(c.shape(e, dict, what))
-            continue
-        out += c.keys(e, ["index", "step", "tool", "verdict", "notes"], what)
-        i = e.get("index")
-        found = c.index(i, None if calls is None else len(calls), f"{what}: call index", "tool calls")
-        if found:
-            out.append(found)
-        elif i in seen:
-            out.append(f"{what}: call {i} is judged twice")
-        else:
-            seen.add(i)
-            if calls is not None and (e.get("step"), e.get("tool")) != (calls[i].step, calls[i].tool):
-                out.append(f"{what}: call {i} of this run is {c.show(calls[i].tool)} at step {calls[i].step}, not "
-                           f"{c.show(e.get('tool'))} at step {c.show(e.get('step'))}")
+    for what, e, i in c.entries(value, None if calls is None else len(calls), ["index", "step", "tool", "verdict", "notes"],
+                                "call", "tool calls", out):
+        if i is not None and calls is not None and (e.get("step"), e.get("tool")) != (calls[i].step, calls[i].tool):
+            out.append(f"{what}: call {i} of this run is {c.show(calls[i].tool)} at step {calls[i].step}, not "
+                       f"{c.show(e.get('tool'))} at step {c.show(e.get('step'))}")
         if e.get("verdict") is not None:
             out += c.gather(c.one_of(e["verdict"], verdicts, f"{what}: verdict"))
         out += c.gather(c.text(e.get("notes"), f"{what}: notes"))
