@@ -25,6 +25,7 @@ from app.stats.agreement import Disagreements
 from app.stats.counting import plain
 from app.summary import gold as goldmod
 from app.summary.interaction import interaction
+from app.summary.overview import runs_behind
 from app.summary.progress import progress
 from app.summary.rows import Derivations, apply_filters, done_marks, judgements, load, long_table
 from app.types.panel import SchemeRows
@@ -158,6 +159,7 @@ def summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] |
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = g["detail"]
     out["disagreements"] = listed if disagreements else None
+    out["runs"] = runs_behind(per_scheme)  # the runs behind the Overview's figures (app/summary/overview.py)
     return clean(out)
 
 
