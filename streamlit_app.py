@@ -9,4 +9,6 @@ signin.gate()  # a damaged secrets file: every page stops here, saying what is w
 ws = shell.workspace()
 # Hidden: each page draws the sidebar itself, with links that carry the item and the sign-in in
 # their URL (see app.ui.nav.page_links), so Back after a page switch goes to the page before.
-st.navigation(nav.pages_of(ws), position="hidden").run()
+page = st.navigation(nav.pages_of(ws) + nav.alias_pages(ws), position="hidden")
+st.session_state[state.PAGE] = page.url_path  # which scheme an annotation page shows (app.ui.page)
+page.run()

@@ -77,6 +77,7 @@ COMMON_KEYS: dict[str, Key] = {
     "annotation_type": Key(v.nonempty_string, required=True),
     "name": Key(v.nonempty_string, required=True),
     "description": Key(v.string, default=""),
+    "title": Key(v.string, default="", doc="the name of the scheme's page in the menu (else its description)"),
     "show_if": Key(v.show_if, doc="ask only when another scheme's answer is one of `any_of`"),
 }
 
@@ -85,7 +86,7 @@ POTATO_IGNORED_SCHEME_KEYS = {
     "horizontal", "sequential_key_binding", "displaying_score", "label_requirement", "tooltip",
     "tooltip_file", "annotation_id", "displayed_label", "label_css", "allow_paste", "textarea",
     "video_as_label", "image_as_label", "hide_label", "option_randomization", "keyboard_shortcuts",
-    "required", "display", "title", "layout", "instructions", "min_value", "max_value",
+    "required", "display", "layout", "instructions", "min_value", "max_value",
 }
 
 # Keys of every type that works on the trace.

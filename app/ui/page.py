@@ -38,12 +38,13 @@ def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None
     ws = shell.workspace()
     shell.require_annotator()
     item = shell.current_item(ws)
-    nav.sidebar(ws, type_name)
-    st.title(TYPES[type_name].title)
+    # the page's scheme (its url names it); every scheme of the type on a former per-type url
+    schemes = nav.page_schemes(ws, type_name)
+    nav.sidebar(ws, schemes[0].name if schemes else None)
+    st.title(md(nav.scheme_title(schemes[0])) if len(schemes) == 1 else TYPES[type_name].title)
     if item is None:
         st.info(nav.no_items_message(ws))
         st.stop()
-    schemes = ws.project.schemes_of(type_name)
     if st.session_state.get(state.SHOW_TRACE, True):
         left, right = st.columns([5, 6], gap="large")
         with left:

@@ -14,7 +14,6 @@ import streamlit as st
 from app.summary import rows as stored
 from app.summary import summarize as core
 from app.summary import charts
-from app.types.registry import TYPES
 from app.project.workspace import Workspace
 from app.ui import nav, shell
 from app.ui.state import widget_key
@@ -350,12 +349,11 @@ def _differences(ws: Workspace, counts: dict, listing) -> None:
     i = st.selectbox("Disagreement", range(len(shown)), format_func=lambda j: excerpt(labels[j], 120),
                      key=_k("disagreement", scheme, at))
     d = shown[i]
-    t = ws.project.scheme(scheme).type
-    target = shell.ROOT / TYPES[t].page if TYPES[t].page else None
+    target = nav.scheme_page(ws, scheme)
     if st.button("Open this item on its page", key=_k("open"), icon=":material/open_in_new:",
                  disabled=d["item_id"] not in ws.by_id or target is None):
         shell.go_to(d["item_id"])
-        st.switch_page(str(target))
+        st.switch_page(target)
 
 
 def _gold(s: dict) -> None:
@@ -369,7 +367,7 @@ def _gold(s: dict) -> None:
     _table([{"annotator": w, **x} for w, x in s["gold"].items()])
     st.markdown("**Confusion between agents** (gold agent × agent named)")
     _chart("confusion", "heatmap", g["confusion"], "annotated_agent", "gold_agent", "count", "Gold × annotated agent",
-                          fmt="{:.0f}")
+           fmt="{:.0f}", zmin=0, colorscale="Blues")  # counts: the scale starts at zero
     _table(g["confusion"])
     with st.expander("Per item"):
         _table(g["items"])
