@@ -54,3 +54,18 @@ def test_a_scheme_without_title_is_named_by_its_description(tmp_path):
 def test_the_former_per_type_url_still_opens_every_scheme_of_the_type(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "radio")
     assert {"outcome", "orchestration"} <= {s.value for s in at.subheader}
+
+
+def test_item_ids_sort_naturally():
+    from app.ui.nav import natural_key
+    ids = ["run-101", "run-20", "run-1", "run-45", "run-7", "Run-3b", "x"]
+    assert sorted(ids, key=natural_key) == ["run-1", "Run-3b", "run-7", "run-20", "run-45", "run-101", "x"]
+
+
+def test_the_items_table_lists_ids_naturally_with_a_numeric_order_column(demo_project):
+    at = make_app(demo_project).run()
+    df = at.dataframe[0].value
+    items = df["item"].tolist()
+    assert items.index("whowhen-hand-crafted-5") < items.index("whowhen-hand-crafted-33")
+    assert items.index("whowhen-algorithm-generated-1") < items.index("whowhen-algorithm-generated-45")
+    assert df["#"].tolist() == list(range(1, len(items) + 1)) and "id" not in df.columns

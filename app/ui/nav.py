@@ -137,7 +137,15 @@ def problems_banner(ws: Workspace) -> None:
                 st.text(str(p))
 
 
+def natural_key(text: str) -> tuple:
+    """Sorts ids as people count: run-1, run-7, run-20, run-45, run-101 (not 1, 101, 20, ...)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+                 for part in re.split(r"(\d+)", str(text)) if part)
+
+
 def progress_rows(ws: Workspace, who: str) -> list[dict]:
+    """One row per item, ids in natural order, with its place in that order (`#`, a number, so
+    sorting by that column sorts naturally too); `id` keeps the item's own id for opening it."""
     db = shell.store(ws)
     mine: dict[str, set[str]] = {}
     done: set[str] = set()
@@ -148,9 +156,10 @@ def progress_rows(ws: Workspace, who: str) -> list[dict]:
         else:
             mine.setdefault(a.item_id, set()).add(a.scheme)
     n = len(ws.project.schemes)
-    return [{"item": visible(it.id), "done": it.id in done,  # (hidden characters of an id shown)
-             "schemes annotated": f"{len(mine.get(it.id, ()))}/{n}", "task": excerpt(it.text, 80)}
-            for it in ws.items]
+    ordered = sorted(ws.items, key=lambda it: natural_key(it.id))
+    return [{"#": i + 1, "item": visible(it.id), "done": it.id in done,  # (hidden characters of an id shown)
+             "schemes annotated": f"{len(mine.get(it.id, ()))}/{n}", "task": excerpt(it.text, 80), "id": it.id}
+            for i, it in enumerate(ordered)]
 
 
 SHORTCUTS = {

@@ -15,6 +15,7 @@ STEP_PAGE = "baton.step_page"  # {item id: page of the trace view}
 FULL_RERUN = "baton.full_rerun"  # set by a callback in a fragment that changed something outside it
 NOT_SAVED = "baton.not_saved"  # {(item, scheme): why its last save failed, in words}
 REVERT = "baton.revert"  # how many saves failed: controls that follow stored values go back to them
+ITEMS_OPENED = "baton.items_opened"  # how many items the Items table opened (its key changes each time)
 PAGE = "baton.page"  # the url path of the page this run shows (a scheme's page names its scheme)
 SESSION_ENDED = "baton.session_ended"  # why this session was signed out (shown on the sign-in page)
 
