@@ -3,7 +3,10 @@ import streamlit as st
 
 from app.ui import nav, shell, signin, state
 
-st.set_page_config(page_title="Baton", page_icon=":material/sprint:", layout="wide")
+# a local image: a `:material/...:` page icon makes the browser fetch it from a font server
+# (offline: ERR_NAME_NOT_RESOLVED in the console); nothing is fetched from outside the machine
+st.set_page_config(page_title="Baton", page_icon=str(shell.ROOT / "app" / "ui" / "static" / "baton.png"),
+                   layout="wide")
 state.init()
 signin.gate()  # a damaged secrets file: every page stops here, saying what is wrong
 ws = shell.workspace()
