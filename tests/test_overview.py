@@ -76,3 +76,40 @@ def test_the_runs_behind_each_figure_are_the_ones_counted(tmp_path):
 def test_strength_bounds_are_half_open(value):
     words = {0.0: "slight", 0.19999: "slight", 0.2: "fair", 0.6: "substantial", 0.8: "almost perfect"}
     assert strength(value) == words[value]
+
+
+def test_the_report_opens_with_the_overview_and_reports_a_tie_as_a_tie(tmp_path):
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4))
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    from app.summary.report import build_html
+    page = build_html(save.ws)
+    assert page.index("<h2>Overview</h2>") < page.index("Progress per annotator") < page.index("<h2>Failure attribution")
+    assert "Coder and Tester are blamed most, tied: 1 attribution each, each in 1 of 1 failed runs (100%)." in page
+    assert "most blamed (attribution), tied</div>" in page.replace("<div class='card'><b>Coder and Tester (1)</b>", "")
+    assert "<b>Coder (1)</b>" not in page and "<b>Tester (1)</b>" not in page  # never one winner of a tie
+    assert "724.5" not in page and "time spent" in page
+
+
+def test_the_summary_page_opens_on_the_overview(tmp_path):
+    from tests.conftest import make_app, open_page
+    cfg, save = demo(tmp_path)
+    save(CODE, "alice", "attribution", attribution("Coder", 4), seconds=724.5079)
+    save(CODE, "bob", "attribution", attribution("Tester", 7))
+    save(TRIP, "alice", "attribution", attribution("Coder", 2))
+    save(TRIP, "bob", "attribution", attribution("Tester", 3))
+    at = open_page(make_app(cfg, annotator="carol"), "summary")
+    assert at.tabs[0].label == "Overview"
+    overview_tab = at.tabs[0]
+    texts = [m.value for m in overview_tab.markdown]
+    from app.ui.text import md
+    assert md("Coder and Tester are blamed most, tied: 2 attributions each, each in 2 of 2 failed runs (100%).") in texts
+    assert any("attribution" in s.value for s in overview_tab.subheader)
+    # the runs behind the figure: a link per run, to the attribution scheme's page with the item
+    links = [p.proto for p in overview_tab.get("page_link")]
+    assert {p.label for p in links} >= {CODE, TRIP}
+    assert all("attribution" in p.page for p in links)
+    # durations for people in the progress tab
+    progress = at.tabs[1]
+    frames = [d.value for d in progress.dataframe]
+    assert any("time spent" in f.columns and "12 min" in f["time spent"].tolist() for f in frames)
