@@ -113,3 +113,15 @@ def test_the_summary_page_opens_on_the_overview(tmp_path):
     progress = at.tabs[1]
     frames = [d.value for d in progress.dataframe]
     assert any("time spent" in f.columns and "12 min" in f["time spent"].tolist() for f in frames)
+
+
+def test_headlines_answer_each_question_in_one_sentence():
+    s = {**_blame(("Coder", 3, 2), ("Tester", 3, 2)),
+         "handoffs": {"h": {"pairs": [{"src": "A", "dst": "B", "flagged": 2, "handoffs_reviewed": 2},
+                                      {"src": "B", "dst": "C", "flagged": 2, "handoffs_reviewed": 5}]}},
+         "agreement": {"outcome": {"type": "radio", "items_compared": 4, "choice": {"kappa": 0.2}}},
+         "runs": {"attribution": {"att": {"failed_runs": ["r1", "r2", "r3"]}}}}
+    h = overview(s)["headlines"]
+    assert h[0].startswith("Coder and Tester are blamed most, tied")
+    assert h[1] == "Handoffs flagged most: A → B and B → C (2 flagged handoffs each, tied)."
+    assert h[2] == "Agreement is measured on 1 scheme; weak (below 0.4) on outcome: read those numbers with care."

@@ -103,7 +103,7 @@ def _pairs(summary: dict, behind: dict) -> list[dict]:
     for name, h in summary.get("handoffs", {}).items():
         runs = {(p["src"], p["dst"]): p["runs"] for p in behind.get("handoffs", {}).get(name, [])}
         pairs = [{"pair": f"{p['src']} → {p['dst']}", "src": p["src"], "dst": p["dst"], "flagged": p["flagged"],
-                  "handoffs_reviewed": p["handoffs_reviewed"], "flag_rate": p["flag_rate"],
+                  "handoffs_reviewed": p["handoffs_reviewed"], "flag_rate": p.get("flag_rate"),
                   "mean_quality": p.get("mean_quality"), "run_ids": runs.get((str(p["src"]), str(p["dst"])), [])}
                  for p in h.get("pairs", [])]
         top = ranked(pairs, "flagged")
@@ -189,10 +189,40 @@ def _gold(summary: dict) -> dict | None:
 def overview(summary: dict) -> dict:
     """The Overview of a summary (summarize()'s output, with its `runs` hook)."""
     behind = summary.get("runs") or {}
-    return {"blamed": _blamed(summary, behind), "pairs": _pairs(summary, behind), "mast": _mast(summary, behind),
-            "team": _team(summary, behind),
-            "agreement": [agreement_line(n, a) for n, a in summary.get("agreement", {}).items()],
-            "gold": _gold(summary)}
+    o = {"blamed": _blamed(summary, behind), "pairs": _pairs(summary, behind), "mast": _mast(summary, behind),
+         "team": _team(summary, behind),
+         "agreement": [agreement_line(n, a) for n, a in summary.get("agreement", {}).items()],
+         "gold": _gold(summary)}
+    o["headlines"] = headlines(o)
+    return o
+
+
+def headlines(o: dict) -> list[str]:
+    """One sentence per question, first of all: who fails, at which handoffs, which modes, how sure."""
+    out = [b["sentence"] for b in o["blamed"] if b["leaders"]]
+    for p in o["pairs"]:
+        if p["leaders"]:
+            top = p["pairs"][0]
+            out.append(f"Handoff{'s' * (len(p['leaders']) > 1)} flagged most: "
+                       f"{names(p['leaders'])} (" + (f"{top['flagged']} flagged handoffs each, tied)."
+                                                     if len(p["leaders"]) > 1 else
+                                                     f"{top['flagged']} flagged of {top['handoffs_reviewed']} reviewed)."))
+    for m in o["mast"]:
+        top = [r for r in m["modes"] if r["rank"] == 1]
+        if top:
+            out.append(f"Most tagged failure mode{'s' * (len(top) > 1)}: {names([r['mode'] for r in top])} "
+                       f"({top[0]['tags']} tags{' each' if len(top) > 1 else ''}).")
+    measured = [a for a in o["agreement"] if a["value"] is not None]
+    if measured:
+        weak = [a["scheme"] for a in measured if a["measure"] in ("κ", "α") and a["value"] < 0.4]
+        out.append(f"Agreement is measured on {len(measured)} scheme{'s' * (len(measured) != 1)}"
+                   + (f"; weak (below 0.4) on {names(weak)}: read those numbers with care." if weak else
+                      "; none is below 0.4."))
+    g = o["gold"]
+    if g and g["agent_accuracy"] is not None:
+        out.append(f"Against gold, annotators named the right agent in {percent(g['agent_accuracy'])} of "
+                   f"{g['judged']} judgements.")
+    return out
 
 
 def flag_matrix(summary: dict) -> dict[str, Any]:

@@ -136,7 +136,7 @@ def overview_html(s: dict) -> str:
     """The Overview, as on the summary page: who is blamed most (ties as ties), the most-flagged
     handoffs, MAST modes by agent, team scores with intervals, agreement in words, gold."""
     o = overview(s)
-    parts = ["<h2>Overview</h2>"]
+    parts = ["<h2>Overview</h2><ul class='lead'>" + "".join(f"<li>{_e(h)}</li>" for h in o["headlines"]) + "</ul>"]
     for b in o["blamed"]:
         parts.append(f"<h3>Who is blamed most · {_e(b['scheme'])}</h3><p class='lead'>{_e(b['sentence'])}</p>")
         parts.append(_fig(overview_charts.blamed(b)))

@@ -44,6 +44,9 @@ def render(ws: Workspace, s: dict) -> None:
     o = overview(s)
     if not s["counts"]["judgements"]:
         st.info("No annotations yet (for these filters): the overview fills as annotators save.")
+    if o["headlines"]:
+        st.subheader("At a glance")
+        st.markdown("\n".join(f"- {md(h)}" for h in o["headlines"]))
     for b in o["blamed"]:
         st.subheader(f"Who is blamed most · {md(b['scheme'])}")
         st.markdown(md(b["sentence"]))
