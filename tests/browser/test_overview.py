@@ -66,8 +66,9 @@ def test_the_handoffs_tab_shows_an_agent_by_agent_matrix(seeded, page):
     page.get_by_role("tab", name="Handoffs").click(force=True, timeout=60000)
     panel = page.get_by_role("tabpanel", name="Handoffs")
     panel.locator(".js-plotly-plot").first.wait_for(timeout=30000)
+    page.wait_for_timeout(2000)
     got = page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot'))
-        .filter(p => (p.layout?.title?.text || '').startsWith('Handoffs flagged, from agent'))
+        .filter(p => (p.querySelector('.gtitle')?.textContent || '').startsWith('Handoffs flagged, from agent'))
         .map(p => ({n: p.data[0].y.length, zmin: p.data[0].zmin, zmax: p.data[0].zmax, h: p.layout.height}))""")
     assert got, "no agent × agent matrix"
     m = got[0]
