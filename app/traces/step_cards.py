@@ -219,7 +219,10 @@ def call_card(call, error: str | None = None) -> dict:
     error it failed with (`error`, see call_error)."""
     blocks = [note("No arguments")] if call.arguments is None else _data_blocks("Arguments", call.arguments, True)
     if error is not None:
-        blocks += [note("Failed with an error"), code(error)]
+        first = error.strip().split("\n", 1)[0]
+        blocks += ([note("Failed with an error"), code(error)] if len(error) <= CALL_SHORT else
+                   [note("Failed with an error"), code(first[:CALL_SHORT]),
+                    more(f"Whole error ({len(error):,} characters)", [code(error)])])
     if call.result is not None:
         blocks += _data_blocks("Result", call.result, len(pretty(call.result)[0]) <= CALL_SHORT)
     return card(f"Call {call.index} · step {call.step} · ", call.agent, blocks,
