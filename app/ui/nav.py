@@ -169,6 +169,9 @@ SHORTCUTS = {
 KEYS_HELP = """
 | key | does |
 |---|---|
+| j / k | next / previous card (outlined, scrolled into view) |
+| 1 … 9 | pick the n-th label or rating of the card, or toggle its n-th flag (saved at once) |
+| n / p, d | next / previous item; done with this item → next |
 | Alt+N / Alt+P | next / previous item |
 | Alt+J / Alt+K | next / previous surface (page) |
 | Alt+D | done with this item, go to the next |
