@@ -36,8 +36,22 @@ nav.unsupported_notice(ws)
 rows = nav.progress_rows(ws, who)
 done = sum(r["done"] for r in rows)
 st.progress(done / len(rows) if rows else 0.0, text=f"{md(who)}: {done} of {len(rows)} items done")
-st.dataframe(rows, hide_index=True, width="stretch",
-             column_config={"done": st.column_config.CheckboxColumn("done")})
+# a click on a row opens that item on the first scheme's page; the table's key changes with each
+# opening, so coming back here does not find the row still selected (and open it again)
+opened = st.session_state.get(state.ITEMS_OPENED, 0)
+picked = st.dataframe([{k: v for k, v in r.items() if k != "id"} for r in rows], hide_index=True,
+                      width="stretch", on_select="rerun", selection_mode="single-row",
+                      key=widget_key("home", "items", opened),
+                      column_config={"#": st.column_config.NumberColumn("#", width="small"),
+                                     "done": st.column_config.CheckboxColumn("done")})
+st.caption("Click a row to open that item.")
+if picked.selection.rows:
+    st.session_state[state.ITEMS_OPENED] = opened + 1
+    chosen = rows[picked.selection.rows[0]]["id"]
+    shell.go_to(chosen)
+    first = next(iter(nav.annotation_pages(ws)), None)
+    if first is not None:
+        st.switch_page(first, query_params=shell.url_params(item=chosen))
 item = shell.current_item(ws)
 if item is not None:
     st.markdown(f"Current item: **{md(item.id, 80)}**")

@@ -167,5 +167,5 @@ def test_next_surface_and_shortcuts_listed(demo_project):
     assert nxt.proto.shortcut  # reachable from the keyboard
     nxt.click().run()
     assert not at.exception
-    assert at.title[0].value == "Failure attribution"  # the next type in the project's order
+    assert at.title[0].value == "Who failed, and where"  # the next scheme in the project's order (its page)
     assert any("Alt+N" in m.value for m in at.sidebar.markdown)

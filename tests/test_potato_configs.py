@@ -28,7 +28,7 @@ def test_potato_config_holds_every_multi_agent_snippet():
     for name, block in schemes.items():
         ours = {k: v for k, v in block.items() if k not in ("steps_key", "agent_key", "show_if")}
         theirs = {k: v for k, v in demo[name].items()
-                  if k not in ("steps_key", "agent_key", "show_if", "show_score", "max_score")}
+                  if k not in ("steps_key", "agent_key", "show_if", "show_score", "max_score", "title")}
         assert ours == theirs, name
     text = (ROOT / "configs" / "potato_multi_agent.yaml").read_text()
     assert "# verdict_options: [correct, wrong_tool, wrong_args, wrong_order]   # customizable" in text

@@ -49,7 +49,7 @@ def test_summary_page_tables_filters_and_disagreement_link(tmp_path):
     at.selectbox(key=k("disagreement", "attribution", 0)).set_value(1).run()
     at.button(key=k("open")).click().run()
     assert not at.exception
-    assert [t.value for t in at.title] == ["Failure attribution"]
+    assert [t.value for t in at.title] == ["Who failed, and where"]  # the scheme's own page (its title)
     assert at.query_params["item"] in ([CODE], CODE)
 
 
@@ -80,7 +80,7 @@ def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, 
     second = next(df for df in frames(at) if "object" in df.columns)
     assert list(second["object"]) == ["decisive step"] and not at.exception
     at.button(key=k("open")).click().run()
-    assert [t.value for t in at.title] == ["Failure attribution"]
+    assert [t.value for t in at.title] == ["Who failed, and where"]  # the scheme's own page (its title)
 
 
 def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, monkeypatch):

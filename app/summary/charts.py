@@ -58,7 +58,9 @@ def bar(records: list[dict], x: str, y: str, title: str, color: str | None = Non
 
 
 def heatmap(records: list[dict], x: str, y: str, z: str, title: str, zmin=None, zmax=None,
-            fmt: str = "{:.2f}") -> go.Figure:
+            fmt: str = "{:.2f}", colorscale: str = "RdYlGn") -> go.Figure:
+    """`z` per `x` and `y`. Counts: pass zmin=0 and a one-hue scale ("Reds"), so a count of 1
+    never reads as the scale's far end."""
     if not records:
         return _empty(title)
     xs = list(dict.fromkeys(r[x] for r in records))
@@ -71,7 +73,7 @@ def heatmap(records: list[dict], x: str, y: str, z: str, title: str, zmin=None, 
         n = r.get("n")
         text[i][j] = (fmt.format(r[z]) if r[z] is not None else "–") + (f" (n={n})" if n is not None else "")
     fig = go.Figure(go.Heatmap(z=grid, x=[e(v) for v in xs], y=[e(v) for v in ys], text=text,
-                               texttemplate="%{text}", colorscale="RdYlGn", zmin=zmin, zmax=zmax,
+                               texttemplate="%{text}", colorscale=colorscale, zmin=zmin, zmax=zmax,
                                hovertemplate="%{y} · %{x}: %{text}<extra></extra>"))
     fig.update_layout(title=e(title), **{**LAYOUT, "height": max(260, 60 + 40 * len(ys))})
     return fig

@@ -14,7 +14,9 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from app.summary import charts
+from app.summary import charts, overview_charts
+from app.summary.human import duration, names, percent
+from app.summary.overview import flag_matrix, overview
 from app.summary.rows import apply_filters, load
 from app.summary.summarize import scheme_rows, summarize
 from app.types.panel import SchemeRows
@@ -149,7 +151,47 @@ def runs(ws, per_scheme: dict[str, SchemeRows], n: int = RUNS) -> list[dict]:
     return out
 
 
-CSS = """
+def overview_html(s: dict) -> str:
+    """The Overview, as on the summary page: who is blamed most (ties as ties), the most-flagged
+    handoffs, MAST modes by agent, team scores with intervals, agreement in words, gold."""
+    o = overview(s)
+    parts = ["<h2>Overview</h2><ul class='lead'>" + "".join(f"<li>{_e(h)}</li>" for h in o["headlines"]) + "</ul>"]
+    for b in o["blamed"]:
+        parts.append(f"<h3>Who is blamed most · {_e(b['scheme'])}</h3><p class='lead'>{_e(b['sentence'])}</p>")
+        parts.append(_fig(overview_charts.blamed(b)))
+        parts.append(table([{"rank": r["rank"], "agent": r["agent"], "attributions": r["count"], "runs": r["runs"],
+                             "share of failed runs": percent(r["share_of_failed_runs"]),
+                             "runs behind it": ", ".join(r["run_ids"][:10]) + (" …" if len(r["run_ids"]) > 10 else "")}
+                            for r in b["agents"]]))
+    for p in o["pairs"]:
+        parts.append(f"<h3>Most-flagged handoffs · {_e(p['scheme'])}</h3>")
+        parts.append(table([{"rank": r["rank"], "from → to": r["pair"], "flagged": r["flagged"],
+                             "reviewed": r["handoffs_reviewed"], "flag rate": percent(r["flag_rate"]),
+                             "runs behind it": ", ".join(r["run_ids"][:10])} for r in p["pairs"]]))
+    if o["pairs"]:
+        parts.append(_fig(overview_charts.flag_matrix(flag_matrix(s))))
+    for m in o["mast"]:
+        parts.append(f"<h3>Failure modes by agent (MAST) · {_e(m['scheme'])}</h3>")
+        parts.append(_fig(overview_charts.mast_by_agent(m)))
+    for t in o["team"]:
+        parts.append(f"<h3>Team scores · {_e(t['scheme'])}</h3>")
+        parts.append(table([{"dimension": d["dimension"], "mean": None if d["mean"] is None else round(d["mean"], 1),
+                             "95% interval": "–" if d["ci_low"] is None else f"{d['ci_low']:.1f}–{d['ci_high']:.1f}",
+                             "scores": d["n"]} for d in t["dimensions"]]))
+    parts.append("<h3>How far annotators agree</h3><ul>" + "".join(
+        f"<li><b>{_e(a['scheme'])}</b> ({a['items_compared']} items compared): {_e(a['meaning'])}</li>"
+        for a in o["agreement"]) + "</ul>")
+    g = o["gold"]
+    if g:
+        parts.append(f"<h3>Accuracy against gold</h3><p>Annotators named the gold culprit in "
+                     f"{percent(g['agent_accuracy'])} of {g['judged']} judgements on {g['items_with_gold']} runs "
+                     f"with gold; the decisive step within ±{s['filters']['k']} in "
+                     f"{percent(g['step_accuracy_within_k'])}.</p>")
+    return "\n".join(parts)
+
+
+CSS = """.lead{font-size:1.1rem;font-weight:600}
+
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;
 padding:0 1rem;color:#222;line-height:1.45}
 h1{margin-bottom:.2rem} .meta{color:#666;margin-top:0}
@@ -185,16 +227,18 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
     # headline
     cards = [("runs", c["items"]), ("annotators", c["annotators"]), ("judgements", c["judgements"]),
              ("runs with gold", c["items_with_gold"])]
-    for name, att in s["attribution"].items():
-        if att["blame"]:
-            top = att["blame"][0]
-            cards.append((f"most blamed ({name})", f"{top['agent']} ({top['count']})"))
+    for b in overview(s)["blamed"]:
+        if b["leaders"]:  # every agent sharing first place: a tie is never one winner
+            cards.append((f"most blamed ({b['scheme']})" + (", tied" if len(b["leaders"]) > 1 else ""),
+                          f"{names(b['leaders'])} ({b['agents'][0]['count']})"))
     for who, g in s["gold"].items():
         if g.get("agent_accuracy") is not None:
             cards.append((f"{who}: agent accuracy", f"{g['agent_accuracy']:.0%}"))
     parts.append("<h2>At a glance</h2><div class='cards'>" + "".join(
         f"<div class='card'><b>{_e(v)}</b>{_e(n)}</div>" for n, v in cards) + "</div>")
-    parts.append(table(s["progress"]["by_annotator"], "Progress per annotator (seconds spent)"))
+    parts.append(overview_html(s))
+    parts.append(table([{**{k: v for k, v in r.items() if k != "seconds"}, "time spent": duration(r["seconds"])}
+                        for r in s["progress"]["by_annotator"]], "Progress per annotator"))
 
     # failure attribution
     for name, att in s["attribution"].items():

@@ -27,6 +27,7 @@ from app.summary import gold as goldmod
 from app.summary import suggestions as hints, traversal
 from app.summary.interaction import interaction
 from app.summary.orchestration import orchestration
+from app.summary.overview import runs_behind
 from app.summary.progress import progress
 from app.traces.derive import no_gc
 from app.summary.rows import Derivations, apply_filters, done_marks, judgements, load, long_table
@@ -177,6 +178,7 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     out["disagreements"] = listed if disagreements else None
     out["orchestration"] = orchestration(ws, df, item_ids)
     out["invalid"] = invalid
+    out["runs"] = runs_behind(per_scheme)  # the runs behind the Overview's figures (app/summary/overview.py)
     return clean(out)
 
 

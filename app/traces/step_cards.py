@@ -5,7 +5,7 @@ agent's colour) and a list of blocks:
 
 - ``{"k": "note", "t": ...}``: a small grey line (a message's role, "Output", a tool call);
 - ``{"k": "text", "t": ...}``: the trace's text as written (whitespace kept);
-- ``{"k": "code", "t": ...}``: a tool call's arguments;
+- ``{"k": "code", "t": ...}``: a tool call's arguments, a fenced code block of a text;
 - ``{"k": "more", "t": label, "b": [blocks]}``: blocks folded under a label (a long text in
   full, the whole input of an LLM call), opened in the browser without a rerun;
 - ``{"k": "cols", "b": [[blocks], [blocks]]}``: side by side (a handoff's two steps).
@@ -18,6 +18,7 @@ tool-call review and handoff review use them).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from app.traces import conversation
@@ -58,15 +59,45 @@ def _short(name: str, limit: int) -> str:
     return name if len(name) <= limit else name[:limit - 1] + "…"
 
 
+FOLD_LINES = 8  # lines: a text of more lines starts folded too, its first lines shown
+FENCE = re.compile(r"^[ \t]*(```+|~~~+)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$\n?", re.S | re.M)
+
+
+def markdown_blocks(text: str) -> list[dict]:
+    """A text's Markdown structure as blocks, never as markup: fenced code as code blocks, the
+    rest as text with its line breaks and indentation (lists stay lists line by line). Nothing
+    of it is rendered as HTML or Markdown; links and images stay text."""
+    if "```" not in text and "~~~" not in text:
+        return [{"k": "text", "t": text}]  # (as written, to the last character)
+    out, at = [], 0
+    for m in FENCE.finditer(text):
+        before = text[at:m.start()].strip("\n")
+        if before:
+            out.append({"k": "text", "t": before})
+        out.append(code(m.group(2).rstrip("\n")))
+        at = m.end()
+    rest = text[at:].strip("\n")
+    if rest or not out:
+        out.append({"k": "text", "t": rest})
+    return out
+
+
+def _head(text: str) -> str:
+    """A folded text's first few lines (at most EXCERPT characters)."""
+    lines = text.split("\n")[:FOLD_LINES // 2]
+    return "\n".join(lines)[:EXCERPT].rstrip() + " …"
+
+
 def text_blocks(text: str, label: str) -> list[dict]:
-    """A text as written; a long one as an excerpt with the rest folded under `label`."""
-    if len(text) <= COLLAPSE_AT:
-        return [{"k": "text", "t": text}]
-    full = [{"k": "text", "t": text[:SHOW_AT_MOST]}]
+    """A text with its structure (markdown_blocks); a long one (many characters or lines) as its
+    first lines with the whole folded under `label`."""
+    if len(text) <= COLLAPSE_AT and text.count("\n") < FOLD_LINES:
+        return markdown_blocks(text)
+    full = markdown_blocks(text[:SHOW_AT_MOST])
     if len(text) > SHOW_AT_MOST:
         full.append(note(f"First {SHOW_AT_MOST:,} of {len(text):,} characters shown; "
                          "`python -m app derive` or the data file has the rest."))
-    return [{"k": "text", "t": text[:EXCERPT].rstrip() + " …"}, more(f"{label} ({len(text):,} characters)", full)]
+    return [{"k": "text", "t": _head(text)}, more(f"{label} ({len(text):,} characters)", full)]
 
 
 def step_text_blocks(text: str) -> list[dict]:
@@ -113,6 +144,19 @@ def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
     return out
 
 
+def call_error(d: Derivation, tc) -> str | None:
+    """The error a tool call ended with, as its step records it (a span's status, e.g. TRAIL's
+    FileConversionException), or None."""
+    if not 0 <= tc.step < len(d.steps):
+        return None
+    raw = d.steps[tc.step].raw
+    entries = raw.get("tool_calls") if isinstance(raw, dict) else None
+    for x in entries if isinstance(entries, list) else ():
+        if isinstance(x, dict) and str(x.get("id")) == str(tc.call_id) and x.get("status") == "error":
+            return str(x.get("error") or "error")
+    return None
+
+
 def _call_blocks(tc, raw_calls: dict) -> list[dict]:
     """A tool call under its step: name, failure, arguments pretty-printed as in the reviewer."""
     raw = raw_calls.get(str(tc.call_id), {})
@@ -120,6 +164,19 @@ def _call_blocks(tc, raw_calls: dict) -> list[dict]:
     if raw.get("status") == "error":
         line += f" · failed: {_short(str(raw.get('error') or 'error'), 160)}"
     return [note(line), code(pretty(tc.arguments)[0])]
+
+
+def tool_result_blocks(s) -> list[dict]:
+    """A role="tool" message as a step: marked as a tool result (for which call), its content
+    pretty-printed as data, not shown as the agent speaking."""
+    raw = s.raw if isinstance(s.raw, dict) else {}
+    about = raw.get("tool_call_id") or raw.get("name")
+    head = note("Tool result" + (f" · for call {_short(str(about), 80)}" if about else ""))
+    return [head] + (_data_blocks("Content", s.text, True) if s.text else [note("(empty result)")])
+
+
+def is_tool_result(s) -> bool:
+    return isinstance(s.raw, dict) and s.raw.get("role") == "tool"
 
 
 def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: int) -> list[dict[str, Any]]:
@@ -134,12 +191,14 @@ def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: 
         sv = view.steps[s.index] if s.index < len(view.steps) else None
         if sv is not None and sv.has_input:
             blocks += _input_blocks(s, sv)
-        blocks += step_text_blocks(s.text)
+        tool_result = is_tool_result(s)
+        blocks += tool_result_blocks(s) if tool_result else step_text_blocks(s.text)
         raw_calls = {str(x.get("id")): x for x in (s.raw.get("tool_calls") or [])
                      if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
         for tc in calls_by_step.get(s.index, []):
             blocks += _call_blocks(tc, raw_calls)
-        out.append(card(f"Step {s.index} · ", s.agent, blocks, step=s.index))
+        out.append(card(f"Step {s.index} · tool result to " if tool_result else f"Step {s.index} · ", s.agent,
+                        blocks, step=s.index))
     return out
 
 
@@ -155,13 +214,20 @@ def _data_blocks(label: str, data, shown: bool) -> list[dict]:
     return [note(label), code(text)] if shown else [more(label, [code(text)])]
 
 
-def call_card(call) -> dict:
-    """A tool call to review: who called what at which step, its arguments and result."""
+def call_card(call, error: str | None = None) -> dict:
+    """A tool call to review: who called what at which step, its arguments and result, or the
+    error it failed with (`error`, see call_error)."""
     blocks = [note("No arguments")] if call.arguments is None else _data_blocks("Arguments", call.arguments, True)
+    if error is not None:
+        first = error.strip().split("\n", 1)[0]
+        blocks += ([note("Failed with an error"), code(error)] if len(error) <= CALL_SHORT else
+                   [note("Failed with an error"), code(first[:CALL_SHORT]),
+                    more(f"Whole error ({len(error):,} characters)", [code(error)])])
     if call.result is not None:
         blocks += _data_blocks("Result", call.result, len(pretty(call.result)[0]) <= CALL_SHORT)
     return card(f"Call {call.index} · step {call.step} · ", call.agent, blocks,
-                tail=f" · tool {_short(str(call.tool), 120)}", call=call.index)
+                tail=f" · tool {_short(str(call.tool), 120)}" + (" · failed" if error is not None else ""),
+                call=call.index)
 
 
 def handoff_card(card) -> dict:

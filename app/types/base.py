@@ -81,6 +81,7 @@ COMMON_KEYS: dict[str, Key] = {
     "annotation_type": Key(v.nonempty_string, required=True),
     "name": Key(v.nonempty_string, required=True),
     "description": Key(v.string, default=""),
+    "title": Key(v.string, default="", doc="the name of the scheme's page in the menu (else its description)"),
     "show_if": Key(v.show_if, doc="ask only when another scheme's answer is one of `any_of`"),
     # Potato's per-turn and per-session keys: checked and accepted; where a type has no use for
     # them (it is not in its `honours`), the config says they are ignored and why (POTATO_NOTED)
@@ -103,7 +104,7 @@ POTATO_IGNORED_SCHEME_KEYS = {
     "horizontal", "sequential_key_binding", "displaying_score", "label_requirement", "tooltip",
     "tooltip_file", "annotation_id", "displayed_label", "label_css", "allow_paste", "textarea",
     "video_as_label", "image_as_label", "hide_label", "option_randomization", "keyboard_shortcuts",
-    "required", "display", "title", "layout", "instructions", "min_value", "max_value",
+    "required", "display", "layout", "instructions", "min_value", "max_value",
     "display_config", "arrangement", "inline_with_trace", "show_diff", "show_edit_distance", "allow_reset",
     "color", "colors", "key_bindings", "placement",
 }

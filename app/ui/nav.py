@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
 import streamlit as st
 
+from app.project.config import Scheme
 from app.types.registry import TYPES
 from app.project.workspace import Workspace
 from app.ui import shell, signin, state
@@ -12,25 +15,86 @@ from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
 
 
-def _page(path: str, title: str, default: bool = False, icon: str | None = None) -> st.Page:
+def _page(path: str, title: str, default: bool = False, icon: str | None = None,
+          url_path: str | None = None) -> st.Page:
     """A new page object on every call, never shared: `st.navigation` marks the pages of a run
     as its own, and pages shared by sessions (once under an lru_cache) raced under concurrent
     use ("This page cannot be called directly")."""
-    return st.Page(path, title=title, default=default, icon=icon)
+    return st.Page(path, title=title, default=default, icon=icon, url_path=url_path)
 
 
 def home_page() -> st.Page:
     return _page(str(shell.ROOT / "pages" / "home.py"), "Items", True)
 
 
+RESERVED = {"summary"}  # url paths of the other pages
+
+
+def scheme_title(scheme: Scheme) -> str:
+    """A scheme's page name: its `title`, else its description (shortened), else its name."""
+    return (scheme.get("title") or excerpt(scheme.description or "", 48) or scheme.name).strip()
+
+
+def _surfaced(ws: Workspace) -> list[Scheme]:
+    """The schemes whose type has a page (and with it a surface), in config order."""
+    return [s for s in ws.project.schemes if TYPES[s.type].page and (shell.ROOT / TYPES[s.type].page).exists()]
+
+
+def scheme_urls(ws: Workspace) -> dict[str, str]:
+    """Scheme name -> the url path of its page: the name, made URL-safe and unique."""
+    cached = ws.__dict__.get("_scheme_urls")
+    if cached is not None:
+        return cached
+    out: dict[str, str] = {}
+    taken = set(RESERVED)
+    for s in _surfaced(ws):
+        url = re.sub(r"[^A-Za-z0-9_-]+", "-", s.name).strip("-") or f"scheme-{s.index}"
+        while url in taken:
+            url = f"{url}-{s.index}"
+        taken.add(url)
+        out[s.name] = url
+    ws.__dict__["_scheme_urls"] = out
+    return out
+
+
 def annotation_pages(ws: Workspace) -> list[st.Page]:
-    """One page per annotation type present in the project, in first-use order."""
+    """One page per scheme (whose type has a surface), named by the scheme, in config order:
+    the type's page file, under the scheme's url path (app.ui.page.annotation_page finds the
+    scheme from it). A new type needs nothing here: its `page` field is enough."""
+    urls = scheme_urls(ws)
+    return [_page(str(shell.ROOT / TYPES[s.type].page), scheme_title(s), url_path=urls[s.name])
+            for s in _surfaced(ws)]
+
+
+def alias_pages(ws: Workspace) -> list[st.Page]:
+    """Hidden pages at the former per-type urls (`/radio`): old links and bookmarks still open,
+    showing every scheme of the type. Not in the menu."""
+    used = set(scheme_urls(ws).values()) | RESERVED
     out = []
     for t in ws.project.types():
-        spec = TYPES[t]
-        if spec.page and (shell.ROOT / spec.page).exists():
-            out.append(_page(str(shell.ROOT / spec.page), spec.title))
+        page = TYPES[t].page
+        if page and (shell.ROOT / page).exists() and Path(page).stem not in used:
+            used.add(Path(page).stem)
+            out.append(_page(str(shell.ROOT / page), TYPES[t].title, url_path=Path(page).stem))
     return out
+
+
+def page_schemes(ws: Workspace, type_name: str) -> list[Scheme]:
+    """The schemes the running page shows: the one its url names, else (a per-type alias, or a
+    run without navigation) every scheme of the type."""
+    url = st.session_state.get(state.PAGE)
+    for name, u in scheme_urls(ws).items():
+        if u == url:
+            scheme = ws.project.scheme(name)
+            if scheme.type == type_name:
+                return [scheme]
+    return ws.project.schemes_of(type_name)
+
+
+def scheme_page(ws: Workspace, name: str) -> st.Page | None:
+    """The page of one scheme."""
+    url = scheme_urls(ws).get(name)
+    return next((p for p in annotation_pages(ws) if p.url_path == url), None) if url else None
 
 
 def unreadable_files(ws: Workspace) -> list[str]:
@@ -82,7 +146,15 @@ def problems_banner(ws: Workspace) -> None:
                 st.text(str(p))
 
 
+def natural_key(text: str) -> tuple:
+    """Sorts ids as people count: run-1, run-7, run-20, run-45, run-101 (not 1, 101, 20, ...)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+                 for part in re.split(r"(\d+)", str(text)) if part)
+
+
 def progress_rows(ws: Workspace, who: str) -> list[dict]:
+    """One row per item, ids in natural order, with its place in that order (`#`, a number, so
+    sorting by that column sorts naturally too); `id` keeps the item's own id for opening it."""
     db = shell.store(ws)
     mine: dict[str, set[str]] = {}
     done: set[str] = set()
@@ -93,9 +165,10 @@ def progress_rows(ws: Workspace, who: str) -> list[dict]:
         else:
             mine.setdefault(a.item_id, set()).add(a.scheme)
     n = len(ws.project.schemes)
-    return [{"item": visible(it.id), "done": it.id in done,  # (hidden characters of an id shown)
-             "schemes annotated": f"{len(mine.get(it.id, ()))}/{n}", "task": excerpt(it.text, 80)}
-            for it in ws.items]
+    ordered = sorted(ws.items, key=lambda it: natural_key(it.id))
+    return [{"#": i + 1, "item": visible(it.id), "done": it.id in done,  # (hidden characters of an id shown)
+             "schemes annotated": f"{len(mine.get(it.id, ()))}/{n}", "task": excerpt(it.text, 80), "id": it.id}
+            for i, it in enumerate(ordered)]
 
 
 SHORTCUTS = {
@@ -105,6 +178,9 @@ SHORTCUTS = {
 KEYS_HELP = """
 | key | does |
 |---|---|
+| j / k | next / previous card (outlined, scrolled into view) |
+| 1 … 9 | pick the n-th label or rating of the card, or toggle its n-th flag (saved at once) |
+| n / p, d | next / previous item; done with this item → next |
 | Alt+N / Alt+P | next / previous item |
 | Alt+J / Alt+K | next / previous surface (page) |
 | Alt+D | done with this item, go to the next |
@@ -116,12 +192,12 @@ KEYS_HELP = """
 
 
 def surface_neighbours(ws: Workspace, current: str | None) -> tuple[st.Page | None, st.Page | None]:
-    """The annotation pages before and after the current type, in project order."""
+    """The scheme pages before and after the current scheme, in config order."""
     pages = annotation_pages(ws)
-    types = [t for t in ws.project.types() if TYPES[t].page and (shell.ROOT / TYPES[t].page).exists()]
-    if current not in types:
+    names = [s.name for s in _surfaced(ws)]
+    if current not in names:
         return None, (pages[0] if pages else None)
-    i = types.index(current)
+    i = names.index(current)
     return (pages[i - 1] if i > 0 else None), (pages[i + 1] if i + 1 < len(pages) else None)
 
 

@@ -10,7 +10,7 @@ from app.types.registry import TYPES
 from app.traces.trace import Item
 from app.types.radio import choice as radio_choice
 from app.project.workspace import Workspace
-from app.ui import nav, shell, state, trace_view
+from app.ui import keyboard, nav, shell, state, trace_view
 from app.ui.text import md
 
 # draws a scheme's surface; returns shell.CARDS when its cards re-run alone and say what they saved
@@ -38,12 +38,14 @@ def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None
     ws = shell.workspace()
     shell.require_annotator()
     item = shell.current_item(ws)
-    nav.sidebar(ws, type_name)
-    st.title(TYPES[type_name].title)
+    # the page's scheme (its url names it); every scheme of the type on a former per-type url
+    schemes = nav.page_schemes(ws, type_name)
+    nav.sidebar(ws, schemes[0].name if schemes else None)
+    st.title(md(nav.scheme_title(schemes[0])) if len(schemes) == 1 else TYPES[type_name].title)
     if item is None:
         st.info(nav.no_items_message(ws))
         st.stop()
-    schemes = ws.project.schemes_of(type_name)
+    keyboard.listen()  # j/k between cards, 1-9 to pick, n/p/d (app/ui/keyboard.py)
     if st.session_state.get(state.SHOW_TRACE, True):
         left, right = st.columns([5, 6], gap="large")
         with left:

@@ -19,6 +19,8 @@ FULL_RERUN = "baton.full_rerun"  # set by a callback in a fragment that changed 
 NOT_SAVED = "baton.not_saved"  # {(item, scheme): why its last save failed, in words}
 CONFLICT = "baton.conflict"  # {(item, scheme): the fields another tab set differently, kept, in words}
 REVERT = "baton.revert"  # how many saves failed: controls that follow stored values go back to them
+ITEMS_OPENED = "baton.items_opened"  # how many items the Items table opened (its key changes each time)
+PAGE = "baton.page"  # the url path of the page this run shows (a scheme's page names its scheme)
 SESSION_ENDED = "baton.session_ended"  # why this session was signed out (shown on the sign-in page)
 
 DEFAULTS = {

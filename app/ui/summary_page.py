@@ -13,11 +13,11 @@ import streamlit as st
 
 from app.summary import rows as stored
 from app.summary import summarize as core
-from app.summary import charts
+from app.summary import charts, human, overview_charts
+from app.summary.overview import flag_matrix
 from app.summary.report import extra_tables
-from app.types.registry import TYPES
 from app.project.workspace import Workspace
-from app.ui import nav, orchestration_summary, shell, traversal_summary
+from app.ui import nav, orchestration_summary, overview_view, shell, traversal_summary
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md
 
@@ -88,9 +88,19 @@ def _ago(seconds: float) -> str:
     return "just now" if seconds < 2 else f"{seconds:.0f} s ago" if seconds < 120 else f"{seconds / 60:.0f} min ago"
 
 
+RATES = {"share", "flag_rate", "agent_accuracy", "step_accuracy", "step_accuracy_within_k", "failure_step_hit",
+         "step_tag_recall", "percent_agreement", "exact", "within_k"}
+MEANS = {"mean", "sd", "ci_low", "ci_high", "mean_quality"}
+
+
 def _table(records, **kw) -> None:
+    """Records as a table that scrolls when wide; rates as percentages, means to two digits."""
     if records:
-        st.dataframe(pd.DataFrame(records), hide_index=True, width="stretch", **kw)
+        frame = pd.DataFrame(records)
+        config = {c: st.column_config.NumberColumn(format="percent") for c in frame.columns if c in RATES}
+        config.update({c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns if c in MEANS})
+        kw["column_config"] = {**config, **kw.get("column_config", {})}
+        st.dataframe(frame, hide_index=True, width="stretch", **kw)
     else:
         st.caption("Nothing yet.")
 
@@ -154,42 +164,47 @@ def render() -> None:
                    f"{c['items_with_gold']} items with gold · annotations as read {_ago(age)}")
     if not c["judgements"]:
         st.info("No annotations yet (for these filters).")
-    tabs = st.tabs(["Progress", "Failures", "Scorecards", "Handoffs", "Contention & tools", "Behaviours & MAST",
+    tabs = st.tabs(["Overview", "Progress", "Failures", "Scorecards", "Handoffs", "Contention & tools", "Behaviours & MAST",
                     "Orchestration & choices", "Agreement", "Gold", "Export & report"])
     with tabs[0]:
+        overview_view.render(ws, s)
+    with tabs[1]:
         _progress(s)
     listing = lambda scheme, what: _listing(project, rows, repr(sorted(f.items())), scheme, what, ws, df, f)  # noqa: E731
-    with tabs[1]:
-        _failures(s, listing)
     with tabs[2]:
-        _scorecards(ws, s)
+        _failures(s, listing)
     with tabs[3]:
-        _handoffs(s)
+        _scorecards(ws, s)
     with tabs[4]:
-        _contention_tools(s)
+        _handoffs(s)
     with tabs[5]:
+        _contention_tools(s)
+    with tabs[6]:
         _behaviours_mast(s, listing)
         traversal_summary.rollups(s)
-    with tabs[6]:
+    with tabs[7]:
         _choices(s)
         orchestration_summary.draw(s.get("orchestration"))
-    with tabs[7]:
-        _agreement(ws, s, lambda scheme: _disagreements(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
     with tabs[8]:
+        _agreement(ws, s, lambda scheme: _disagreements(project, rows, repr(sorted(f.items())), scheme, ws, df, f))
+    with tabs[9]:
         _gold(s)
         traversal_summary.gold(s)
-    with tabs[9]:
+    with tabs[10]:
         _exports(ws, df, f)
 
 
 def _progress(s: dict) -> None:
     p = s["progress"]
     st.subheader("Per annotator")
-    recs = [{**r, "minutes": r["seconds"] / 60} for r in p["by_annotator"]]
+    recs = [{**{k: v for k, v in r.items() if k != "seconds"}, "time spent": human.duration(r["seconds"])}
+            for r in p["by_annotator"]]  # rounded for people (12 min), not 724.5079 seconds
     _chart("progress", "bar", recs, "annotator", "items_done", "Items done per annotator")
     _table(recs)
     st.subheader("Per scheme")
-    _table(p["by_scheme"])
+    _table([{**{k: v for k, v in r.items() if k not in ("seconds", "seconds_per_judgement")},
+             "time spent": human.duration(r["seconds"]), "per judgement": human.duration(r["seconds_per_judgement"])}
+            for r in p["by_scheme"]])
     st.subheader("Items per annotator and scheme")
     grid = pd.DataFrame(p["by_annotator_scheme"])
     if not grid.empty:
@@ -266,11 +281,18 @@ def _scorecards(ws: Workspace, s: dict) -> None:
 
 def _handoffs(s: dict) -> None:
     inter = s["interaction"]
-    st.subheader("Interaction graph across runs")
-    _chart("graph", "interaction_graph", inter)
-    st.caption("Arrow width: handoffs across runs. Red: marked critical, orange: marked problematic on an "
-               "interaction graph; each label says how often.")
-    _table(inter["edges"])
+    if s["handoffs"]:
+        # agents × agents, same-name agents of every run merged: legible at 30 agents, where a
+        # circle of every agent is a hairball
+        st.subheader("Handoffs flagged between agents, across runs")
+        st.plotly_chart(overview_charts.flag_matrix(flag_matrix(s)), key=_k("chart", "flag-matrix"), width="stretch")
+        st.caption("Row: the agent handing off; column: the one taking over; colour: the share of reviewed "
+                   "handoffs flagged (0–100%). Agents of the same name in different runs are one row.")
+    with st.expander("Interaction graph across runs", expanded=not s["handoffs"]):
+        _chart("graph", "interaction_graph", inter)
+        st.caption("Arrow width: handoffs across runs. Red: marked critical, orange: marked problematic on an "
+                   "interaction graph; each label says how often.")
+        _table(inter["edges"])
     for name, h in s["handoffs"].items():
         st.subheader(f"Handoff review: {md(name)}")
         recs = [{"pair": f"{p['src']} → {p['dst']}", **p} for p in h["pairs"]]
@@ -357,12 +379,11 @@ def _differences(ws: Workspace, counts: dict, listing) -> None:
     i = st.selectbox("Disagreement", range(len(shown)), format_func=lambda j: excerpt(labels[j], 120),
                      key=_k("disagreement", scheme, at))
     d = shown[i]
-    t = ws.project.scheme(scheme).type
-    target = shell.ROOT / TYPES[t].page if TYPES[t].page else None
+    target = nav.scheme_page(ws, scheme)
     if st.button("Open this item on its page", key=_k("open"), icon=":material/open_in_new:",
                  disabled=d["item_id"] not in ws.by_id or target is None):
         shell.go_to(d["item_id"])
-        st.switch_page(str(target))
+        st.switch_page(target)
 
 
 def _gold(s: dict) -> None:
@@ -376,7 +397,7 @@ def _gold(s: dict) -> None:
     _table([{"annotator": w, **x} for w, x in s["gold"].items()])
     st.markdown("**Confusion between agents** (gold agent × agent named)")
     _chart("confusion", "heatmap", g["confusion"], "annotated_agent", "gold_agent", "count", "Gold × annotated agent",
-                          fmt="{:.0f}")
+           fmt="{:.0f}", zmin=0, colorscale="Blues")  # counts: the scale starts at zero
     _table(g["confusion"])
     with st.expander("Per item"):
         _table(g["items"])

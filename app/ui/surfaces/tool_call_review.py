@@ -51,7 +51,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
                 # the call itself is one element (header, arguments, result; long ones folded), its
                 # place's: a page turn hands it new data (five elements a card before: 2.1x a trivial
                 # round trip for a page turn at 2,000 calls)
-                step_card_view.draw([step_cards.call_card(call)], key=widget_key(*_slots(scheme), slot, "call"),
+                step_card_view.draw([step_cards.call_card(call, step_cards.call_error(d, call))], key=widget_key(*_slots(scheme), slot, "call"),
                                     bare=True)
                 _verdict(ws, item, scheme, call, slot)
 
