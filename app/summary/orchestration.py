@@ -44,12 +44,17 @@ def outcome_scheme(project) -> Any:
 def _answers(judged: pd.DataFrame, scheme_name: str) -> dict[tuple[str, str], str]:
     """{(item, annotator): chosen label} of one radio scheme."""
     rows = judged[judged["scheme"] == scheme_name]
+    codes, texts = pd.factorize(rows["value"])
+    chosen = [choice(v if isinstance(v := parse(text), dict) else None) for text in texts]  # (each text once)
     out = {}
-    for item, who, value in zip(rows["item_id"].tolist(), rows["annotator"].tolist(), rows["value"].tolist()):
-        found = choice(parse(value) if isinstance(parse(value), dict) else None)
-        if found is not None:
-            out[(item, who)] = found
+    for item, who, code in zip(rows["item_id"].tolist(), rows["annotator"].tolist(), codes.tolist()):
+        if code >= 0 and chosen[code] is not None:
+            out[(item, who)] = chosen[code]
     return out
+
+
+def _suggested(ws, d, item: str) -> str | None:
+    return suggest(ws.by_id[item].data, d).pattern if d is not None else None
 
 
 def _rate(n: int, of: int) -> float | None:
@@ -76,8 +81,8 @@ def orchestration(ws, df: pd.DataFrame, item_ids: list[str]) -> dict:
     suggested: dict[str, str | None] = {}
     for item, _ in patterns:
         if item not in suggested:
-            d = derive(item)
-            suggested[item] = suggest(ws.by_id[item].data, d).pattern if d is not None else None
+            suggested[item] = Derivations.of(ws).memo(
+                "orchestration", item, lambda item=item: _suggested(ws, derive(item), item))
 
     per: dict[str, dict] = {}
     for (item, who), pattern in patterns.items():

@@ -117,6 +117,15 @@ class Derivations:
     def __init__(self, ws):
         self.ws = ws
         self._cache: dict[tuple, dict[str, Derivation | None]] = {}
+        self._memo: dict[str, dict] = {}
+
+    def memo(self, what: str, key: Any, compute):
+        """compute() of something that follows from the items alone (a suggestion made from a
+        trace), computed once per workspace under (what, key)."""
+        found = self._memo.setdefault(what, {})
+        if key not in found:
+            found[key] = compute()
+        return found[key]
 
     def getter(self, scheme: Scheme | None):
         """derive(item) for one scheme's keys (None: no such item)."""

@@ -81,15 +81,16 @@ def summary(ws, per_scheme: dict, chosen: list, item_ids: list[str], k: int) -> 
     ids = set(item_ids)
     golds = {it.id: g for it in ws.items if it.id in ids and (g := goldmod.normalize(it.gold))}
     derivations = Derivations.of(ws)
-    made: dict[tuple, tuple] = {}
 
     def suggest(scheme, item_id: str):
         key = (tuple(sorted((scheme.options.get(x) or "") for x in ("steps_key", "agent_key"))), item_id)
-        if key not in made:
+
+        def made_now():
             item, d = ws.by_id.get(item_id), derivations.getter(scheme)(item_id)
             found = sg.decisive_step(item.data, d) if item is not None and d is not None and d.steps else None
-            made[key] = (found, sg.critical_path(item.data, d, found) if found else None)
-        return made[key]
+            return found, sg.critical_path(item.data, d, found) if found else None
+        # (the items never change in a workspace: a summary after a save reuses them)
+        return derivations.memo("suggestions", key, made_now)
 
     out: dict[str, Any] = {"schemes": {}}
     for s in chosen:

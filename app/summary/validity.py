@@ -44,7 +44,11 @@ def checked(ws, df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
                                       candidates["value"].astype(object)])
     codes, distinct = pd.factorize(keys)
     getters = {name: Derivations.of(ws).getter(s) for name, s in schemes.items() if TYPES[s.type].trace}
-    found = [_reasons(schemes[scheme], text, getters[scheme](item) if isinstance(item, str) else None)
+    memo = Derivations.of(ws).memo  # (the project and its items are fixed in a workspace: a summary
+    # after a save checks only the values it has not seen)
+    found = [memo("validity", (scheme, item, text),
+                  lambda scheme=scheme, item=item, text=text: _reasons(
+                      schemes[scheme], text, getters[scheme](item) if isinstance(item, str) else None))
              for scheme, item, text in distinct]
     bad_code = [bool(r) for r in found]
     bad = pd.Series(False, index=df.index)
