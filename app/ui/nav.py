@@ -217,7 +217,7 @@ def page_links(ws: Workspace, params: dict[str, str]) -> None:
     """The menu: a link per page whose URL already holds `params` (the item, the sign-in), so
     following it is one step in the browser's history."""
     for page in pages_of(ws):
-        st.page_link(page, label=page.title, query_params=params, width="stretch")
+        st.page_link(page, label=md(page.title), query_params=params, width="stretch")  # (config text: plain)
 
 
 def sidebar(ws: Workspace, current: str | None = None) -> None:
@@ -266,11 +266,11 @@ def sidebar(ws: Workspace, current: str | None = None) -> None:
         pages_row = st.container(horizontal=True)
         if pages_row.button("◀ Page", key=widget_key("nav", "surface-prev"), disabled=before is None,
                      width="stretch", shortcut=SHORTCUTS["previous surface"],
-                     help=f"Previous surface: {before.title}" if before else None):
+                     help=f"Previous surface: {md(before.title)}" if before else None):
             st.switch_page(before, query_params=params)
         if pages_row.button("Page ▶", key=widget_key("nav", "surface-next"), disabled=after is None,
                      width="stretch", shortcut=SHORTCUTS["next surface"],
-                     help=f"Next surface: {after.title}" if after else None):
+                     help=f"Next surface: {md(after.title)}" if after else None):
             st.switch_page(after, query_params=params)
         st.toggle("Show the trace beside the surface", value=True, key=state.SHOW_TRACE,
                   help="Hide it to give wide surfaces (graph, timeline) the whole page")
