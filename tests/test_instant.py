@@ -3,6 +3,7 @@ which order, what a failed save leaves; the fragment card in AppTest."""
 from __future__ import annotations
 
 import errno
+import json
 
 from streamlit.testing.v1 import AppTest
 
@@ -123,3 +124,39 @@ def test_instant_card_mounts_in_apptest():
     at = AppTest.from_function(_instant_app, default_timeout=60).run()
     assert not at.exception
     assert at.text[-1].value == "after"
+
+
+def _instant_saving_app():
+    import streamlit as st
+
+    from app.ui.instant import instant_choice
+    st.session_state.setdefault("db", [])
+
+    def save(value):
+        if st.session_state.get("fail"):
+            raise OSError(28, "No space left on device")
+        st.session_state.db = list(value)
+
+    instant_choice("card", title="Flags", options=["info_loss", "garbling"],
+                   load=lambda: list(st.session_state.db), save=save)
+
+
+def _component(at):
+    return next(e for e in at.main if getattr(e, "type", "") == "bidi_component" or
+                getattr(getattr(e, "proto", None), "component_name", "") == "baton_instant_choice")
+
+
+def test_instant_card_saves_a_trigger_and_sends_the_ack_back():
+    from tests.conftest import send_trigger
+    at = AppTest.from_function(_instant_saving_app, default_timeout=60).run()
+    element = _component(at)
+    send_trigger(at, element, "change", {"mount": "m", "seq": 2, "value": ["garbling"]})
+    assert at.session_state["db"] == ["garbling"]
+    data = json.loads(_component(at).proto.json)
+    assert data["stored"] == ["garbling"] and data["ack"] == {"mount": "m", "seq": 2, "value": ["garbling"]}
+    send_trigger(at, _component(at), "change", {"mount": "m", "seq": 1, "value": []})  # late: ignored
+    assert at.session_state["db"] == ["garbling"]
+    at.session_state["fail"] = True
+    send_trigger(at, _component(at), "change", {"mount": "m", "seq": 3, "value": []})
+    data = json.loads(_component(at).proto.json)
+    assert data["stored"] == ["garbling"] and "disk is full" in data["error"]

@@ -249,7 +249,7 @@ def fragment_choice(key: str, *, title: str, options: list[str], load: Load, sav
                     st.session_state[widget_key(o)] = o in stored
             else:
                 st.session_state[key] = stored[0] if stored else None
-        with st.container(border=True):
+        with st.container(border=True, key=f"fcard-{key}"):  # the class st-key-fcard-… finds the card
             st.text(visible(title))
             if multi:
                 cols = st.columns(len(options))
