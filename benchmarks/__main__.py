@@ -14,6 +14,8 @@ not tests: nothing here asserts a time, and `make test` never runs them.
     server   one rerun of each page at 50 / 500 / 2,000 / 5,000 steps (AppTest)
     browser  headless Chromium: page ready, click → updated, save + next item, tab memory,
              against a trivial Streamlit page's round trip
+    clicks   headless Chromium: click → painted / stored, next item, cold load, long tasks on every
+             surface, beside Potato (installed in a scratch virtualenv) and the instant prototypes
 
 `--quick` runs smaller sizes (a smoke run of every benchmark in a few minutes).
 """
@@ -25,7 +27,7 @@ import os
 import sys
 import time
 
-ORDER = ["derive", "saves", "summary", "readers", "server", "browser"]
+ORDER = ["derive", "saves", "summary", "readers", "server", "browser", "clicks"]
 QUICK = {
     "derive": ["--sizes", "5000,10000,20000", "--quadratic", "500,1000", "--process-size", "20000", "--repeat", "2"],
     "saves": ["--stored", "0,2000,10000", "--saves", "60"],
@@ -33,6 +35,7 @@ QUICK = {
     "readers": ["--mb", "10", "--repeat", "2"],
     "server": ["--sizes", "50,500", "--runs", "3"],
     "browser": ["--sizes", "50,500", "--clicks", "2", "--trivial", "10"],
+    "clicks": ["--sizes", "50,500", "--clicks", "3"],
 }
 
 

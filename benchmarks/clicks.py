@@ -80,7 +80,8 @@ def settle(pg, timeout: float = 90.0, running: str = RUNNING) -> dict:
         s = pg.evaluate(f"() => ({{now: performance.now(), last: window.__bench.last, any: window.__bench.any,"
                         f" t0: window.__bench.t0, painted: window.__bench.painted, long: window.__bench.long,"
                         f" running: {running}}})")
-        if not s["running"] and s["now"] - s["any"] >= QUIET_MS and (s["t0"] is None or s["painted"] >= s["t0"]):
+        if not s["running"] and s["now"] - s["any"] >= QUIET_MS and (
+                s["t0"] is None or (s["last"] > s["t0"] and s["painted"] >= s["last"])):
             return s
         pg.wait_for_timeout(50)
     raise TimeoutError("the page did not settle")
@@ -99,7 +100,7 @@ def click(pg, locator, running: str = RUNNING) -> dict:
 
 
 def painted_ms(s: dict) -> float:
-    return max(s["painted"], s["last"]) - s["t0"] if s["last"] > s["t0"] else s["painted"] - s["t0"]
+    return max(s["painted"], s["last"]) - s["t0"]
 
 
 def new_page(browser):
@@ -252,11 +253,13 @@ def potato_size(browser, potato: Potato, sizes: list[int], n: int, clicks: int, 
 # --- the prototypes (app/ui/instant.py) ------------------------------------------------------------
 
 STATUS_JS = """([sel, idx]) => { const b = window.__bench; b.statusAt = null; b.statusSeen = [];
-  const card = document.querySelectorAll(sel)[idx];
-  const read = () => card.innerText.split('\\n').filter(Boolean).pop();
+  // the card is found again on each change: a fragment's rerun may draw it as new nodes
+  const read = () => { const c = document.querySelectorAll(sel)[idx];
+    return c ? c.innerText.split('\\n').filter(Boolean).pop() : null; };
   b.statusStart = read();
-  new MutationObserver(() => { b.statusSeen.push([performance.now(), read()]); })
-    .observe(card, {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+  if (b.statusObserver) b.statusObserver.disconnect();
+  b.statusObserver = new MutationObserver(() => { b.statusSeen.push([performance.now(), read()]); });
+  b.statusObserver.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true}); }"""
 
 
 def proto_clicks(browser, demo, mode: str, n: int, clicks: int) -> dict:
@@ -267,7 +270,7 @@ def proto_clicks(browser, demo, mode: str, n: int, clicks: int) -> dict:
     def option(p):
         if mode == "instant":
             return p.locator(".bi-card").first.locator("button.bi-opt", has_text="garbling")
-        return p.locator(card_sel).first.locator("label").filter(has_text="garbling")
+        return p.locator(card_sel).first.get_by_role("checkbox", name="garbling", exact=True)
 
     painted, stored, on = [], [], False
     for k in range(-2, clicks):
@@ -317,7 +320,8 @@ def burst(browser, demo, mode: str, n: int) -> dict:
         if mode == "instant":
             loc = pg.locator(".bi-card").first.locator("button.bi-opt", has_text=f)
         else:
-            loc = pg.locator('[class*="st-key-fcard-"]').first.locator("label").filter(has_text=f)
+            loc = pg.locator('[class*="st-key-fcard-"]').first.get_by_role(
+                "checkbox", name=re.compile("^" + re.escape(f).replace("_", r"\\?_") + "$"))
         loc.evaluate("el => el.click()")
         state ^= {f}
         pg.wait_for_timeout(max(0, 100 * (k + 1) - (time.perf_counter() - t) * 1e3))
