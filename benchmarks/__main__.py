@@ -16,6 +16,8 @@ not tests: nothing here asserts a time, and `make test` never runs them.
              against a trivial Streamlit page's round trip
     traversal  headless Chromium: the traversal review's "Next step" at 2,000 steps, against the
              trivial page's round trip
+    clicks   headless Chromium: click → painted / stored, next item, cold load, long tasks on every
+             surface, beside Potato (installed in a scratch virtualenv) and the instant prototypes
 
 `--quick` runs smaller sizes (a smoke run of every benchmark in a few minutes).
 """
@@ -27,7 +29,7 @@ import os
 import sys
 import time
 
-ORDER = ["derive", "saves", "summary", "readers", "server", "browser", "traversal"]
+ORDER = ["derive", "saves", "summary", "readers", "server", "browser", "traversal", "clicks"]
 QUICK = {
     "derive": ["--sizes", "5000,10000,20000", "--quadratic", "500,1000", "--process-size", "20000", "--repeat", "2"],
     "saves": ["--stored", "0,2000,10000", "--saves", "60"],
@@ -36,6 +38,7 @@ QUICK = {
     "server": ["--sizes", "50,500", "--runs", "3"],
     "browser": ["--sizes", "50,500", "--clicks", "2", "--trivial", "10"],
     "traversal": ["--steps", "500", "--at", "200", "--clicks", "3", "--trivial", "10"],
+    "clicks": ["--sizes", "50,500", "--clicks", "3"],
 }
 
 

@@ -1,0 +1,264 @@
+"""Choice cards whose clicks paint in the browser at once and are saved behind (issue 31).
+
+One card is a set of options (a multi-label toggle group, or a radio group with `multi=False`),
+its stored value, and a status line: "Saved" when the store holds what is shown, "Saving…" while
+a save is on its way, or, when a save failed, why in words, with the options back at what is
+stored. Two ways of building the same card, measured against each other by benchmarks/clicks.py:
+
+- `instant_choice`: a Streamlit Components v2 element (inline HTML/JS in the page, no iframe).
+  The option changes state in the page on the click or on its key (1–9); the whole chosen set
+  goes to the server as a trigger value numbered in order, inside a fragment, so only the card
+  reruns. The server saves a change only if it is newer than the last one it saved from that
+  mount (a burst of clicks lands as its last state, in order; a lost or overtaken trigger is
+  sent again by the page until the server has acknowledged the newest).
+- `fragment_choice`: Streamlit's own checkbox / radio in an `st.fragment`; the widget paints
+  its own tick, the save runs in its on_change callback and the fragment reruns to say "Saved".
+
+Everything shown is untrusted text: it reaches the page as JSON and is written with
+`textContent` (never `innerHTML`); the browser sends back only option values, which are checked
+against the card's options before anything is saved.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+from app.ui.text import md, visible
+
+_log = logging.getLogger(__name__)
+
+SAVED = "Saved"
+NOTHING = "Not annotated yet"
+NOT_SAVED = "Not saved"
+
+Load = Callable[[], list[str]]
+Save = Callable[[list[str]], None]  # raises OSError when the store could not be written
+
+_CSS = """
+.bi-card { font-family: inherit; display: flex; flex-direction: column; gap: .35rem; outline: none; }
+.bi-card:focus-visible { box-shadow: 0 0 0 2px var(--st-primary-color, #f63); border-radius: .4rem; }
+.bi-title { font-weight: 600; }
+.bi-opts { display: flex; flex-wrap: wrap; gap: .4rem; }
+.bi-opt { font: inherit; padding: .25rem .7rem; border-radius: 1rem; cursor: pointer;
+  border: 1px solid var(--st-border-color, #bbb); background: transparent; color: inherit; }
+.bi-opt[aria-checked="true"] { background: var(--st-primary-color, #f63); color: #fff;
+  border-color: var(--st-primary-color, #f63); }
+.bi-opt[aria-checked="true"]::before { content: "✓ "; }
+.bi-key { opacity: .6; font-size: .8em; margin-left: .3rem; }
+.bi-status { font-size: .85em; opacity: .8; }
+.bi-status[data-state="failed"] { color: #b00020; opacity: 1; }
+"""
+
+_HTML = '<div class="bi-card" tabindex="0"><div class="bi-title"></div><div class="bi-opts" role="group">' \
+        '</div><div class="bi-status" role="status" aria-live="polite"></div></div>'
+
+# Built once per mounted element (its DOM and counters live on parentElement across reruns);
+# every rerun calls the function again with new `data`, which only updates the state.
+_JS = r"""
+export default function (component) {
+  const { data, setTriggerValue, parentElement } = component;
+  const root = parentElement.querySelector('.bi-card');
+  let s = parentElement.__batonInstant;
+  const same = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+  const paint = () => {
+    for (const b of s.buttons) b.setAttribute('aria-checked', s.shown.includes(b.dataset.value) ? 'true' : 'false');
+  };
+  const status = (text, state) => { s.status.textContent = text; s.status.dataset.state = state; };
+  const send = () => {
+    s.sentAt = performance.now();
+    setTriggerValue('change', {mount: s.mount, seq: s.seq, value: s.shown});
+  };
+  if (!s) {
+    s = parentElement.__batonInstant = {
+      mount: Math.random().toString(36).slice(2) + Date.now().toString(36), seq: 0, shown: [],
+      buttons: [], status: parentElement.querySelector('.bi-status'), timer: null, sentAt: 0,
+    };
+    parentElement.querySelector('.bi-title').textContent = data.title;
+    const group = parentElement.querySelector('.bi-opts');
+    group.setAttribute('aria-label', data.title);
+    data.options.forEach((o, i) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'bi-opt';
+      b.setAttribute('role', data.multi ? 'checkbox' : 'radio');
+      b.dataset.value = o.value;
+      b.textContent = o.label;  // text, never markup
+      if (i < 9) { const k = document.createElement('span'); k.className = 'bi-key'; k.textContent = String(i + 1);
+        k.setAttribute('aria-hidden', 'true'); b.appendChild(k); b.setAttribute('aria-keyshortcuts', String(i + 1)); }
+      b.addEventListener('click', () => s.choose(o.value));
+      group.appendChild(b);
+      s.buttons.push(b);
+    });
+    s.choose = (value) => {
+      const on = s.shown.includes(value);
+      s.shown = s.multi ? (on ? s.shown.filter((v) => v !== value) : [...s.shown, value]) : (on ? [] : [value]);
+      s.seq += 1;
+      paint();  // the click is on screen now; the save goes behind
+      status('Saving…', 'saving');
+      send();
+      // a trigger overtaken by a rerun, or lost, is sent again until the newest is acknowledged
+      clearInterval(s.timer);
+      s.timer = setInterval(() => { if (performance.now() - s.sentAt > 1500) send(); }, 500);
+    };
+    root.addEventListener('keydown', (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || !/^[1-9]$/.test(e.key)) return;
+      const b = s.buttons[Number(e.key) - 1];
+      if (b) { e.preventDefault(); s.choose(b.dataset.value); }
+    });
+    s.multi = !!data.multi;
+    s.shown = [...data.stored];
+    paint();
+  }
+  s.stored = [...data.stored];
+  const ack = data.ack || {};
+  if (s.seq === 0) {  // nothing clicked in this mount: show what is stored
+    s.shown = [...data.stored];
+    paint();
+    if (data.error) status(data.error, 'failed');
+    else status(data.stored.length ? 'Saved' : 'Not annotated yet', data.stored.length ? 'saved' : 'empty');
+  } else if (ack.mount === s.mount && ack.seq >= s.seq) {  // the server has the newest click
+    clearInterval(s.timer);
+    s.shown = [...data.stored];
+    paint();
+    if (data.error) status(data.error, 'failed');
+    else if (same(ack.value || [], data.stored)) status('Saved', 'saved');
+    else status('Stored value differs from the last click: showing what is stored', 'failed');
+  }
+  return () => clearInterval(s && s.timer);
+}
+"""
+
+_component = st.components.v2.component("baton_instant_choice", html=_HTML, css=_CSS, js=_JS,
+                                        isolate_styles=False)
+
+
+@dataclass
+class Ack:
+    """The last click of a card that the server handled: its mount, number and outcome."""
+
+    mount: str = ""
+    seq: int = 0
+    value: tuple[str, ...] = ()
+    error: str | None = None
+
+
+def checked_value(event: Any, options: list[str], multi: bool) -> list[str] | None:
+    """The chosen options an event from the browser carries, in the card's order, or None when
+    the event is not one the card could have sent (unknown option, two picks in a radio)."""
+    if not isinstance(event, dict) or not isinstance(event.get("value"), list):
+        return None
+    value = event["value"]
+    if not all(isinstance(v, str) and v in options for v in value) or len(set(value)) != len(value):
+        return None
+    if not multi and len(value) > 1:
+        return None
+    return [o for o in options if o in value]
+
+
+def newer(event: dict, last: Ack) -> bool:
+    """Whether this event is a later click than the last one saved (same mount, higher number),
+    or the first of a new mount (a refreshed page, the card drawn again)."""
+    seq = event.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        return False
+    return str(event.get("mount")) != last.mount or seq > last.seq
+
+
+def failed_words(error: OSError) -> str:
+    from app.ui.saving import why_not_saved  # the store's failure in words, without paths
+    return f"{NOT_SAVED}: {why_not_saved(error)}. Showing what is stored."
+
+
+def apply(event: Any, options: list[str], multi: bool, last: Ack, save: Save) -> Ack:
+    """Save the click an event carries if it is valid and newer than `last`; the new Ack."""
+    value = checked_value(event, options, multi)
+    if value is None or not newer(event, last):
+        return last
+    ack = Ack(str(event["mount"]), int(event["seq"]), tuple(value))
+    try:
+        save(value)
+    except OSError as error:
+        _log.warning("instant save failed", exc_info=error)
+        ack.error = failed_words(error)
+    return ack
+
+
+def _ack_key(key: str) -> str:
+    return f"instant_ack::{key}"
+
+
+def instant_choice(key: str, *, title: str, options: list[str], load: Load, save: Save,
+                   multi: bool = True, labels: dict[str, str] | None = None) -> None:
+    """A Components v2 card (see the module docstring), in a fragment of its own."""
+
+    def on_change() -> None:
+        result = st.session_state.get(key)
+        event = result.get("change") if hasattr(result, "get") else None
+        last = st.session_state.get(_ack_key(key), Ack())
+        st.session_state[_ack_key(key)] = apply(event, options, multi, last, save)
+
+    @st.fragment
+    def card() -> None:
+        ack = st.session_state.get(_ack_key(key), Ack())
+        try:
+            stored = load()
+            error = ack.error
+        except OSError as err:
+            stored, error = [], failed_words(err)
+        data = {"title": visible(title), "multi": multi, "stored": stored, "error": error,
+                "options": [{"value": o, "label": visible((labels or {}).get(o, o))} for o in options],
+                "ack": {"mount": ack.mount, "seq": ack.seq, "value": list(ack.value)}}
+        _component(key=key, data=data, on_change_change=on_change)
+
+    card()
+
+
+def fragment_choice(key: str, *, title: str, options: list[str], load: Load, save: Save,
+                    multi: bool = True, labels: dict[str, str] | None = None) -> None:
+    """The same card from Streamlit's own widgets in a fragment: the widget paints its tick, the
+    save runs in on_change, the fragment reruns to say what is stored."""
+    err_key = f"fragment_err::{key}"
+
+    def widget_key(option: str) -> str:
+        return f"{key}::{option}" if multi else key
+
+    def on_change() -> None:
+        if multi:
+            value = [o for o in options if st.session_state.get(widget_key(o))]
+        else:
+            picked = st.session_state.get(key)
+            value = [picked] if picked in options else []
+        try:
+            save(value)
+            st.session_state.pop(err_key, None)
+        except OSError as error:
+            st.session_state[err_key] = failed_words(error)
+        # the widgets show what is stored after a failure: follow the store on the next run
+        st.session_state[f"{key}::follow"] = True
+
+    @st.fragment
+    def card() -> None:
+        stored = load()
+        if st.session_state.pop(f"{key}::follow", False) or f"{key}::seen" not in st.session_state:
+            st.session_state[f"{key}::seen"] = True
+            if multi:
+                for o in options:
+                    st.session_state[widget_key(o)] = o in stored
+            else:
+                st.session_state[key] = stored[0] if stored else None
+        with st.container(border=True, key=f"fcard-{key}"):  # the class st-key-fcard-… finds the card
+            st.text(visible(title))
+            if multi:
+                cols = st.columns(len(options))
+                for col, o in zip(cols, options):
+                    col.checkbox(md((labels or {}).get(o, o)), key=widget_key(o), on_change=on_change)
+            else:
+                st.radio(title, options, key=key, on_change=on_change, horizontal=True,
+                         format_func=lambda o: md((labels or {}).get(o, o)), label_visibility="collapsed")
+            error = st.session_state.get(err_key)
+            st.text(error if error else (SAVED if stored else NOTHING))
+
+    card()
