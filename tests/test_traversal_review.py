@@ -184,3 +184,15 @@ def test_gold_measures_with_agentrx_shaped_gold():
     assert got["root_cause"]["precision"] == 0.0 and got["root_cause"]["precision_within_k"] == 1.0
     assert got["forward_flags"]["precision"] == 2 / 3 and got["forward_flags"]["precision_within_k"] == 1.0
     assert got["precision_gain"] == pytest.approx(-2 / 3)
+
+
+def test_the_report_carries_traversal_gold_and_the_suggestions(tmp_path):
+    from app.summary.report import build_html
+    cfg = write_project(tmp_path, data_files=[str(ROOT / "data" / "whowhen"), str(ROOT / "data" / "trail")])
+    save = Saver(cfg)
+    trail = "512475a321c616e45337da3575f6a185"
+    save(trail, "alice", "traversal", full_pass(10, {3: "<b>misreads</b>"}, {3: (tr.ROOT_CAUSE, None)}))
+    page = build_html(open_project(cfg))
+    assert "<h2>Traversal review against gold: traversal</h2>" in page
+    assert "<h2>Suggestions from the runs" in page
+    assert "<b>misreads</b>" not in page

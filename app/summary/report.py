@@ -206,6 +206,33 @@ th{background:#f4f4f4} caption{text-align:left;font-weight:600;padding:.3rem 0}
 """
 
 
+def _shape_and_hints(s: dict) -> list[str]:
+    """The orchestration patterns, the traversal reviews against gold and the suggestions, as tables."""
+    parts = []
+    orch = s.get("orchestration") or {}
+    if orch.get("patterns"):
+        parts.append(f"<h2>Orchestration: {_e(orch.get('scheme'))}</h2>"
+                     + table([{k: v for k, v in p.items() if k != "outcomes"} for p in orch["patterns"]],
+                             "Outcomes and failure rate per confirmed pattern")
+                     + table([{k: v for k, v in orch["suggestion"].items() if not isinstance(v, list)}],
+                             "How often annotators kept the suggested pattern"))
+    for name, t in (s.get("traversal_gold") or {}).items():
+        if t.get("reviews"):
+            o = t["overall"]
+            parts.append(f"<h2>Traversal review against gold: {_e(name)}</h2>" + table(
+                [{"judged by": what, **o[what]} for what in ("root_cause", "forward_flags")],
+                f"Root causes after the backward pass, and the forward flags alone (precision gain "
+                f"{o.get('precision_gain')})"))
+    hints = s.get("suggestions") or {}
+    used = [{"scheme": n, **{k: v for k, v in x.items() if not isinstance(v, (list, dict))}}
+            for n, x in (hints.get("schemes") or {}).items() if x.get("judgements_with_suggestion")]
+    if used or (hints.get("accuracy") or {}).get("runs_with_suggestion"):
+        acc = {k: v for k, v in (hints.get("accuracy") or {}).items() if not isinstance(v, (list, dict))}
+        parts.append("<h2>Suggestions from the runs' own signals</h2>" + table(used, "What annotators did with them")
+                     + table([acc], "How often the suggestion itself was right"))
+    return parts
+
+
 def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes: Iterable[str] | None = None,
                items: Iterable[str] | None = None, k: int = 1, summary: dict | None = None) -> str:
     """The report as one HTML string."""
@@ -294,6 +321,7 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
         parts.append(f"<h2>{_e(name)}</h2>")
         parts.append(_fig(charts.bar(ch["labels"], "label", "count", f"{name}")) + table(ch["labels"]))
         parts.extend(table(records, title) for title, records in extra_tables(ch))
+    parts += _shape_and_hints(s)
     # agreement
     parts.append("<h2>Agreement between annotators</h2>")
     parts.append(table(headline_agreement(s["agreement"]), "Main measure per scheme"))
