@@ -87,7 +87,7 @@ def test_back_and_forward_keep_item_and_values(server, page):
     assert f"item={ITEM1}" in pg.url and checked(pg, "failure")
     history(pg, 1)  # forward: the next one, with its answer
     assert f"item={ITEM2}" in pg.url and checked(pg, "partial")
-    pg.get_by_role("link", name="Free text").click()  # another surface, then back and forward
+    pg.get_by_role("link", name="Notes").click()  # another scheme's page, then back and forward
     wait_app(pg)
     notes = pg.locator("textarea").first
     notes.fill("the planner forgot the budget")
@@ -97,7 +97,7 @@ def test_back_and_forward_keep_item_and_values(server, page):
     history(pg, -1)
     assert "/radio" in pg.url and f"item={ITEM2}" in pg.url and checked(pg, "partial")
     history(pg, 1)
-    assert "/text" in pg.url and pg.locator("textarea").first.input_value() == "the planner forgot the budget"
+    assert "/notes" in pg.url and pg.locator("textarea").first.input_value() == "the planner forgot the budget"
     store = AnnotationStore(server.config.parent / "annotations")
     assert store.load(ITEM1, "alice", "outcome").value == {"failure": "true"}
     assert store.load(ITEM2, "alice", "outcome").value == {"partial": "true"}

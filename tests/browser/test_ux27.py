@@ -264,6 +264,8 @@ def test_graph_nodes_in_their_agents_colours(srv, page, item):
     assert colours and all(c == agent_hex(name) for name, c in colours), colours
     # the trace colours the same agents alike (the palette of app/traces/palette.py)
     agent = colours[0][0]
+    # (in the step list: the trace opens in its pattern's layout)
+    page.get_by_role("radiogroup", name="Layout").get_by_role("radio", name="Steps", exact=True).click()
     span = page.locator(".baton-steps .head .agent", has_text=agent).first
     rgb = span.evaluate("e => getComputedStyle(e).color")
     h = agent_hex(agent)
@@ -277,7 +279,7 @@ def test_graph_canvas_drawn_soon_after_navigation(srv, page):
     generously (3 s) on a loaded machine."""
     _open(page, srv, "handoff_review", "code-team-002")
     t0 = time.time()
-    page.get_by_role("link", name="Interaction graph").first.click()
+    page.get_by_role("link", name="Critical path and handoffs").first.click()
     page.get_by_text("Critical path:").first.wait_for(timeout=T)
     text = time.time() - t0
     page.wait_for_selector(FRAME, timeout=T)
