@@ -332,15 +332,12 @@ def rows(value: Any, scheme: Scheme) -> list[dict]:
     return out
 
 
-def _tally(table: pd.DataFrame, scheme_rows: SchemeRows) -> dict:
+def _tally(table: pd.DataFrame) -> dict:
     runs = table[table["kind"] == "run"]
     flags = table[table["kind"] == "flag"]
     roots = table[table["kind"] == "root"]
     n_runs = int(runs[["item_id", "annotator"]].drop_duplicates().shape[0])
-    complete = 0
-    for item, seen in zip(runs["item_id"].tolist(), runs["seen"].tolist()):
-        d = scheme_rows.derive(item)
-        complete += int(d is not None and seen >= len(d.steps))
+    complete = int(runs["complete"].astype(bool).sum())
     judged = flags[flags["verdict"].notna()]
     redundant = int((judged["verdict"] == REDUNDANT).sum())
     return {"runs": n_runs, "forward_complete": complete, "flags_forward": int(len(flags)),
@@ -362,8 +359,15 @@ def rollup(scheme_rows: SchemeRows) -> dict:
     # (a column only some kinds of row have is missing when no row of that kind was made)
     table = table.assign(**{c: pd.Series([None] * len(table), index=table.index, dtype=object)
                             for c in ("seen", "verdict", "added") if c not in table})
-    per = {who: _tally(part, scheme_rows) for who, part in table.groupby("annotator", sort=True)}
-    return {"overall": _tally(table, scheme_rows), "by_annotator": per}
+    # a forward pass is complete when it saw every step of the item's trace (each item looked up once)
+    is_run = (table["kind"] == "run").to_numpy(dtype=bool)
+    lengths = {item: (len(d.steps) if (d := scheme_rows.derive(item)) is not None else None)
+               for item in pd.unique(table.loc[is_run, "item_id"].astype(object))}
+    steps = pd.to_numeric(table["item_id"].astype(object).map(lengths), errors="coerce")
+    seen = pd.to_numeric(table["seen"], errors="coerce")
+    table = table.assign(complete=is_run & steps.notna().to_numpy() & (seen >= steps).fillna(False).to_numpy(dtype=bool))
+    per = {who: _tally(part) for who, part in table.groupby("annotator", sort=True)}
+    return {"overall": _tally(table), "by_annotator": per}
 
 
 def earliest_roots(table: pd.DataFrame) -> pd.DataFrame:
