@@ -142,7 +142,7 @@ def test_markup_in_labels_is_shown_as_text(page, demo):
     labels = urllib.request.quote(json.dumps(HOSTILE))
     for mode in ("instant", "fragment"):
         page.goto(f"{demo.url}/?item=run-50-0&mode={mode}&labels={labels}")
-        page.get_by_text("Outcome of the run").wait_for(timeout=90000)
+        page.get_by_text("Outcome of the run").first.wait_for(timeout=90000)
         page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90000)
         page.wait_for_timeout(1000)
         body = page.locator("body").inner_text()
