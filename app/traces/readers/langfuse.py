@@ -104,12 +104,6 @@ def _span(obs: dict, where: str, problems: st.Problems, intern) -> st.Span:
     return span
 
 
-def _below(span: st.Span):
-    todo = list(span.children)
-    while todo:
-        s = todo.pop()
-        yield s
-        todo.extend(s.children)
 
 
 def plain_spans(roots: list[st.Span]) -> None:
@@ -117,10 +111,10 @@ def plain_spans(roots: list[st.Span]) -> None:
     observations. Read them as documented: a SPAN leaf beside a GENERATION (or beside a span
     holding one), or named like a tool a GENERATION requested, is a tool call; a SPAN (not one of
     LangChain's own runnables) with GENERATIONs below it is an agent, named after itself."""
-    spans = [s for r in roots for s in [r, *_below(r)]]
+    spans = [s for r in roots for s in [r, *st.descendants(r)]]
     siblings = {id(c): p.children for p in spans for c in p.children}
     # a span that is, or holds, a GENERATION (AgentExecutor's RunnableSequence around the LLM call)
-    has_llm = {id(s) for s in spans if s.kind == st.LLM or any(d.kind == st.LLM for d in _below(s))}
+    has_llm = {id(s) for s in spans if s.kind == st.LLM or any(d.kind == st.LLM for d in st.descendants(s))}
     requested = {str((c.get("function") or {}).get("name") or c.get("name"))
                  for s in spans if s.kind == st.LLM for c in (s.output_calls or []) if isinstance(c, dict)}
     for s in spans:
@@ -131,7 +125,7 @@ def plain_spans(roots: list[st.Span]) -> None:
             s.task = None
     for s in spans:
         if s.kind == "" and s.name and not span_fields.INTERNAL.match(s.name) and any(
-                d.kind == st.LLM for d in _below(s)):
+                d.kind == st.LLM for d in st.descendants(s)):
             s.kind, s.agent_name = st.AGENT, s.name
 
 

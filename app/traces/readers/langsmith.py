@@ -175,7 +175,7 @@ def _item(tid: str, runs: list, ctx, problems: st.Problems):
     nodes = [s for s in spans if s.kind == "CHAIN" and _node(raw_of[id(s)]) == s.name and not INTERNAL.match(s.name)]
     if not nodes:
         nodes = [c for r in roots for c in r.children if c.kind == "CHAIN" and c.name and not INTERNAL.match(c.name)
-                 and any(d.kind in (st.LLM, *st.TOOL_KINDS) for d in _below(c))]
+                 and any(d.kind in (st.LLM, *st.TOOL_KINDS) for d in st.descendants(c))]
     for s in nodes:
         s.kind, s.agent_name = st.AGENT, s.name
     root_name = next((r.name for r in roots if r.name and not INTERNAL.match(r.name)), None)
@@ -185,12 +185,6 @@ def _item(tid: str, runs: list, ctx, problems: st.Problems):
     return Item(tid, data, f"{ctx.path} trace {tid}", NAME, data["text"], None)
 
 
-def _below(span: st.Span):
-    todo = list(span.children)
-    while todo:
-        s = todo.pop()
-        yield s
-        todo.extend(s.children)
 
 
 def read(records, ctx):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from app.traces.trace import Item, content_text
+from app.traces.trace import content_text
 from app.traces.readers import spans as span_fields, spantree as st
 
 NAME = "openai_agents"
@@ -160,8 +160,6 @@ def read(records, ctx):
         data = st.build_item(roots, tid, NAME, problems=probs)
         if tid in names:
             data["trace"]["workflow_name"] = names[tid]
-        if not data["steps"]:
-            probs.add("", "no generation, response or function spans: the trace has no steps", "warning")
-        problems.extend(st.convert_problems(probs, ctx.path, f"trace {tid}, "))
-        items.append(Item(tid, data, f"{ctx.path} trace {tid}", NAME, data["text"], None))
+        items.append(st.trace_item(data, tid, NAME, ctx.path, probs, problems,
+                                   "generation, response or function spans"))
     return items, problems

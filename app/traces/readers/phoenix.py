@@ -20,7 +20,6 @@ from __future__ import annotations
 import sys
 from datetime import datetime
 
-from app.traces.trace import Item
 from app.traces.readers import spans as span_fields, spantree as st
 
 NAME = "phoenix"
@@ -138,8 +137,5 @@ def read(records, ctx):
             entries.append((span, None))
         roots = st.assemble(entries, probs, container="export")
         data = st.build_item(roots, tid, NAME, problems=probs)
-        if not data["steps"]:
-            probs.add("", "no LLM or tool spans: the trace has no steps", "warning")
-        problems.extend(st.convert_problems(probs, ctx.path, f"trace {tid}, "))
-        items.append(Item(tid, data, f"{ctx.path} trace {tid}", NAME, data["text"], None))
+        items.append(st.trace_item(data, tid, NAME, ctx.path, probs, problems))
     return items, problems

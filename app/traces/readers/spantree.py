@@ -31,10 +31,30 @@ import bisect
 import json
 from typing import Any
 
+from app.traces.trace import Item
 from app.traces.readers.spans import (AGENT, DEFAULT_AGENT, LLM, RESOURCE_KEYS, TOOL, TOOL_KINDS, Problems, Span,  # noqa: F401 (TOOL: for the readers)
                                         maybe_json)
 
 # --- the tree → the item -----------------------------------------------------------------------
+
+def descendants(span: Span):
+    """Every span below `span`, without recursion."""
+    todo = list(span.children)
+    while todo:
+        below = todo.pop()
+        yield below
+        todo.extend(below.children)
+
+
+def trace_item(data: dict, trace_id: str, fmt: str, path, problems: Problems, reported: list,
+               steps_from: str = "LLM or tool spans"):
+    """The item of one trace of an export that holds many: a warning when it has no steps, its
+    problems added to `reported` under the trace's name."""
+    if not data["steps"]:
+        problems.add("", f"no {steps_from}: the trace has no steps", "warning")
+    reported.extend(convert_problems(problems, path, f"trace {trace_id}, "))
+    return Item(trace_id, data, f"{path} trace {trace_id}", fmt, data["text"], None)
+
 
 def _walk(roots: list[Span]):
     """Pre-order (span, enclosing agent span or None) without recursion."""
