@@ -32,9 +32,11 @@ def condition_unmet(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
     return f'Asked only when "{md(cond["scheme"])}" is {wanted} (it is {got}).'
 
 
-def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None = None) -> None:
+def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None = None,
+                    trace_hidden: Callable[[Workspace, Item, list[Scheme]], str | None] | None = None) -> None:
     """The page of one annotation type; `warm(item, derivation, scheme)` builds ahead what a
-    scheme's surface will draw of an item not yet opened (see shell.prefetch)."""
+    scheme's surface will draw of an item not yet opened (see shell.prefetch); `trace_hidden`
+    says why the trace must not be on the page now (None: it may), the task then shown alone."""
     ws = shell.workspace()
     shell.require_annotator()
     item = shell.current_item(ws)
@@ -46,13 +48,19 @@ def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None
         st.info(nav.no_items_message(ws))
         st.stop()
     keyboard.listen()  # j/k between cards, 1-9 to pick, n/p/d (app/ui/keyboard.py)
-    if st.session_state.get(state.SHOW_TRACE, True):
+    hidden = trace_hidden(ws, item, schemes) if trace_hidden is not None else None
+    if hidden is None and st.session_state.get(state.SHOW_TRACE, True):
         left, right = st.columns([5, 6], gap="large")
         with left:
             trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
     else:
         right = st.container()
     with right:
+        if hidden is not None:  # (the trace column, with the task, is not drawn: the task here)
+            st.caption(hidden)
+            if item.text:
+                with st.expander("Task", expanded=len(item.text) < 400):
+                    st.text(item.text)
         for scheme in schemes:
             with st.container(border=True):
                 st.subheader(md(scheme.name))

@@ -19,7 +19,7 @@ from app.traces import suggestions as hints
 from app.traces.trace import Item
 from app.types import traversal_review as tr
 from app.types.trajectory_eval import Mode, modes as scheme_modes
-from app.ui import nav, page, shell, state, step_card_view, trace_view
+from app.ui import page, shell, state, step_card_view
 from app.ui.state import follow, widget_key
 from app.ui.text import md, visible
 
@@ -39,37 +39,15 @@ def in_forward(ws: Workspace, item: Item, scheme: Scheme) -> bool:
 
 
 def page_frame() -> None:
-    """The page: as every annotation page (app/ui/page.py), but the trace column is drawn only
-    once no traversal scheme on the page is in its forward pass."""
-    ws = shell.workspace()
-    shell.require_annotator()
-    item = shell.current_item(ws)
-    nav.sidebar(ws, tr.TYPE.name)
-    st.title(tr.TYPE.title)
-    if item is None:
-        st.info(nav.no_items_message(ws))
-        st.stop()
-    schemes = ws.project.schemes_of(tr.TYPE.name)
-    forward = any(in_forward(ws, item, s) for s in schemes)
-    if not forward and st.session_state.get(state.SHOW_TRACE, True):
-        left, right = st.columns([5, 6], gap="large")
-        with left:
-            trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
-    else:
-        right = st.container()
-    with right:
-        if forward:  # (the trace column, with the task, is not drawn: the task here)
-            st.caption("Forward pass: the trace is hidden, each step comes with only what came before it.")
-            if item.text:
-                with st.expander("Task", expanded=len(item.text) < 400):
-                    st.text(item.text)
-        for scheme in schemes:
-            with st.container(border=True):
-                st.subheader(md(scheme.name))
-                if scheme.description:
-                    st.caption(md(scheme.description))
-                page.scheme_block(ws, item, scheme, render, False)
-        page.done_button(ws, item, shell.neighbour(ws, item.id, 1))
+    """The page: as every annotation page, but without the trace while a traversal scheme on it
+    is in its forward pass (the page then holds nothing of later steps)."""
+    page.annotation_page(tr.TYPE.name, render, trace_hidden=_forward_pass)
+
+
+def _forward_pass(ws: Workspace, item: Item, schemes: list[Scheme]) -> str | None:
+    if any(in_forward(ws, item, s) for s in schemes):
+        return "Forward pass: the trace is hidden, each step comes with only what came before it."
+    return None
 
 
 class _Bound:
