@@ -32,6 +32,7 @@ from app.store.storage import STATUS_ANNOTATED as ANNOTATED, STATUS_REVIEWED_CLE
 from app.store.rows import STATUS_INVALID as INVALID
 from app.project.workspace import Workspace
 from app.ui import state
+from app.ui.derived import derivation
 from app.ui.signin import annotator
 
 IDLE_CAP = 600.0  # seconds: a longer gap between two actions is counted as this (a break)
@@ -105,7 +106,6 @@ def misfits(ws: Workspace, item: Item, scheme, value, before: Annotation | None)
     kind = TYPES[scheme.type]
     d = None
     if kind.trace:
-        from app.ui.shell import derivation  # (shell imports this module)
         d = derivation(item, scheme)
     wrong = kind.validate(value, scheme, d)
     if wrong and before is not None and before.value is not None:

@@ -17,13 +17,14 @@ from pathlib import Path
 import streamlit as st
 
 from app.project.config import DONE_SCHEME, load_config
-from app.traces.derive import Derivation, derive, no_gc, scheme_keys
+from app.traces.derive import no_gc, scheme_keys
 from app.traces.readers import data_paths
 from app.types.registry import TYPES
 from app.store.storage import SUFFIX, encode_component, warm_writer
 from app.traces.trace import Item
 from app.project.workspace import ProjectError, Workspace, open_project
 from app.ui import state
+from app.ui.derived import derivation, per_derivation  # noqa: F401 (the surfaces call them through shell)
 from app.ui.text import md
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,29 +144,6 @@ def workspace() -> Workspace:
                 st.text(str(p))
         st.stop()
     return ws
-
-
-@st.cache_resource(max_entries=64)
-def _derive(item_id: str, trace_hash: str, keys: tuple, _data: dict) -> Derivation:
-    with no_gc():
-        d = derive(_data, **dict(keys))
-        _settle_heap()
-    return d
-
-
-def per_derivation(d: Derivation, name: str, build):
-    """What a surface computes from a derivation alone (e.g. its rows of step excerpts), kept
-    with the cached derivation so a rerun does not redo it for every step of the run."""
-    memo = d.__dict__.setdefault("_memo", {})
-    if name not in memo:
-        memo[name] = build()
-    return memo[name]
-
-
-def derivation(item: Item, scheme=None) -> Derivation:
-    """The item's derived structures with the scheme's keys, computed once per item."""
-    keys = tuple(sorted(scheme_keys(scheme).items()))
-    return _derive(item.id, item.trace_hash, keys, item.data)
 
 
 _PREFETCHED: dict[tuple, None] = {}  # (item id, trace hash, derivation keys) warmed or being warmed
