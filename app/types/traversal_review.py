@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from app.stats.agreement import Disagreements, jaccard, judgements, sets_of, show_set, within
@@ -332,22 +333,34 @@ def rows(value: Any, scheme: Scheme) -> list[dict]:
     return out
 
 
-def _tally(table: pd.DataFrame) -> dict:
-    runs = table[table["kind"] == "run"]
-    flags = table[table["kind"] == "flag"]
-    roots = table[table["kind"] == "root"]
-    n_runs = int(runs[["item_id", "annotator"]].drop_duplicates().shape[0])
-    complete = int(runs["complete"].astype(bool).sum())
-    judged = flags[flags["verdict"].notna()]
-    redundant = int((judged["verdict"] == REDUNDANT).sum())
-    return {"runs": n_runs, "forward_complete": complete, "flags_forward": int(len(flags)),
-            "flags_per_run": len(flags) / n_runs if n_runs else None,
-            "flags_judged_backward": int(len(judged)), "pruned_redundant": redundant,
-            "share_pruned": redundant / len(judged) if len(judged) else None,
-            "consequences": int((judged["verdict"] == CONSEQUENCE).sum()),
-            "root_causes": int(len(roots)),
-            "root_causes_added": int(roots["added"].astype(bool).sum()) if len(roots) else 0,
-            "root_causes_per_run": len(roots) / n_runs if n_runs else None}
+def _counted(table: pd.DataFrame) -> pd.DataFrame:
+    """Per row of the long table, as 0/1 columns, what it adds to each count of `_tally`."""
+    kind = table["kind"].to_numpy(dtype=object)
+    is_run, is_flag, is_root = kind == "run", kind == "flag", kind == "root"
+    first_run = np.zeros(len(table), dtype=bool)
+    first_run[np.flatnonzero(is_run)] = ~table.loc[is_run, ["item_id", "annotator"]].duplicated().to_numpy()
+    verdict = table["verdict"]
+    judged = is_flag & verdict.notna().to_numpy(dtype=bool)
+    return pd.DataFrame({
+        "runs": first_run, "forward_complete": is_run & table["complete"].astype(bool).to_numpy(),
+        "flags_forward": is_flag, "flags_judged_backward": judged,
+        "pruned_redundant": judged & (verdict == REDUNDANT).to_numpy(dtype=bool),
+        "consequences": judged & (verdict == CONSEQUENCE).to_numpy(dtype=bool),
+        "root_causes": is_root, "root_causes_added": is_root & table["added"].astype(bool).to_numpy()},
+        index=table.index).astype(np.int64)
+
+
+def _tally(counts: pd.Series) -> dict:
+    """The rollup's numbers from the summed counts of `_counted`."""
+    n = {name: int(x) for name, x in counts.items()}
+    runs, flags, judged, roots = n["runs"], n["flags_forward"], n["flags_judged_backward"], n["root_causes"]
+    return {"runs": runs, "forward_complete": n["forward_complete"], "flags_forward": flags,
+            "flags_per_run": flags / runs if runs else None,
+            "flags_judged_backward": judged, "pruned_redundant": n["pruned_redundant"],
+            "share_pruned": n["pruned_redundant"] / judged if judged else None,
+            "consequences": n["consequences"], "root_causes": roots,
+            "root_causes_added": n["root_causes_added"],
+            "root_causes_per_run": roots / runs if runs else None}
 
 
 def rollup(scheme_rows: SchemeRows) -> dict:
@@ -366,8 +379,9 @@ def rollup(scheme_rows: SchemeRows) -> dict:
     steps = pd.to_numeric(table["item_id"].astype(object).map(lengths), errors="coerce")
     seen = pd.to_numeric(table["seen"], errors="coerce")
     table = table.assign(complete=is_run & steps.notna().to_numpy() & (seen >= steps).fillna(False).to_numpy(dtype=bool))
-    per = {who: _tally(part) for who, part in table.groupby("annotator", sort=True)}
-    return {"overall": _tally(table), "by_annotator": per}
+    counts = _counted(table)
+    per = counts.groupby(table["annotator"], sort=True).sum()  # (all counts per annotator at once)
+    return {"overall": _tally(counts.sum()), "by_annotator": {who: _tally(row) for who, row in per.iterrows()}}
 
 
 def earliest_roots(table: pd.DataFrame) -> pd.DataFrame:
