@@ -46,6 +46,7 @@ _ERROR_STATUSES = {"error", "status_code_error", "failed", "failure", "exception
 # (an exception's name as Python writes it, FileNotFoundError: ...; "error:" opening a line, any case)
 _EXCEPTION = re.compile(r"(?i:traceback \(most recent call last\))|\b[A-Z]\w*(?:Error|Exception)\b\s*:"
                         r"|^\s*(?i:error|exception)\b\s*:", re.MULTILINE)
+_EXCEPTION_WORDS = ("traceback", "error", "exception")  # (every match of _EXCEPTION holds one of them)
 _EXIT_CODE = re.compile(r"exit\s*code:?\s*(-?\d+)", re.IGNORECASE)
 _TOOL_AGENT = re.compile(r"terminal|executor|computer|tool|interpreter|shell", re.IGNORECASE)
 _VERIFIER = re.compile(r"verif|critic|review|checker|judge|validat|grader|evaluat", re.IGNORECASE)
@@ -55,6 +56,7 @@ _REJECT = re.compile(r"\b(?:incorrect|not correct|wrong|reject\w*|violat\w*|fail
 _APPROVE = re.compile(r"\b(?:lgtm|approv\w*|looks good|is correct|are correct|verified|confirmed)\b", re.IGNORECASE)
 _FINAL = re.compile(r"final[ _]answer|\banswer\s*:|\btask (?:is )?complete|\bas final\b"
                     r"|\bfinal (?:plan|result|report)\b", re.IGNORECASE)
+_FINAL_WORDS = ("final", "answer", "complete")  # (every match of _FINAL holds one of them)
 _TERMINATE = re.compile(r"\bTERMINATE\b")
 _READ = 4000  # characters of a step's text read for the words above (a step can be megabytes)
 
@@ -109,9 +111,9 @@ def _tool_failure(call: Any) -> str | None:
     result = call.get("result", call.get("output"))
     if isinstance(result, dict) and result.get("error") not in (None, "", False):
         return f"tool {name} returned an error ({one_line(_text(result['error']), EXCERPT)})"
-    m = _EXCEPTION.search(_text(result))
+    m = _EXCEPTION.search(text) if _mentions(text := _text(result), _EXCEPTION_WORDS) else None
     if m:
-        return f"tool {name} returned an exception ({one_line(_text(result)[m.start():], EXCERPT)})"
+        return f"tool {name} returned an exception ({one_line(text[m.start():], EXCERPT)})"
     return None
 
 
@@ -178,12 +180,19 @@ def signals(data: dict, d: Derivation) -> list[Signal]:
     return kept
 
 
+def _mentions(text: str, words: tuple[str, ...]) -> bool:
+    """Whether the text holds one of the words, in any case: a pattern that needs one of them
+    is searched only then (a search per step of a long run costs more than the rest)."""
+    folded = text.casefold()  # (as the patterns' IGNORECASE folds: ſ is s)
+    return any(w in folded for w in words)
+
+
 def _answered(steps) -> bool:
     for s in steps:
         raw = s.raw if isinstance(s.raw, dict) else {}
-        if _FINAL.search(_text(s.text)) or _FINAL.search(_text(raw.get("tool_calls"))) \
-                or _FINAL.search(_text(raw.get("action"))):
-            return True
+        for said in (_text(s.text), _text(raw.get("tool_calls")), _text(raw.get("action"))):
+            if _mentions(said, _FINAL_WORDS) and _FINAL.search(said):
+                return True
     return any(_TERMINATE.search(_text(s.text)) for s in steps[-2:])
 
 
