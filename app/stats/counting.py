@@ -55,6 +55,23 @@ def plain(x: Any) -> Any:
     return x
 
 
+def clean(obj: Any) -> Any:
+    """A nested structure made JSON-safe: numpy scalars as Python ones, NaN as None, tuples as
+    lists, keys as text."""
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:
+        return obj
+    if kind is dict:
+        return {k if type(k) is str else str(k): clean(v) for k, v in obj.items()}
+    if kind is list or kind is tuple:
+        return [clean(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    return plain(obj)
+
+
 def count(frame: pd.DataFrame, columns: list[str]) -> dict:
     """{key: rows} of a frame grouped by columns (a one-column key is the value itself); rows
     with a missing key left out."""

@@ -23,11 +23,11 @@ from collections import Counter
 
 from app.stats.counting import sorted_keys
 from app.summary.rows import Derivations
-from app.types import handoff_review
+from app.types import agent_interaction_graph, handoff_review
 from app.types.base import Scheme
 from app.types.panel import SchemeRows
 
-GRAPH, REVIEW = "agent_interaction_graph", "handoff_review"
+GRAPH, REVIEW = agent_interaction_graph.TYPE.name, handoff_review.TYPE.name
 
 
 def interaction(per_scheme: dict[str, SchemeRows], chosen: list[Scheme], item_ids: list[str],

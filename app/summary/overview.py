@@ -24,26 +24,35 @@ def _ids(values) -> list[str]:
     return sorted({str(v) for v in values})
 
 
+RUN_KEYS = ("attribution", "handoffs", "mast", "judged")
+
+
 def runs_behind(per_scheme: dict) -> dict:
     """Per scheme (by its summary section): the runs behind each blamed agent, flagged pair and
     MAST-tagged agent, the runs with a named culprit (failed runs) and the runs judged at all."""
-    out: dict[str, dict] = {"attribution": {}, "handoffs": {}, "mast": {}, "judged": {}}
+    out: dict[str, dict] = {key: {} for key in RUN_KEYS}
     for name, rows in per_scheme.items():
-        section, t = TYPES[rows.scheme.type].section, rows.table
-        out["judged"][name] = _ids(rows.judged["item_id"]) if len(rows.judged) else []
-        cols = set(t.columns)
-        if section == "attribution" and "agent" in cols:
-            named = t[t["agent"].notna()]
-            out["attribution"][name] = {
-                "failed_runs": _ids(named["item_id"]),
-                "by_agent": {str(a): _ids(g) for a, g in named.groupby("agent")["item_id"]}}
-        elif section == "handoffs" and {"src", "dst", "flags"} <= cols:
-            flagged = t[t["flags"].map(lambda f: bool(len(f)) if f is not None else False)]
-            out["handoffs"][name] = [{"src": str(s), "dst": str(d), "runs": _ids(g)}
-                                     for (s, d), g in flagged.groupby(["src", "dst"])["item_id"]]
-        elif section == "mast" and {"agent", "category"} <= cols:
-            tagged = t[t["category"].notna()]
-            out["mast"][name] = {str(a): _ids(g) for a, g in tagged.groupby("agent")["item_id"]}
+        for key, entry in runs_of(rows).items():
+            out[key][name] = entry
+    return out
+
+
+def runs_of(rows) -> dict:
+    """One scheme's part of runs_behind: {key of RUN_KEYS: its entry}."""
+    section, t = TYPES[rows.scheme.type].section, rows.table
+    out: dict = {"judged": _ids(rows.judged["item_id"]) if len(rows.judged) else []}
+    cols = set(t.columns)
+    if section == "attribution" and "agent" in cols:
+        named = t[t["agent"].notna()]
+        out["attribution"] = {"failed_runs": _ids(named["item_id"]),
+                              "by_agent": {str(a): _ids(g) for a, g in named.groupby("agent")["item_id"]}}
+    elif section == "handoffs" and {"src", "dst", "flags"} <= cols:
+        flagged = t[t["flags"].map(lambda f: bool(len(f)) if f is not None else False)]
+        out["handoffs"] = [{"src": str(s), "dst": str(d), "runs": _ids(g)}
+                           for (s, d), g in flagged.groupby(["src", "dst"])["item_id"]]
+    elif section == "mast" and {"agent", "category"} <= cols:
+        tagged = t[t["category"].notna()]
+        out["mast"] = {str(a): _ids(g) for a, g in tagged.groupby("agent")["item_id"]}
     return out
 
 

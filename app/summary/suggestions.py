@@ -76,62 +76,67 @@ ROOTS = next((t.name for t in TYPES.values() if t.section == TRAVERSAL), None)
 KINDS = tuple(k for k in (failure_attribution.TYPE.name, ROOTS, agent_interaction_graph.TYPE.name) if k)
 
 
-def summary(ws, per_scheme: dict, chosen: list, item_ids: list[str], k: int) -> dict:
-    """The suggestions' own accuracy against gold, and per scheme what annotators did with them."""
-    ids = set(item_ids)
-    golds = {it.id: g for it in ws.items if it.id in ids and (g := goldmod.normalize(it.gold))}
+def suggested(ws, scheme, item_id: str):
+    """(the suggested decisive step, the suggested critical path) of one item for a scheme's
+    trace keys (None, None: no suggestion), worked out once per workspace (its items never
+    change: a summary after a save reuses them)."""
     derivations = Derivations.of(ws)
+    key = (tuple(sorted((scheme.options.get(x) or "") for x in ("steps_key", "agent_key"))), item_id)
 
-    def suggest(scheme, item_id: str):
-        key = (tuple(sorted((scheme.options.get(x) or "") for x in ("steps_key", "agent_key"))), item_id)
+    def made_now():
+        item, d = ws.by_id.get(item_id), derivations.getter(scheme)(item_id)
+        found = sg.decisive_step(item.data, d) if item is not None and d is not None and d.steps else None
+        return found, sg.critical_path(item.data, d, found) if found else None
+    return derivations.memo("suggestions", key, made_now)
 
-        def made_now():
-            item, d = ws.by_id.get(item_id), derivations.getter(scheme)(item_id)
-            found = sg.decisive_step(item.data, d) if item is not None and d is not None and d.steps else None
-            return found, sg.critical_path(item.data, d, found) if found else None
-        # (the items never change in a workspace: a summary after a save reuses them)
-        return derivations.memo("suggestions", key, made_now)
 
-    out: dict[str, Any] = {"schemes": {}}
-    for s in chosen:
-        if s.type not in KINDS:
+def tally(ws, rows, golds: dict[str, dict], k: int) -> dict | None:
+    """What the annotators of one scheme did with the suggestions (None: not a scheme that
+    suggestions serve); from that scheme's rows alone."""
+    s = rows.scheme
+    if s.type not in KINDS:
+        return None
+    counts = {ACCEPTED: 0, CORRECTED: 0, IGNORED: 0}
+    right = {ACCEPTED: [0, 0], CORRECTED: [0, 0]}
+    for (item, who), answer in sorted(_answers(s.type, rows.table).items(), key=str):
+        step, path = suggested(ws, s, item)
+        if step is None:
             continue
-        tally = {ACCEPTED: 0, CORRECTED: 0, IGNORED: 0}
-        right = {ACCEPTED: [0, 0], CORRECTED: [0, 0]}
-        for (item, who), answer in sorted(_answers(s.type, per_scheme[s.name].table).items(), key=str):
-            step, path = suggest(s, item)
-            if step is None:
-                continue
-            what = _outcome(s.type, answer, step.step, path.agents if path else ())
-            tally[what] += 1
-            ok = _right(s.type, answer, golds[item], k) if item in golds and what in right else None
-            if ok is not None:
-                right[what][0] += int(ok)
-                right[what][1] += 1
-        n = sum(tally.values())
-        out["schemes"][s.name] = {"type": s.type, "judgements_with_suggestion": n, **tally,
-                                  **{f"share_{w}": _rate(c, n) for w, c in tally.items()},
-                                  **{f"{w}_right_within_k": _rate(*right[w]) for w in right}, "k": k}
+        what = _outcome(s.type, answer, step.step, path.agents if path else ())
+        counts[what] += 1
+        ok = _right(s.type, answer, golds[item], k) if item in golds and what in right else None
+        if ok is not None:
+            right[what][0] += int(ok)
+            right[what][1] += 1
+    n = sum(counts.values())
+    return {"type": s.type, "judgements_with_suggestion": n, **counts,
+            **{f"share_{w}": _rate(c, n) for w, c in counts.items()},
+            **{f"{w}_right_within_k": _rate(*right[w]) for w in right}, "k": k}
+
+
+def accuracy(ws, chosen: list, item_ids: list[str], golds: dict[str, dict], k: int) -> dict | None:
+    """The suggestions' own accuracy against gold, on the runs that have gold (None: no scheme
+    that suggestions serve); from the items alone."""
     scheme = next((s for s in chosen if s.type in KINDS), None)
-    if scheme is not None:
-        rows = []
-        for item in (i for i in item_ids if i in golds):
-            step, path = suggest(scheme, item)
-            g = golds[item]
-            rows.append({"item_id": item, "suggested_step": step.step if step else None,
-                         "gold_step": g["step"], "suggested_agent": step.agent if step else None,
-                         "gold_agent": g["agent"], "path": list(path.agents) if path else None,
-                         "reason": step.reason if step else None})
-        made_rows = [r for r in rows if r["suggested_step"] is not None]
-        stepped = [r for r in made_rows if r["gold_step"] is not None]
-        agented = [r for r in made_rows if r["gold_agent"] is not None]
-        out["accuracy"] = {
-            "runs_with_gold": len(rows), "runs_with_suggestion": len(made_rows), "k": k,
-            "step_exact": _rate(sum(r["suggested_step"] == r["gold_step"] for r in stepped), len(stepped)),
-            "step_within_k": _rate(sum(abs(r["suggested_step"] - r["gold_step"]) <= k for r in stepped), len(stepped)),
-            "agent": _rate(sum(goldmod.same_agent(r["suggested_agent"], r["gold_agent"]) for r in agented),
-                           len(agented)),
-            "gold_agent_on_path": _rate(sum(any(goldmod.same_agent(a, r["gold_agent"]) for a in r["path"] or ())
-                                            for r in agented), len(agented)),
-            "runs": rows}
-    return out
+    if scheme is None:
+        return None
+    rows = []
+    for item in (i for i in item_ids if i in golds):
+        step, path = suggested(ws, scheme, item)
+        g = golds[item]
+        rows.append({"item_id": item, "suggested_step": step.step if step else None,
+                     "gold_step": g["step"], "suggested_agent": step.agent if step else None,
+                     "gold_agent": g["agent"], "path": list(path.agents) if path else None,
+                     "reason": step.reason if step else None})
+    made_rows = [r for r in rows if r["suggested_step"] is not None]
+    stepped = [r for r in made_rows if r["gold_step"] is not None]
+    agented = [r for r in made_rows if r["gold_agent"] is not None]
+    return {
+        "runs_with_gold": len(rows), "runs_with_suggestion": len(made_rows), "k": k,
+        "step_exact": _rate(sum(r["suggested_step"] == r["gold_step"] for r in stepped), len(stepped)),
+        "step_within_k": _rate(sum(abs(r["suggested_step"] - r["gold_step"]) <= k for r in stepped), len(stepped)),
+        "agent": _rate(sum(goldmod.same_agent(r["suggested_agent"], r["gold_agent"]) for r in agented),
+                       len(agented)),
+        "gold_agent_on_path": _rate(sum(any(goldmod.same_agent(a, r["gold_agent"]) for a in r["path"] or ())
+                                        for r in agented), len(agented)),
+        "runs": rows}

@@ -21,34 +21,28 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from app.stats.agreement import Disagreements
-from app.stats.counting import plain
+from app.stats.counting import clean
 from app.summary import gold as goldmod
 from app.summary import suggestions as hints, traversal
 from app.summary.interaction import interaction
-from app.summary.orchestration import orchestration
-from app.summary.overview import runs_behind
+from app.summary.orchestration import orchestration, outcome_scheme
+from app.summary.overview import RUN_KEYS
+from app.summary.parts import Options, SchemePart, across, agreement, scheme_part
 from app.summary.progress import progress
 from app.traces.derive import no_gc
 from app.summary.rows import Derivations, apply_filters, done_marks, judgements, load, long_table
-from app.summary.validity import checked
+from app.summary.validity import checked, report
+from app.types import agent_interaction_graph, failure_attribution, handoff_review, trajectory_eval
 from app.types.panel import SchemeRows
 from app.types.registry import TYPES
 
-FREE_TEXT = "free text: no agreement measure"
 # the summary's sections of rollups, in the order they are listed (the interaction graph
 # between the first three and the others)
 SECTIONS = ["scorecards", "attribution", "handoffs"]
+# the types whose parts the sections across schemes read
+INTERACTION = (agent_interaction_graph.TYPE.name, handoff_review.TYPE.name)
+GOLD = (failure_attribution.TYPE.name, trajectory_eval.TYPE.name)
 SECTIONS_AFTER = ["contention", "emergent", "tool_verdicts", "mast", "traversal", "choices"]
-
-
-def clean(obj: Any) -> Any:
-    """A nested structure made JSON-safe: numpy scalars as Python ones, NaN as None, tuples as lists."""
-    if isinstance(obj, dict):
-        return {str(k): clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [clean(v) for v in obj]
-    return plain(obj)
 
 
 def scheme_rows(ws, df: pd.DataFrame, scheme, item_ids: list[str], k: int,
@@ -66,27 +60,11 @@ def scheme_rows(ws, df: pd.DataFrame, scheme, item_ids: list[str], k: int,
                       derive=Derivations.of(ws).getter(scheme))
 
 
-def agreement(rows: SchemeRows, listed: bool) -> tuple[dict, list[dict]]:
-    """Agreement measures of one scheme, and the records of what annotators disagree on when `listed`."""
-    scheme, panel = rows.scheme, rows.panel
-    kind = TYPES[scheme.type]
-    base: dict[str, Any] = {"type": scheme.type, "items_compared": len(panel), "annotators": len(panel.raters)}
-    dis = Disagreements(scheme.name, listed)
-    if kind.agreement is None:
-        return {**base, "note": FREE_TEXT}, []
-    if not len(panel):
-        note = "no item has two or more annotators for this scheme: no agreement to compute"
-        return {**base, "note": note if len(rows.judged) else "no annotations"}, []
-    base.update(kind.agreement(rows, dis))
-    base["disagreements"] = dis.count
-    return base, dis.records
-
-
 def _gold(ws, per_scheme: dict[str, SchemeRows], chosen: list, item_ids: list[str], k: int) -> dict:
     """Accuracy of the first failure attribution scheme (and the step reviews' tags) against gold."""
     ids = set(item_ids)
     golds = {it.id: g for it in ws.items if it.id in ids and (g := goldmod.normalize(it.gold))}
-    attribution = next((s for s in chosen if s.type == "failure_attribution"), None)
+    attribution = next((s for s in chosen if s.type == failure_attribution.TYPE.name), None)
     attributions = []
     if attribution is not None:
         t = per_scheme[attribution.name].table
@@ -96,7 +74,7 @@ def _gold(ws, per_scheme: dict[str, SchemeRows], chosen: list, item_ids: list[st
                         for i, w, a, s, st in zip(*(t[c].tolist() for c in ("item_id", "annotator", "agent", "step",
                                                                               "status")))]
     tags: dict[tuple[str, str], set[int]] = {}
-    for s in (s for s in chosen if s.type == "trajectory_eval"):
+    for s in (s for s in chosen if s.type == trajectory_eval.TYPE.name):
         rows = per_scheme[s.name]
         table = rows.table
         modes = table[table["item_id"].isin(golds) & table["category"].notna()] if "category" in table else table.iloc[:0]
@@ -130,55 +108,68 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     ``disagreements``, and the records some rollups count one by one (each decisive step, each
     run's behaviours) under their scheme; without, ``disagreements`` is None and the counts
     alone are given. Rows whose value does not fit its scheme (or trace) are left out and listed
-    under ``invalid`` (app/summary/validity.py); `validate=False` counts every row as stored."""
+    under ``invalid`` (app/summary/validity.py); `validate=False` counts every row as stored.
+
+    Each scheme's part comes from its own rows (app/summary/parts.py: reused from memory while
+    they are the same); the sections across schemes are computed from the parts."""
     df = load(ws) if df is None else df
     item_ids = [it.id for it in ws.items] if items is None else list(dict.fromkeys(items))
-    df = apply_filters(df, annotators, schemes, item_ids)
-    df, invalid = checked(ws, df) if validate else (df, {"count": 0, "rows": []})  # (left out, and listed)
+    df = apply_filters(df, annotators, schemes, item_ids).reset_index(drop=True)
     project = ws.project
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
-    judged = judgements(df)
-    by_scheme = {name: part for name, part in judged.groupby("scheme", sort=False)}
-    per_scheme = {s.name: scheme_rows(ws, df, s, item_ids, k, by_scheme) for s in chosen}
-    prog = progress(df, judged, done_marks(df), len(item_ids), [s.name for s in project.schemes])
-    wanted = set(item_ids)
+    golds = Derivations.of(ws).memo("golds", tuple(item_ids), lambda: {
+        it.id: g for it in ws.items if it.id in set(item_ids) and (g := goldmod.normalize(it.gold))})
+    options = Options(item_ids=item_ids, k=k, listed=disagreements, validate=validate, golds=golds)
+    row_hashes = pd.util.hash_pandas_object(df, index=False).to_numpy()
+    at = df.groupby("scheme", sort=False, observed=True).indices
+    none = np.zeros(0, dtype=np.int64)
+    parts: dict[str, SchemePart] = {s.name: scheme_part(ws, s, df.iloc[at.get(s.name, none)],
+                                                        row_hashes[at.get(s.name, none)], options) for s in chosen}
+    left_out = np.zeros(len(df), dtype=bool)
+    for name, part in parts.items():
+        left_out[at.get(name, none)[part.left_out]] = True
+    counted = df[~left_out] if left_out.any() else df
+    per_scheme = {name: part.rows for name, part in parts.items()}
+    judged = judgements(counted)
+    prog = progress(counted, judged, done_marks(counted), len(item_ids), [s.name for s in project.schemes])
     out: dict[str, Any] = {
         "project": project.name,
         "filters": {"annotators": list(annotators) if annotators else None,
                     "schemes": list(schemes) if schemes else None,
                     "items": None if items is None else len(item_ids), "k": k},
         "counts": {"items": len(item_ids), "annotators": prog.pop("annotators"), "judgements": prog.pop("judgements"),
-                   "items_with_gold": sum(1 for it in ws.items if it.id in wanted and goldmod.normalize(it.gold))},
+                   "items_with_gold": len(golds)},
         "progress": prog,
     }
     rollups: dict[str, dict] = {section: {} for section in SECTIONS + SECTIONS_AFTER}
     for s in chosen:
-        kind = TYPES[s.type]
-        if kind.section is None or kind.rollup is None:
-            continue
-        part = kind.rollup(per_scheme[s.name])
-        if disagreements and kind.listings:
-            listed = {what: fn(per_scheme[s.name]) for what, fn in kind.listings.items()}
-            part = {**listed, **part} if kind.listings_first else {**part, **listed}
-        rollups[kind.section][s.name] = part
+        if parts[s.name].rollup is not None:
+            rollups[TYPES[s.type].section][s.name] = parts[s.name].rollup
     out.update((section, rollups[section]) for section in SECTIONS)
-    out["interaction"] = interaction(per_scheme, chosen, item_ids, Derivations.of(ws))
+    def using(*types: str) -> list[SchemePart]:
+        return [parts[s.name] for s in chosen if s.type in types]
+    out["interaction"] = across(ws, options, "interaction", using(*INTERACTION),
+                                lambda: clean(interaction(per_scheme, chosen, item_ids, Derivations.of(ws))))
     out.update((section, rollups[section]) for section in SECTIONS_AFTER)
-    listed: list[dict] = []
-    out["agreement"] = {}
-    for s in chosen:
-        measures, records = agreement(per_scheme[s.name], disagreements)
-        out["agreement"][s.name] = measures
-        listed += records
-    g = _gold(ws, per_scheme, chosen, item_ids, k)
+    out["agreement"] = {name: part.agreement for name, part in parts.items()}
+    g = across(ws, options, "gold", using(*GOLD), lambda: clean(_gold(ws, per_scheme, chosen, item_ids, k)))
     out["gold"] = g["by_annotator"]
     out["gold_detail"] = g["detail"]
-    out["traversal_gold"] = traversal.against_gold(ws, per_scheme, chosen, item_ids, k)
-    out["suggestions"] = hints.summary(ws, per_scheme, chosen, item_ids, k)
-    out["disagreements"] = listed if disagreements else None
-    out["orchestration"] = orchestration(ws, df, item_ids)
-    out["invalid"] = invalid
-    out["runs"] = runs_behind(per_scheme)  # the runs behind the Overview's figures (app/summary/overview.py)
+    out["traversal_gold"] = across(ws, options, "traversal_gold", [p for s, p in zip(chosen, parts.values())
+                                                                   if TYPES[s.type].section == traversal.SECTION],
+                                   lambda: clean(traversal.against_gold(ws, per_scheme, chosen, item_ids, k)))
+    out["suggestions"] = {"schemes": {name: part.hints for name, part in parts.items() if part.hints is not None}}
+    accuracy = Derivations.of(ws).memo("suggestions.accuracy", (tuple(s.name for s in chosen), tuple(item_ids), k),
+                                       lambda: hints.accuracy(ws, chosen, item_ids, golds, k))
+    if accuracy is not None:
+        out["suggestions"]["accuracy"] = accuracy
+    out["disagreements"] = [r for part in parts.values() for r in part.records] if disagreements else None
+    radios = [n for n in (project.orchestration_scheme, getattr(outcome_scheme(project), "name", None)) if n in parts]
+    out["orchestration"] = across(ws, options, "orchestration", [parts[n] for n in radios], lambda: clean(orchestration(
+        ws, pd.concat([parts[n].judged for n in radios]) if radios else counted.iloc[:0], item_ids)))
+    out["invalid"] = report(ws, [row for part in parts.values() for row in part.invalid]) if validate \
+        else {"count": 0, "rows": []}
+    out["runs"] = {key: {name: part.runs[key] for name, part in parts.items() if key in part.runs} for key in RUN_KEYS}
     return clean(out)
 
 
