@@ -135,7 +135,7 @@ def generate(folder: Path, n_rows: int, n_annotators: int, seed: int):
                 cols["annotation_type"].append(s.type if s else "_item")
                 cols["value"].append(vs[0] if rng.random() < 0.6 else rng.choice(vs))
                 cols["status"].append("annotated")
-                cols["trace_hash"].append("h")
+                cols["trace_hash"].append(it.trace_hash)  # (as the app saves: made on the trace as it is)
                 cols["updated_at"].append(now)
                 cols["seconds_spent"].append(rng.uniform(2, 90))
                 made += 1

@@ -52,3 +52,11 @@ def test_other_options_are_their_own_parts(tmp_path):
     at_one, at_three = summarize(ws, rows, k=1), summarize(ws, rows, k=3)
     assert same(at_three, summarize(open_project(ws.project.path), rows, k=3))
     assert same(at_one, summarize(ws, rows, k=1))
+
+
+def test_the_summary_says_which_scheme_it_is_on(tmp_path):
+    ws, _derivations, rows = generated_study(tmp_path / "study", seed=6)
+    told = []
+    summarize(ws, rows, on_scheme=lambda done, of, scheme: told.append((done, of, scheme)))
+    names = [s.name for s in ws.project.schemes]
+    assert told == [(i, len(names), name) for i, name in enumerate(names)]

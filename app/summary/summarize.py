@@ -16,7 +16,7 @@ No Streamlit here.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -101,7 +101,8 @@ def summarize(ws, df: pd.DataFrame | None = None, **filters) -> dict:
 
 def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] | None = None,
               schemes: Iterable[str] | None = None, items: Iterable[str] | None = None, k: int = 1,
-              disagreements: bool = True, validate: bool = True) -> dict:
+              disagreements: bool = True, validate: bool = True,
+              on_scheme: Callable[[int, int, str], None] | None = None) -> dict:
     """Everything the summary page, `python -m app summary` and the report show (JSON-ready).
 
     With `disagreements`, the records of every object annotators disagree on are listed under
@@ -110,6 +111,7 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     alone are given. Rows whose value does not fit its scheme (or trace) are left out and listed
     under ``invalid`` (app/summary/validity.py); `validate=False` counts every row as stored.
 
+    `on_scheme(done, of, scheme)` is told before each scheme's part (a page shows the progress).
     Each scheme's part comes from its own rows (app/summary/parts.py: reused from memory while
     they are the same); the sections across schemes are computed from the parts."""
     df = load(ws) if df is None else df
@@ -123,8 +125,11 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     row_hashes = pd.util.hash_pandas_object(df, index=False).to_numpy()
     at = df.groupby("scheme", sort=False, observed=True).indices
     none = np.zeros(0, dtype=np.int64)
-    parts: dict[str, SchemePart] = {s.name: scheme_part(ws, s, df.iloc[at.get(s.name, none)],
-                                                        row_hashes[at.get(s.name, none)], options) for s in chosen}
+    parts: dict[str, SchemePart] = {}
+    for done, s in enumerate(chosen):
+        if on_scheme is not None:
+            on_scheme(done, len(chosen), s.name)
+        parts[s.name] = scheme_part(ws, s, df.iloc[at.get(s.name, none)], row_hashes[at.get(s.name, none)], options)
     left_out = np.zeros(len(df), dtype=bool)
     for name, part in parts.items():
         left_out[at.get(name, none)[part.left_out]] = True
