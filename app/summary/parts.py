@@ -54,8 +54,8 @@ class Options:
 class SchemePart:
     """One scheme's part of the summary (its JSON parts already made JSON-safe)."""
 
-    rows: SchemeRows
-    judged: pd.DataFrame  # its judgements that count, every stored column
+    rows: SchemeRows | None  # (kept only for a scheme that a section across schemes reads)
+    judged: pd.DataFrame | None  # its judgements that count, every stored column (likewise)
     left_out: np.ndarray  # per stored row of the scheme (in the rows' order): not counted
     invalid: list[tuple[Any, Any, str, list[str]]]  # (item, annotator, scheme, reasons) of those
     rollup: dict | None
@@ -70,9 +70,13 @@ def digest(row_hashes: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(row_hashes).tobytes(), digest_size=16).hexdigest()
 
 
-def scheme_part(ws, scheme: Scheme, rows: pd.DataFrame, row_hashes: np.ndarray, options: Options) -> SchemePart:
+def scheme_part(ws, scheme: Scheme, rows: pd.DataFrame, row_hashes: np.ndarray, options: Options,
+                keep: tuple[bool, bool] = (True, True)) -> SchemePart:
     """The part of one scheme (`rows`: its stored rows under the summary's filters, `row_hashes`
-    theirs), reused from memory while rows and options are the same."""
+    theirs), reused from memory while rows and options are the same. `keep`: whether the part
+    holds on to its SchemeRows and to its judgement rows (a section across schemes reads them;
+    the others are dropped once the part is made: a scorecard's long table is several times
+    the stored rows)."""
     kept: dict = ws.__dict__.setdefault("_summary_parts", {})
     key = options.key()
     parts = kept.setdefault(key, {})
@@ -81,7 +85,7 @@ def scheme_part(ws, scheme: Scheme, rows: pd.DataFrame, row_hashes: np.ndarray, 
     mark = (digest(row_hashes), len(rows))
     found = parts.get(scheme.name)
     if found is None or found[0] != mark:
-        found = parts[scheme.name] = (mark, _computed(ws, scheme, rows, options))
+        found = parts[scheme.name] = (mark, _computed(ws, scheme, rows, options, keep))
     return found[1]
 
 
@@ -95,7 +99,7 @@ def across(ws, options: Options, section: str, inputs: list[SchemePart], compute
     return found[1]
 
 
-def _computed(ws, scheme: Scheme, rows: pd.DataFrame, options: Options) -> SchemePart:
+def _computed(ws, scheme: Scheme, rows: pd.DataFrame, options: Options, keep: tuple[bool, bool]) -> SchemePart:
     kind = TYPES[scheme.type]
     if options.validate and len(rows):
         bad, reasons = left_out(ws, scheme, rows)
@@ -115,7 +119,7 @@ def _computed(ws, scheme: Scheme, rows: pd.DataFrame, options: Options) -> Schem
             listed = {what: fn(mine) for what, fn in kind.listings.items()}
             rollup = {**listed, **rollup} if kind.listings_first else {**rollup, **listed}
     measures, records = agreement(mine, options.listed)
-    return SchemePart(rows=mine, judged=judged, left_out=bad, invalid=invalid, rollup=clean(rollup),
+    return SchemePart(rows=mine if keep[0] else None, judged=judged if keep[1] else None, left_out=bad, invalid=invalid, rollup=clean(rollup),
                       agreement=clean(measures), records=clean(records), runs=clean(runs_of(mine)),
                       hints=clean(hints.tally(ws, mine, options.golds, options.k)))
 

@@ -125,16 +125,20 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     row_hashes = pd.util.hash_pandas_object(df, index=False).to_numpy()
     at = df.groupby("scheme", sort=False, observed=True).indices
     none = np.zeros(0, dtype=np.int64)
+    radios = [n for n in (project.orchestration_scheme, getattr(outcome_scheme(project), "name", None))
+              if n in {s.name for s in chosen}]
     parts: dict[str, SchemePart] = {}
     for done, s in enumerate(chosen):
         if on_scheme is not None:
             on_scheme(done, len(chosen), s.name)
-        parts[s.name] = scheme_part(ws, s, df.iloc[at.get(s.name, none)], row_hashes[at.get(s.name, none)], options)
+        read_across = s.type in INTERACTION + GOLD or TYPES[s.type].section == traversal.SECTION
+        parts[s.name] = scheme_part(ws, s, df.iloc[at.get(s.name, none)], row_hashes[at.get(s.name, none)], options,
+                                    keep=(read_across, s.name in radios))
     left_out = np.zeros(len(df), dtype=bool)
     for name, part in parts.items():
         left_out[at.get(name, none)[part.left_out]] = True
     counted = df[~left_out] if left_out.any() else df
-    per_scheme = {name: part.rows for name, part in parts.items()}
+    per_scheme = {name: part.rows for name, part in parts.items() if part.rows is not None}
     judged = judgements(counted)
     prog = progress(counted, judged, done_marks(counted), len(item_ids), [s.name for s in project.schemes])
     out: dict[str, Any] = {
@@ -169,7 +173,6 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     if accuracy is not None:
         out["suggestions"]["accuracy"] = accuracy
     out["disagreements"] = [r for part in parts.values() for r in part.records] if disagreements else None
-    radios = [n for n in (project.orchestration_scheme, getattr(outcome_scheme(project), "name", None)) if n in parts]
     out["orchestration"] = across(ws, options, "orchestration", [parts[n] for n in radios], lambda: clean(orchestration(
         ws, pd.concat([parts[n].judged for n in radios]) if radios else counted.iloc[:0], item_ids)))
     out["invalid"] = report(ws, [row for part in parts.values() for row in part.invalid]) if validate \
