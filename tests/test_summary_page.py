@@ -61,8 +61,8 @@ def test_summary_page_without_annotations(tmp_path):
 
 
 def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, monkeypatch):
-    from app.ui import summary_page
-    monkeypatch.setattr(summary_page, "DIS_PAGE", 1)
+    from app.ui import summary_tables
+    monkeypatch.setattr(summary_tables, "DIS_PAGE", 1)
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "attribution", attribution("Coder", 4))
     save(CODE, "bob", "attribution", attribution("Tester", 7))
@@ -85,8 +85,8 @@ def test_summary_page_lists_disagreements_per_scheme_a_page_at_a_time(tmp_path, 
 
 def test_every_decisive_step_is_listed_when_asked_a_page_at_a_time(tmp_path, monkeypatch):
     from app.summary import summarize as core
-    from app.ui import summary_page
-    monkeypatch.setattr(summary_page, "DIS_PAGE", 1)
+    from app.ui import summary_tables
+    monkeypatch.setattr(summary_tables, "DIS_PAGE", 1)
     listed = []
     real = core.listing
     monkeypatch.setattr(core, "listing", lambda *a, **kw: listed.append(a[2:4]) or real(*a, **kw))

@@ -6,6 +6,7 @@ a nested structure point below the key it was given (`[1].subtypes`).
 """
 from __future__ import annotations
 
+import difflib
 import reprlib
 from typing import Any, Callable
 
@@ -21,6 +22,12 @@ class Invalid(ValueError):
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 4, 4, 60, 60, 40
+
+
+def suggest(key: Any, known) -> str:
+    """"; did you mean "x"?" naming the known key closest to `key`, or "" when none is close."""
+    close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+    return f'; did you mean "{close[0]}"?' if close else ""
 
 
 def show(value: Any) -> str:

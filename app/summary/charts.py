@@ -4,6 +4,10 @@ Every string that comes from a trace or an annotation (agent names, tools, resou
 is HTML-escaped before it reaches Plotly, which renders a subset of HTML (`<b>`, `<a href>`,
 `<br>`) in tick labels, hover text and annotations. Each figure has a table with the same
 numbers (the callers show the records the figure was built from). No Streamlit here.
+
+An agent has the colour it has on the trace, the graph and the timeline (app/traces/palette.py):
+bars of one agent are filled with it, an agent's name on an axis is written in it, a node of
+the interaction graph is filled with it. The name is always written too: never colour alone.
 """
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from app.traces.palette import agent_hex
+
 RED, ORANGE, GREY, BLUE = "#c0392b", "#e67e22", "#95a5a6", "#2e86de"
 LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), height=340, template="plotly_white")
 
@@ -21,6 +27,23 @@ def e(text: Any) -> str:
     """Plain text made safe for Plotly labels (and HTML)."""
     # quotes as numeric references: Plotly decodes those, but shows "&quot;" literally
     return html.escape("" if text is None else str(text), quote=False).replace('"', "&#34;").replace("'", "&#39;")
+
+
+# fields of the summary's records that hold an agent's name (drawn in the agent's colour)
+AGENT_FIELDS = frozenset({"agent", "annotated_agent", "gold_agent"})
+
+
+def agent_label(name: Any) -> str:
+    """An agent's name for a Plotly label, escaped, written in the agent's colour."""
+    return f'<span style="color:{agent_hex(name)}">{e(name)}</span>'
+
+
+def colour_agent_axis(fig: go.Figure, axis: str, names: list) -> None:
+    """Write the agents on a category axis ("x" or "y", whose categories are the escaped names)
+    in their colours."""
+    names = list(dict.fromkeys(names))
+    (fig.update_xaxes if axis == "x" else fig.update_yaxes)(
+        tickmode="array", tickvals=[e(n) for n in names], ticktext=[agent_label(n) for n in names])
 
 
 def _empty(title: str) -> go.Figure:
@@ -36,7 +59,9 @@ def _empty(title: str) -> go.Figure:
 
 def bar(records: list[dict], x: str, y: str, title: str, color: str | None = None,
         horizontal: bool = False, percent: bool = False) -> go.Figure:
-    """Bars of `y` per `x`, stacked per `color` when given."""
+    """Bars of `y` per `x`, stacked per `color` when given. Bars of agents are in the agents'
+    colours: one colour per agent group (`color` an agent field), else per bar (`x` an agent field,
+    whose names on the axis are coloured too)."""
     if not records:
         return _empty(title)
     groups: dict[Any, list[dict]] = {}
@@ -48,10 +73,16 @@ def bar(records: list[dict], x: str, y: str, title: str, color: str | None = Non
         ys = [r[y] if r[y] is not None else 0 for r in rows]
         text = [f"{v:.0%}" if percent else (f"{v:g}" if isinstance(v, (int, float)) else "") for v in ys]
         kw = dict(x=ys, y=xs, orientation="h") if horizontal else dict(x=xs, y=ys)
+        if color in AGENT_FIELDS:
+            kw["marker_color"] = agent_hex(g)
+        elif not color and x in AGENT_FIELDS:
+            kw["marker_color"] = [agent_hex(r[x]) for r in rows]
         fig.add_trace(go.Bar(name=e(g) if color else e(y), text=text, textposition="auto",
                              hovertemplate="%{x}: %{y}<extra></extra>" if not horizontal else
                              "%{y}: %{x}<extra></extra>", **kw))
     fig.update_layout(title=e(title), barmode="stack", showlegend=bool(color), **LAYOUT)
+    if x in AGENT_FIELDS:
+        colour_agent_axis(fig, "y" if horizontal else "x", [r[x] for r in records])
     if percent:
         (fig.update_xaxes if horizontal else fig.update_yaxes)(tickformat=".0%", range=[0, 1])
     return fig
@@ -60,7 +91,7 @@ def bar(records: list[dict], x: str, y: str, title: str, color: str | None = Non
 def heatmap(records: list[dict], x: str, y: str, z: str, title: str, zmin=None, zmax=None,
             fmt: str = "{:.2f}", colorscale: str = "RdYlGn") -> go.Figure:
     """`z` per `x` and `y`. Counts: pass zmin=0 and a one-hue scale ("Reds"), so a count of 1
-    never reads as the scale's far end."""
+    never reads as the scale's far end. Agents on an axis are written in their colours."""
     if not records:
         return _empty(title)
     xs = list(dict.fromkeys(r[x] for r in records))
@@ -76,6 +107,9 @@ def heatmap(records: list[dict], x: str, y: str, z: str, title: str, zmin=None, 
                                texttemplate="%{text}", colorscale=colorscale, zmin=zmin, zmax=zmax,
                                hovertemplate="%{y} · %{x}: %{text}<extra></extra>"))
     fig.update_layout(title=e(title), **{**LAYOUT, "height": max(260, 60 + 40 * len(ys))})
+    for axis, field, names in (("x", x, xs), ("y", y, ys)):
+        if field in AGENT_FIELDS:
+            colour_agent_axis(fig, axis, names)
     return fig
 
 
@@ -85,8 +119,9 @@ def scorecard_heatmap(agents: list[dict], scale: int | None = None) -> go.Figure
 
 
 def interaction_graph(inter: dict, title: str = "Interaction graph across runs") -> go.Figure:
-    """Agents on a circle, one arrow per ordered pair: width by handoffs, colour and label by how
-    often the pair was marked critical (red) or problematic (orange) on the interaction graph.
+    """Agents on a circle, each in its colour, one arrow per ordered pair: width by handoffs, colour
+    and label by how often the pair was marked critical (red) or problematic (orange) on the
+    interaction graph. An agent marked critical has a red ring and a "⚠" before its name.
     With many edges only the marked ones carry a label; every edge has its numbers on hover
     (and in the table the callers show beside the figure)."""
     nodes = inter.get("nodes") or []
@@ -129,8 +164,10 @@ def interaction_graph(inter: dict, title: str = "Interaction graph across runs")
     crit = {n["agent"]: n.get("critical_marks", 0) for n in nodes}
     fig.add_trace(go.Scatter(
         x=[pos[a][0] for a in names], y=[pos[a][1] for a in names], mode="markers+text",
-        text=[e(a) for a in names], textposition="top center",
-        marker=dict(size=26, color=[RED if crit.get(a) else BLUE for a in names]),
+        text=[("⚠ " if crit.get(a) else "") + e(a) for a in names], textposition="top center",
+        marker=dict(size=26, color=[agent_hex(a) for a in names],
+                    line=dict(width=[4 if crit.get(a) else 1 for a in names],
+                              color=[RED if crit.get(a) else "#ffffff" for a in names])),
         hovertext=[e(f"{a}: marked critical {crit.get(a, 0)} time(s)") for a in names], hoverinfo="text",
         showlegend=False))
     fig.update_xaxes(visible=False, range=[-1.5, 1.5])

@@ -1,17 +1,22 @@
 """Plotly figures of the summary's Overview (app/summary/overview.py), for the page and the report.
 
 Counts are drawn on scales that start at zero; rates as percentages. Every name from a trace or
-an annotation is HTML-escaped (charts.e) before it reaches Plotly. No Streamlit here.
+an annotation is HTML-escaped (charts.e) before it reaches Plotly; an agent is drawn in its
+colour (app/traces/palette.py, as on the trace, the graph and the timeline). No Streamlit here.
 """
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from app.summary.charts import BLUE, LAYOUT, RED, _empty, e, heatmap
+from app.summary.charts import BLUE, LAYOUT, _empty, colour_agent_axis, e, heatmap
+from app.traces.palette import agent_hex
+
+FIRST_PLACE_EDGE = "#1b1b1b"  # the outline of the agents sharing first place
 
 
 def blamed(entry: dict) -> go.Figure:
-    """Attributions per agent, the agents sharing first place in one colour (a tie is a tie)."""
+    """Attributions per agent, each bar in its agent's colour; the agents sharing first place are
+    outlined alike and their bars say "most blamed" (a tie is a tie)."""
     agents = entry.get("agents") or []
     title = "Most-blamed agents"
     if not agents:
@@ -19,11 +24,14 @@ def blamed(entry: dict) -> go.Figure:
     rows = list(reversed(agents))  # the most blamed at the top
     fig = go.Figure(go.Bar(
         x=[r["count"] for r in rows], y=[e(r["agent"]) for r in rows], orientation="h",
-        marker_color=[RED if r["rank"] == 1 else BLUE for r in rows],
-        text=[f"{r['count']} · {r['runs']} of {entry['failed_runs']} failed runs" for r in rows],
+        marker=dict(color=[agent_hex(r["agent"]) for r in rows],
+                    line=dict(width=[3 if r["rank"] == 1 else 0 for r in rows], color=FIRST_PLACE_EDGE)),
+        text=[("most blamed · " if r["rank"] == 1 else "") + f"{r['count']} · {r['runs']} of {entry['failed_runs']} "
+              "failed runs" for r in rows],
         textposition="auto", hovertemplate="%{y}: %{x} attributions<extra></extra>"))
     fig.update_layout(title=title, **{**LAYOUT, "height": max(200, 80 + 32 * len(rows))})
     fig.update_xaxes(rangemode="tozero", title="attributions")
+    colour_agent_axis(fig, "y", [r["agent"] for r in rows])
     return fig
 
 
@@ -83,4 +91,6 @@ def flag_matrix(matrix: dict, limit: int = 40) -> go.Figure:
     fig.update_layout(title=title, **{**LAYOUT, "height": side, "margin": dict(l=10, r=10, t=40, b=10)})
     fig.update_xaxes(tickangle=-45, side="bottom", tickfont=dict(size=11), title="to")
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=11), title="from")
+    colour_agent_axis(fig, "x", agents)
+    colour_agent_axis(fig, "y", agents)
     return fig

@@ -12,6 +12,8 @@ from pathlib import Path
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli as stcli
 
+from app.ui import asset_cache
+
 ROOT = Path(__file__).resolve().parents[2]
 PLOTLY_JS = "plotly.min.js"  # the plotly package's plotly.js, served from static/ (app/ui/timeline_chart.py)
 
@@ -49,6 +51,8 @@ def main(port: int, address: str | None = None) -> int:
     except OSError as e:  # e.g. a read-only install: the rest of the app works; the timeline says why not
         print(f"Baton: could not put plotly.js in {ROOT / 'static'} ({e}); the contention timeline "
               "will not draw.", file=sys.stderr)
+    # the graph component's content-hashed script kept by the browser (see app/ui/asset_cache.py)
+    asset_cache.install()
     argv = ["streamlit", "run", str(ROOT / "streamlit_app.py"), "--server.port", str(port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.fileWatcherType", "none", "--runner.postScriptGC", "false",

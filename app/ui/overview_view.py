@@ -51,7 +51,8 @@ def render(ws: Workspace, s: dict) -> None:
         st.subheader(f"Who is blamed most · {md(b['scheme'])}")
         st.markdown(md(b["sentence"]))
         st.caption(f"{b['attributions']} attributions · {b['failed_runs']} failed runs (runs where an annotator "
-                   "named a responsible agent). Agents sharing first place are drawn alike: a tie is a tie.")
+                   "named a responsible agent). Each agent in its colour on the trace; the agents sharing first "
+                   "place are outlined alike and marked \"most blamed\": a tie is a tie.")
         _chart(overview_charts.blamed(b), f"blamed-{b['scheme']}")
         st.dataframe([{"rank": r["rank"], "agent": r["agent"], "attributions": r["count"], "runs": r["runs"],
                        "share of failed runs": r["share_of_failed_runs"]} for r in b["agents"]],

@@ -7,18 +7,25 @@ downloads) and in every frame (the graph's component iframe too): no script ran 
 `window.__pwned`, no dialog, the title unchanged), no injected element exists (`img[src=x]`,
 `a[href^=javascript]`, event-handler attributes, injected bold or links from Markdown), and the
 hostile text is on the page as text. The timeline's hover label is checked too.
+
+The same check walks every scheme's page (and the summary) of Potato's example projects
+(tests/data/potato_examples*/), whose surfaces read other fields of an item (conversations,
+responses, chain-of-thought reasoning, thoughts and actions): each project is opened with its
+config as it is and its data copied with hostile markup before every string of every item.
 """
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from app.store.storage import Annotation, AnnotationStore
 from app.project.workspace import open_project
 from tests.browser.conftest import Server, wait_app
-from tests.conftest import demo_pages, write_project
+from tests.conftest import ROOT, demo_pages, write_project
 
 pytestmark = pytest.mark.browser
 
@@ -105,7 +112,6 @@ def text_of_all_frames(pg) -> str:
 
 @pytest.mark.parametrize("path", list(PAGES))
 def test_page_shows_hostile_text_as_text(evil_server, page, path):
-    from urllib.parse import quote
     dialogs = watch(page)
     page.goto(f"{evil_server.url}/{path}?annotator=alice&item={quote(ITEM)}")
     page.get_by_text("Signed in as").wait_for(timeout=20000)
@@ -149,3 +155,100 @@ def test_summary_html_report_shows_hostile_text_as_text(evil_server, page, tmp_p
     page.wait_for_timeout(1500)
     assert_clean(page, dialogs, "HTML report")
     assert A_IMG in page.inner_text("body")
+
+
+# --- Potato's example projects -------------------------------------------------------------------
+
+POTATO_EXAMPLES = sorted((ROOT / "tests" / "data").glob("potato_examples*/*.yaml"))
+# before every string of every item: HTML, script, Markdown and Streamlit's colour and maths syntax
+POISON = f"{A_IMG} {A_MD} {TEXT} "
+KEPT = {"type"}  # strings that give a part of a record its shape (a tool call's "function")
+
+
+def poisoned(value, key: str | None = None):
+    """`value` with POISON before each of its strings (JSON held in a string: inside it)."""
+    if isinstance(value, dict):
+        return {k: poisoned(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [poisoned(v, key) for v in value]
+    if isinstance(value, str) and key not in KEPT:
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            return POISON + value
+        if isinstance(inner, (dict, list)):
+            return json.dumps(poisoned(inner))
+        return POISON + value
+    return value
+
+
+def hostile_copy(config: Path, tmp: Path) -> Path:
+    """The example project's folder copied under tmp, its config as it is, every item poisoned."""
+    folder = tmp / config.parent.name
+    shutil.copytree(config.parent, folder, ignore=shutil.ignore_patterns("annotation_output"))
+    for data in (folder / "data").iterdir():
+        if data.suffix == ".jsonl":
+            lines = [json.dumps(poisoned(json.loads(line))) for line in data.read_text().splitlines() if line.strip()]
+            data.write_text("\n".join(lines) + "\n")
+        elif data.suffix == ".json":
+            data.write_text(json.dumps(poisoned(json.loads(data.read_text()))))
+    return folder / config.name
+
+
+# Found by this test, in a surface another change owns: the per-step reward radios of
+# app/ui/surfaces/process_reward.py take the step's text as their label unescaped (excerpt, not
+# md), and a radio's label is Markdown. Strict: once fixed, these pass and the mark must go.
+MARKDOWN_IN_STEP_LABELS = pytest.mark.xfail(
+    strict=True, reason="process_reward's per-step radio label renders trace text as Markdown")
+KNOWN_BAD = {("cot-process-reward", "step_rewards"), ("process-supervision", "step_rewards"),
+             ("process-supervision", "verified_rewards")}
+
+
+def potato_pages() -> list:
+    """(example project, url path) for each scheme's page of each example project, and its summary."""
+    from app.ui.nav import scheme_urls
+    out = []
+    for config in POTATO_EXAMPLES:
+        ws = open_project(config)
+        for url in [*scheme_urls(ws).values(), "summary"]:
+            marks = [MARKDOWN_IN_STEP_LABELS] if (config.stem, url) in KNOWN_BAD else []
+            out.append(pytest.param(config, url, marks=marks, id=f"{config.parent.name}/{config.stem}/{url}"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def potato_servers(tmp_path_factory):
+    """A server per hostile copy of an example project, started when first asked for."""
+    started: dict[Path, tuple[Server, str]] = {}
+
+    def server_of(config: Path) -> tuple[Server, str]:
+        if config not in started:
+            for srv, _ in started.values():  # one at a time: the machine is small
+                srv.stop()
+            copy = hostile_copy(config, tmp_path_factory.mktemp("evil-potato"))
+            started.clear()
+            started[config] = (Server(copy).start(), open_project(copy).items[0].id)
+        return started[config]
+
+    yield server_of
+    for srv, _ in started.values():
+        srv.stop()
+
+
+@pytest.mark.parametrize("config, path", potato_pages())
+def test_potato_example_pages_show_hostile_text_as_text(potato_servers, page, config, path):
+    srv, item = potato_servers(config)
+    dialogs = watch(page)
+    page.goto(f"{srv.url}/{path}?annotator=alice&item={quote(item)}")
+    page.get_by_text("Signed in as").wait_for(timeout=30000)
+    wait_app(page)
+    page.wait_for_timeout(800)  # components (charts) draw after the script ends
+    assert page.locator('[data-testid="stException"]').count() == 0, page.inner_text("body")[:2000]
+    assert_clean(page, dialogs, path)
+    if path == "summary":  # every tab drawn
+        for tab in page.get_by_role("tab").all():
+            tab.click()
+            page.wait_for_timeout(150)
+            assert_clean(page, dialogs, f"summary tab {tab.inner_text()}")
+    else:  # the item's trace, with the fields this scheme's surface reads, as text
+        assert A_IMG in text_of_all_frames(page), (path, page.inner_text("body")[:2000])

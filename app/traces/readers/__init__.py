@@ -21,229 +21,33 @@ is read up to its last complete element, with a message saying where it broke.
 Problems have a level: "error" (a file or record that could not be read: skipped),
 "warning" (read, but something in it skipped or misread) and "note" (read in full;
 something worth knowing, e.g. a span whose parent is not in the file).
+
+The pieces: formats.py (every format module, in detection order), records.py (reading a file
+once), context.py (what a reader is given), splits.py (a trace spread over several files).
 """
 from __future__ import annotations
 
-import json
-import re
-from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
 
 from app.project.problems import Problem
 from app.traces.trace import Item
+# named here too: the readers' shared pieces are imported from the package by the app and tests
+from app.traces.readers.context import Context, SidecarGold, source_of, wrong_shape  # noqa: F401
+from app.traces.readers.formats import FORMATS, detect_format
+from app.traces.readers.records import (MAX_DEPTH, SUFFIXES, TOO_DEEP, data_paths, read_records,  # noqa: F401
+                                        too_deep)
 from app.traces.readers.splits import join_split  # noqa: F401 (load_items; convert imports it from here)
-from app.traces.readers import (agentrx, autogen, chat, crewai, langfuse, langsmith, magentic, mast, openai_agents,
-                                otlp, phoenix, potato, trail, trail_gold, whowhen)
-
-# Detection order matters: the most specific shape first, Potato's generic dict last.
-FORMATS = {m.NAME: m for m in (trail, trail_gold, otlp, openai_agents, phoenix, langsmith, langfuse, mast, agentrx,
-                               whowhen, autogen, crewai, chat, magentic, potato)}
-SUFFIXES = (".json", ".jsonl", ".parquet")
-# Real traces nest a few dozen levels (TRAIL span trees: 19). Far deeper data is an attack or
-# a bug, and Python code walking it, or json.dumps in the app, would hit the recursion limit.
-MAX_DEPTH = 200
-TOO_DEEP = (f"nested more than {MAX_DEPTH} levels deep (lists and objects inside each other; "
-            "real traces nest a few dozen); skipped")
-
-
-@dataclass
-class SidecarGold:
-    """A gold record in a file of its own, attached to the run with the same id."""
-    item_id: str
-    raw: Any
-    source: str
-    attach: Callable[[Item, Any, str], list]  # (item, raw, source) -> [(where, message, level)]
-
-
-@dataclass
-class Context:
-    path: Path
-    id_key: str = "id"
-    text_key: str = "text"
-    salvaged: bool = False  # the file was cut short and read up to its last complete element
-    golds: list[SidecarGold] = field(default_factory=list)
-
-    def problem(self, where: str, message: str, level: str = "error") -> Problem:
-        return Problem(str(self.path), where, message, level)
-
-
-def source_of(path: Path, where: str) -> str:
-    """"path:line" for JSON Lines, "path item N" for a list entry (or "row N" of a Parquet
-    table), "path" for a whole file."""
-    if where.startswith("line"):
-        return f"{path}:{where.split()[-1]}"
-    return f"{path} {where}" if where else str(path)
-
-
-# --- reading a file once ----------------------------------------------------------------------
-
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|"')
-
-
-def _salvage(text: str, stop: int):
-    """The JSON value made of the complete elements before position `stop`, or None."""
-    # The open containers as a linked list (outer, opener): a cut keeps a reference in O(1),
-    # where copying the stack at every comma would cost O(depth) each on deeply nested input.
-    stack: tuple | None = None
-    cuts: deque = deque(maxlen=16)  # (position, open containers) where a cut leaves valid JSON
-    for m in _TOKEN.finditer(text, 0, stop):
-        t = m.group()
-        if t[0] == '"':
-            if len(t) == 1:  # an unterminated string: nothing after it is complete
-                break
-            continue
-        if t in "[{":
-            stack = (stack, t)
-        elif t in "]}":
-            if stack is None:
-                break
-            stack = stack[0]
-            if stack is not None:
-                cuts.append((m.end(), stack))
-        elif stack is not None:  # a comma
-            cuts.append((m.start(), stack))
-    for pos, opened in reversed(cuts):
-        closing = []
-        while opened is not None:  # innermost first
-            opened, c = opened
-            closing.append("}" if c == "{" else "]")
-        try:
-            return json.loads(text[:pos] + "".join(closing)), pos
-        except (ValueError, RecursionError):
-            continue
-    return None
-
-
-def too_deep(value, limit: int = MAX_DEPTH) -> bool:
-    """Whether lists/objects nest more than `limit` levels (iterative: no recursion).
-
-    Level by level: each container is visited once and a leaf costs one type test, so a big
-    flat trace is checked at a fraction of the cost of parsing it."""
-    containers = (dict, list)
-    level = [value] if isinstance(value, containers) else []
-    depth = 1
-    while level:
-        if depth > limit:
-            return True
-        deeper: list = []
-        add = deeper.append
-        for v in level:  # a plain loop: a generator per container costs more than the leaves
-            for x in (v.values() if type(v) is dict else v):
-                if isinstance(x, containers):
-                    add(x)
-        level = deeper
-        depth += 1
-    return False
-
-
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
-def _records(path: Path) -> tuple[list[tuple[object, str, bool]], list[Problem], bool]:
-    """(record, where, single) for each record in the file; `single` if the file is one record.
-    The third value says whether the file was cut short and only partly read."""
-    problems: list[Problem] = []
-    if path.suffix == ".parquet":
-        return _parquet_records(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        return [], [Problem(str(path), "", f"cannot read: {e}")], False
-    if path.suffix != ".jsonl":
-        try:
-            obj = json.loads(text)
-        except RecursionError:
-            return [], [Problem(str(path), "", f"cannot read: the JSON is {TOO_DEEP.replace('; skipped', '')}; "
-                                "file skipped")], False
-        except json.JSONDecodeError as e:
-            if "Extra data" not in e.msg:
-                got = _salvage(text, e.pos)
-                where = f"line {e.lineno}, column {e.colno}"
-                if got is None:
-                    return [], [Problem(str(path), where, f"invalid JSON: {e.msg}")], False
-                obj, pos = got
-                line, _ = _line_col(text, pos)
-                del text
-                problems.append(Problem(str(path), where, (
-                    f"invalid JSON ({e.msg}): the file is cut short or corrupt; read the complete "
-                    f"elements up to line {line}, everything after them is skipped"), "warning"))
-                if isinstance(obj, list):
-                    return [(r, f"item {i}", False) for i, r in enumerate(obj)], problems, True
-                return [(obj, "", True)], problems, True
-        else:
-            del text
-            if isinstance(obj, list):
-                return [(r, f"item {i}", False) for i, r in enumerate(obj)], problems, False
-            return [(obj, "", True)], problems, False
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append((json.loads(line), f"line {n}", False))
-        except RecursionError:
-            problems.append(Problem(str(path), f"line {n}", f"invalid JSON Lines record: {TOO_DEEP}"))
-        except json.JSONDecodeError as e:
-            problems.append(Problem(str(path), f"line {n}", f"invalid JSON Lines record: {e.msg} "
-                                    f"at column {e.colno}; line skipped"))
-    return out, problems, False
-
-
-def _parquet_records(path: Path):
-    """A Parquet table (Phoenix's spans dataframe saved with to_parquet) as one record per row."""
-    import pyarrow.parquet as pq
-    from datetime import datetime
-    try:
-        rows = pq.read_table(path).to_pylist()
-    except Exception as e:  # pyarrow raises several of its own types for a bad file
-        return [], [Problem(str(path), "", f"cannot read as Parquet: {e}")], False
-    for row in rows:
-        for k, v in row.items():
-            if isinstance(v, datetime):  # timestamp columns; the readers take ISO 8601 text
-                row[k] = v.isoformat()
-    return [(r, f"row {i}", False) for i, r in enumerate(rows)], [], False
-
-
-def data_paths(path: Path) -> list[Path]:
-    """A file, or every .json/.jsonl/.parquet file below a folder in a stable order."""
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
-    return [path]
-
-
-def _detect(record):
-    return next((m for m in FORMATS.values() if m.detect(record)), None)
-
-
-def _shape(record) -> str:
-    if isinstance(record, dict):
-        keys = list(record)
-        return "an object with keys " + ", ".join(map(str, keys[:8])) + (" …" if len(keys) > 8 else "")
-    return f"a {type(record).__name__}"
-
-
-def wrong_shape(ctx: Context, where: str, module, record) -> Problem:
-    """The error for a record that is not the shape its format (named or detected) expects."""
-    other = _detect(record)
-    hint = (f" (it looks like {other.NAME})" if other is not None and other.NAME not in ("potato", module.NAME)
-            else "")
-    return ctx.problem(where or "record", f"data_format is {module.NAME}: expected {module.SHAPE}, "
-                       f"got {_shape(record)}{hint}; skipped")
 
 
 def read_path(path: Path, id_key: str = "id", text_key: str = "text",
               data_format: str = "auto") -> tuple[list[Item], list[Problem], list[SidecarGold]]:
     """Items, problems and not-yet-attached gold records of one file."""
-    records, problems, salvaged = _records(path)
+    records, problems, salvaged = read_records(path)
     n_records = len(records)
     # one object of many entries, each a list or an object: a table keyed by id, not a run
     lookup = (n_records == 1 and isinstance(records[0][0], dict) and len(records[0][0]) >= 3
               and all(isinstance(x, (dict, list)) for x in records[0][0].values()))
-    ctx = Context(Path(path), id_key, text_key, salvaged)
+    ctx = Context(Path(path), id_key, text_key, salvaged, detect=detect_format)
     forced = FORMATS.get(data_format) if data_format not in (None, "", "auto") else None
     plan: list = []  # ("one", module, record, where, single) or ("file", module)
     groups: dict[str, list] = {}
@@ -251,7 +55,7 @@ def read_path(path: Path, id_key: str = "id", text_key: str = "text",
         if too_deep(record):
             problems.append(ctx.problem(where or "record", TOO_DEEP))
             continue
-        fmt = forced or _detect(record)
+        fmt = forced or detect_format(record)
         if fmt is None:
             problems.append(ctx.problem(where or "record",
                                         f"expected an item object, got {type(record).__name__}; skipped"))

@@ -34,6 +34,7 @@ from pathlib import Path
 from app.traces.trace import Item, agent_name
 from app.traces.readers import spantree as st
 from app.traces.readers import whowhen
+from app.traces.readers.context import SidecarGold, source_of, wrong_shape
 
 NAME = "agentrx"
 SHAPE = ('an AgentRx run or annotation ({"trajectory_id", "steps": [{"index", "substeps"}]} or a '
@@ -170,14 +171,12 @@ def _merge(item: Item, raw: dict, source: str = ""):
 
 
 def read(records, ctx):
-    from app.traces.readers import SidecarGold, source_of
     items, problems = [], []
     single = len(records) == 1 and records[0][1] == ""
     for record, where in records:
         src = source_of(ctx.path, where)
         prefix = f"{where}, " if where else ""
         if not detect(record):
-            from app.traces.readers import wrong_shape
             problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
         probs = st.Problems()

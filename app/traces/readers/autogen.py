@@ -20,6 +20,8 @@ import sys
 
 from app.traces.trace import Item, agent_name, content_text
 from app.traces.timeparse import parse_time
+from app.traces.readers.context import Context
+from app.traces.readers.conversations import read_conversations
 
 NAME = "autogen"
 SHAPE = 'an AutoGen TaskResult ({"messages": [{"source", "type", "content"}], "stop_reason"})'
@@ -116,7 +118,7 @@ def steps_of(messages: list, problems: list) -> tuple[list[dict], list[dict]]:
     return steps, calls
 
 
-def _item(messages: list, item_id: str, source: str, ctx, extra: dict, problems: list) -> Item:
+def _item(messages: list, extra: dict, item_id: str, source: str, ctx: Context, problems: list) -> Item:
     steps, calls = steps_of(messages, problems)
     text = next((s["content"] for s in steps if s.get("agent") == "user" and s.get("content")), "")
     text = extra.get(ctx.text_key) if isinstance(extra.get(ctx.text_key), str) and extra.get(ctx.text_key) else text
@@ -128,26 +130,5 @@ def _item(messages: list, item_id: str, source: str, ctx, extra: dict, problems:
     return Item(item_id, data, source, NAME, text, gold)
 
 
-def read(records, ctx):
-    from app.traces.readers import source_of, wrong_shape
-    items, problems, loose, loose_where = [], [], [], []
-    single = len(records) == 1 and records[0][1] == ""
-    for record, where in records:
-        if _is_message(record):
-            loose.append(record)
-            loose_where.append(where)
-            continue
-        if not detect(record):
-            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
-            continue
-        item_id = record.get(ctx.id_key, record.get("id"))
-        if item_id in (None, "") or isinstance(item_id, (dict, list)):
-            item_id = ctx.path.stem if single else f"{ctx.path.stem}-{where.split()[-1]}"
-        misread: list = []
-        items.append(_item(record["messages"], str(item_id), source_of(ctx.path, where), ctx, record, misread))
-        problems.extend(ctx.problem(f"{where + ', ' if where else ''}messages[{i}]", t, "warning") for i, t in misread)
-    if loose:
-        misread = []
-        items.append(_item(loose, ctx.path.stem, str(ctx.path), ctx, {}, misread))
-        problems.extend(ctx.problem(loose_where[i] or "record", t, "warning") for i, t in misread)
-    return items, problems
+def read(records, ctx: Context):
+    return read_conversations(records, ctx, sys.modules[__name__], _is_message, _item)

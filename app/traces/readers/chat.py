@@ -16,6 +16,8 @@ from __future__ import annotations
 import sys
 
 from app.traces.trace import Item, agent_name, content_text
+from app.traces.readers.context import Context
+from app.traces.readers.conversations import read_conversations
 
 NAME = "chat"
 SHAPE = 'a chat log ({"messages": [{"role", "content", "name"?, "tool_calls"?}]}) or a list of messages'
@@ -87,44 +89,19 @@ def conversation(messages: list, system=None, problems: list | None = None) -> t
     return steps, "\n\n".join(p for p in system_parts if p)
 
 
-def _item(record: dict, item_id: str, source: str, id_key: str, text_key: str,
-          problems: list | None = None) -> Item:
-    steps, system = conversation(record["messages"], record.get("system"), problems)
-    text = record.get(text_key)
+def _item(messages: list, record: dict, item_id: str, source: str, ctx: Context, problems: list) -> Item:
+    steps, system = conversation(messages, record.get("system"), problems)
+    text = record.get(ctx.text_key)
     if not isinstance(text, str) or not text:
         text = next((content_text(s.get("content")) for s in steps
                      if s.get("role") == "user" and not _only_tool_results(s.get("content"))), "")
     data = {k: v for k, v in record.items() if k != "messages"}
-    data.update({id_key: item_id, text_key: text, "steps": steps})
+    data.update({ctx.id_key: item_id, ctx.text_key: text, "steps": steps})
     if system:
         data["system"] = system
     gold = record.get("gold") if isinstance(record.get("gold"), dict) else None
     return Item(item_id, data, source, NAME, text, gold)
 
 
-def read(records, ctx):
-    from app.traces.readers import source_of
-    items, problems, loose = [], [], []
-    single = len(records) == 1 and records[0][1] == ""
-    loose_where = []
-    for record, where in records:
-        if _is_message(record):
-            loose.append(record)
-            loose_where.append(where)
-            continue
-        if not detect(record):
-            from app.traces.readers import wrong_shape
-            problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
-            continue
-        item_id = record.get(ctx.id_key, record.get("id"))
-        if item_id in (None, ""):
-            item_id = ctx.path.stem if single else f"{ctx.path.stem}-{where.split()[-1]}"
-        misread: list = []
-        items.append(_item(record, str(item_id), source_of(ctx.path, where), ctx.id_key, ctx.text_key, misread))
-        problems.extend(ctx.problem(f"{where + ', ' if where else ''}messages[{i}]", text, "warning")
-                        for i, text in misread)
-    if loose:
-        misread = []
-        items.append(_item({"messages": loose}, ctx.path.stem, str(ctx.path), ctx.id_key, ctx.text_key, misread))
-        problems.extend(ctx.problem(loose_where[i] or "record", text, "warning") for i, text in misread)
-    return items, problems
+def read(records, ctx: Context):
+    return read_conversations(records, ctx, sys.modules[__name__], _is_message, _item)

@@ -19,6 +19,7 @@ import sys
 
 from app.traces.trace import Item, agent_name, content_text
 from app.traces.timeparse import parse_time
+from app.traces.readers.context import wrong_shape
 
 NAME = "crewai"
 SHAPE = ('a CrewAI log entry ({"task_name", "task", "agent", "status"}) or task output '
@@ -50,7 +51,6 @@ def _time(v, where, problems, ctx):
 
 
 def read(records, ctx):
-    from app.traces.readers import wrong_shape
     problems = []
     steps: list[dict] = []
     open_tasks: dict[tuple, dict] = {}  # (task name, agent) -> its step, until it completes

@@ -23,6 +23,7 @@ import sys
 
 from app.traces.trace import Item
 from app.traces.readers import spans as span_fields, spantree as st
+from app.traces.readers.context import wrong_shape
 
 NAME = "langfuse"
 SHAPE = 'a Langfuse trace ({"id", "observations": [{"id", "type", "parentObservationId", ...}]})'
@@ -182,7 +183,6 @@ def read(records, ctx):
                                             f"got {got}; read as part of trace {tid}", "warning"))
             loose.setdefault(str(tid), []).append(record)
         else:
-            from app.traces.readers import wrong_shape
             problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
     for tid, obs in loose.items():
         item, probs = _item(tid, obs, "", ctx)

@@ -23,6 +23,7 @@ import sys
 
 from app.traces.trace import Item, content_text
 from app.traces.readers import spans as span_fields, spantree as st
+from app.traces.readers.context import wrong_shape
 
 NAME = "langsmith"
 SHAPE = 'a LangSmith run ({"id", "run_type", "inputs", "outputs", "child_runs" | "parent_run_id"})'
@@ -188,7 +189,6 @@ def _item(tid: str, runs: list, ctx, problems: st.Problems):
 
 
 def read(records, ctx):
-    from app.traces.readers import wrong_shape
     problems, items = [], []
     traces: dict[str, list] = {}
     for record, where in records:

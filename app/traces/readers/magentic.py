@@ -13,6 +13,7 @@ import sys
 
 from app.traces.trace import Item, content_text
 from app.traces.readers import whowhen
+from app.traces.readers.context import wrong_shape
 
 NAME = "magentic"
 SHAPE = 'a Magentic-One message list ([{"role": "Orchestrator (-> WebSurfer)", "content"}, ...])'
@@ -28,7 +29,6 @@ def detect(record) -> bool:
 
 
 def read(records, ctx):
-    from app.traces.readers import wrong_shape
     problems, steps = [], []
     for record, where in records:
         if not detect(record):

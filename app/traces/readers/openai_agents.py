@@ -19,6 +19,7 @@ import sys
 
 from app.traces.trace import content_text
 from app.traces.readers import spans as span_fields, spantree as st
+from app.traces.readers.context import wrong_shape
 
 NAME = "openai_agents"
 SHAPE = ('OpenAI Agents SDK spans ({"object": "trace.span", "trace_id", "span_data": {"type": ...}}, '
@@ -113,7 +114,6 @@ def _span(raw: dict, where: str, problems: st.Problems, intern) -> st.Span:
 
 
 def read(records, ctx):
-    from app.traces.readers import wrong_shape
     problems = []
     traces: dict[str, list] = {}
     names: dict[str, str] = {}

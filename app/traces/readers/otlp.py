@@ -19,6 +19,7 @@ import sys
 
 from app.traces.trace import Item
 from app.traces.readers import spans as span_fields, spantree as st
+from app.traces.readers.context import wrong_shape
 
 NAME = "otlp"
 SHAPE = 'an OTLP/JSON export ({"resourceSpans": [{"resource", "scopeSpans": [{"spans": [...]}]}]})'
@@ -107,7 +108,6 @@ def read(records, ctx):
     traces: dict[str, list] = {}  # trace id -> [(raw span, where, service, scope)]
     for record, rwhere in records:
         if not detect(record):
-            from app.traces.readers import wrong_shape
             problems.append(wrong_shape(ctx, rwhere, sys.modules[__name__], record))
             continue
         base = f"{rwhere}, " if rwhere else ""

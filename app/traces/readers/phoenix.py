@@ -21,6 +21,7 @@ import sys
 from datetime import datetime
 
 from app.traces.readers import spans as span_fields, spantree as st
+from app.traces.readers.context import wrong_shape
 
 NAME = "phoenix"
 SHAPE = ('a Phoenix span ({"context": {"trace_id", "span_id"}, "span_kind", "attributes"}, a spans '
@@ -90,7 +91,6 @@ def _fields(raw: dict) -> dict:
 
 
 def read(records, ctx):
-    from app.traces.readers import wrong_shape
     problems, items = [], []
     traces: dict[str, list] = {}
     for record, rwhere in records:

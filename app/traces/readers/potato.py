@@ -14,6 +14,11 @@ use gets its steps from it (the field itself is kept as it is):
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+from app.traces.readers import langsmith
+from app.traces.readers.context import Context
+from app.traces.readers.spantree import Problems
 from app.traces.trace import Item, agent_name, content_text
 
 NAME = "potato"
@@ -77,10 +82,6 @@ def steps_from_fields(record: dict) -> dict | None:
 
 
 def _run_tree(tree: dict) -> dict:
-    from pathlib import Path
-
-    from app.traces.readers import Context, langsmith
-    from app.traces.readers.spantree import Problems
     tree = dict(tree)
     tree.setdefault("run_type", "chain")
     got = langsmith._item(str(tree.get("id") or "run_tree"), list(langsmith._flatten(tree, "run_tree")),

@@ -31,6 +31,7 @@ import bisect
 import json
 from typing import Any
 
+from app.project.problems import Problem
 from app.traces.trace import Item
 from app.traces.readers.spans import (AGENT, DEFAULT_AGENT, LLM, RESOURCE_KEYS, TOOL, TOOL_KINDS, Problems, Span,  # noqa: F401 (TOOL: for the readers)
                                         maybe_json)
@@ -379,6 +380,5 @@ def assemble(entries: list[tuple[Span, Span | None]], problems: Problems, contai
 
 def convert_problems(problems: Problems, path, prefix: str = ""):
     """Problems of the core as app Problems of a file."""
-    from app.project.problems import Problem
     return [Problem(str(path), f"{prefix}{where}" if prefix and where else (prefix.rstrip(", ") or where),
                     message, level) for where, message, level in problems]

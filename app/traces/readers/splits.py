@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.project.problems import Problem
+from app.traces.readers.context import Context
+from app.traces.readers.formats import FORMATS, detect_format
+from app.traces.readers.records import read_records
 from app.traces.trace import Item
 
 
@@ -45,13 +48,12 @@ def _file_of(item: Item) -> str:
 
 def _read_joined(item: Item, files: list[str], id_key: str, text_key: str) -> tuple[Item | None, list[Problem]]:
     """One trace whose spans are spread over several files, read from all of them together."""
-    from app.traces.readers import FORMATS, Context, _records
     fmt = FORMATS[item.format]
     records = []
     for f in files:
-        got, _, _ = _records(Path(f))  # each file's own problems were reported when it was read
+        got, _, _ = read_records(Path(f))  # each file's own problems were reported when it was read
         records += [(r, f"{Path(f).name} {where}".strip()) for r, where, _ in got if fmt.detect(r)]
-    ctx = Context(Path(files[0]), id_key, text_key)
+    ctx = Context(Path(files[0]), id_key, text_key, detect=detect_format)
     items, probs = fmt.read(records, ctx)
     joined = next((it for it in items if it.id == item.id), None)
     note = Problem(files[0], f"trace {item.id}", f"the trace's spans are split over {len(files)} files "

@@ -16,6 +16,7 @@ from pathlib import Path
 from app.traces.trace import Item
 from app.traces.readers import spans as span_fields, spantree as st
 from app.traces.readers import trail_gold
+from app.traces.readers.context import wrong_shape
 
 NAME = "trail"
 SHAPE = 'a TRAIL trace ({"trace_id", "spans": [{"span_id", "span_attributes", "child_spans", ...}]})'
@@ -134,7 +135,6 @@ def read(records, ctx):
             problems.extend(trail_gold.read([(record, where)], ctx)[1])
             continue
         if not detect(record):
-            from app.traces.readers import wrong_shape
             problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
         item, probs = trace_item(record, ctx.path, where)

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from app.traces.readers import spantree as st
+from app.traces.readers.context import SidecarGold, wrong_shape
 
 NAME = "trail_gold"
 SHAPE = 'TRAIL gold ({"trace_id", "errors": [...], "scores": [...]})'
@@ -92,11 +93,9 @@ def attach(item, raw, source: str):
 
 
 def read(records, ctx):
-    from app.traces.readers import SidecarGold
     problems = []
     for record, where in records:
         if not detect(record):
-            from app.traces.readers import wrong_shape
             problems.append(wrong_shape(ctx, where, sys.modules[__name__], record))
             continue
         source = str(Path(ctx.path).resolve())
