@@ -1,0 +1,67 @@
+"""Issue 30, point 4 on the scorecard, emergent-behaviour, tool-contention and interaction-graph
+surfaces, through the real app: two sessions (tabs) of one annotator, each drawn before the
+other's save. A stale tab's click applies only what it changed, on top of what is on disk now;
+where both set one field differently the disk's value stays, and the later tab is told in words
+on the card and shown the current value."""
+from __future__ import annotations
+
+import json
+
+from app.store.storage import AnnotationStore
+from app.ui.state import widget_key
+from tests.conftest import components, make_app, open_page, send_trigger
+from tests.summary_data import demo
+
+TRIP = "trip-planner-001"
+TOLD = "another tab or session set it to"
+
+
+def tab(cfg, page: str, item: str = TRIP):
+    return open_page(make_app(cfg, annotator="alice", item=item), page)
+
+
+def stored(cfg, scheme: str, item: str = TRIP):
+    ann = AnnotationStore(cfg.parent / "annotations").load(item, "alice", scheme)
+    return None if ann is None else ann.value
+
+
+def texts(at) -> str:
+    """Every line of text on the page (markdown, captions, warnings)."""
+    return " ".join(e.value for kind in (at.markdown, at.caption, at.warning) for e in kind)
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+# --- agent scorecard ------------------------------------------------------------------------------
+
+def cell(at, *parts):
+    return at.button_group(key=widget_key("scorecard", "scorecard", TRIP, *parts))
+
+
+def test_scorecard_two_tabs_keep_both_scores_and_the_later_is_told_of_a_clash(tmp_path):
+    cfg, _save = demo(tmp_path)
+    a, b = tab(cfg, "agent_scorecard"), tab(cfg, "agent_scorecard")
+    ok(cell(a, "agent", "Planner", "role fidelity").set_value(4).run())
+    ok(cell(b, "agent", "Critic", "coordination").set_value(2).run())  # B was drawn before A's save
+    assert stored(cfg, "scorecard")["agents"] == {"Planner": {"role fidelity": 4}, "Critic": {"coordination": 2}}
+    assert cell(b, "agent", "Planner", "role fidelity").value == 4  # B now shows A's score
+    assert TOLD not in texts(b)
+    # the same cell, set differently: A first, then B (drawn before A's save)
+    ok(cell(a, "team", "efficiency").set_value(3).run())
+    ok(cell(b, "team", "efficiency").set_value(5).run())
+    assert stored(cfg, "scorecard")["team"] == {"efficiency": 3}
+    told = texts(b)
+    assert f"team efficiency: {TOLD} 3 meanwhile" in told and "your 5 was not saved" in told
+    assert cell(b, "team", "efficiency").value == 3  # and shown the current value
+    # a milestone ticked in B keeps both tabs' scores
+    ok(b.checkbox(key=widget_key("scorecard", "scorecard", TRIP, "milestone", "plan produced")).check().run())
+    v = stored(cfg, "scorecard")
+    assert v["team"] == {"efficiency": 3} and v["agents"]["Planner"] == {"role fidelity": 4}
+    assert v["milestones"]["plan produced"] is True
+    # A (stale) takes its Planner score back: only that goes
+    ok(cell(a, "agent", "Planner", "role fidelity").set_value(None).run())
+    v = stored(cfg, "scorecard")
+    assert v["agents"] == {"Critic": {"coordination": 2}} and v["milestones"]["plan produced"] is True
