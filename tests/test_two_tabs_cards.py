@@ -65,3 +65,36 @@ def test_scorecard_two_tabs_keep_both_scores_and_the_later_is_told_of_a_clash(tm
     ok(cell(a, "agent", "Planner", "role fidelity").set_value(None).run())
     v = stored(cfg, "scorecard")
     assert v["agents"] == {"Critic": {"coordination": 2}} and v["milestones"]["plan produced"] is True
+
+
+# --- emergent behaviour -----------------------------------------------------------------------------
+
+def turn_box(at, behaviour: str, turn: int):
+    return at.checkbox(key=widget_key("emergent_behavior", "emergent", TRIP, behaviour, "turn", turn))
+
+
+def note_box(at, behaviour: str):
+    return at.text_area(key=widget_key("emergent_behavior", "emergent", TRIP, behaviour, "note"))
+
+
+def test_emergent_two_tabs_keep_both_turns_and_the_later_is_told_of_a_clashing_note(tmp_path):
+    cfg, _save = demo(tmp_path)
+    a, b = tab(cfg, "emergent_behavior"), tab(cfg, "emergent_behavior")
+    ok(turn_box(a, "echoing", 3).check().run())
+    ok(turn_box(b, "echoing", 5).check().run())  # B was drawn before A's save
+    assert stored(cfg, "emergent")["echoing"]["turns"] == [3, 5]
+    assert turn_box(b, "echoing", 3).value  # B shows A's turn
+    ok(turn_box(a, "echoing", 3).uncheck().run())  # A (stale: it never saw 5) unmarks its turn 3
+    assert stored(cfg, "emergent")["echoing"]["turns"] == [5]
+    assert turn_box(a, "echoing", 5).value and not turn_box(a, "echoing", 3).value
+    # a note in A, then a different one in B (drawn before A's save): A's stays, B is told and shown it
+    ok(note_box(a, "echoing").input("they repeat the plan").run())
+    ok(note_box(b, "echoing").input("no, it is new each time").run())
+    assert stored(cfg, "emergent")["echoing"] == {"turns": [5], "note": "they repeat the plan"}
+    told = texts(b)
+    assert f"{TOLD} 'they repeat the plan' meanwhile" in told and "no, it is new each time" in told
+    assert note_box(b, "echoing").value == "they repeat the plan"
+    # B's next click applies: no word of a clash any more
+    ok(turn_box(b, "echoing", 7).check().run())
+    assert stored(cfg, "emergent")["echoing"] == {"turns": [5, 7], "note": "they repeat the plan"}
+    assert TOLD not in texts(b)
