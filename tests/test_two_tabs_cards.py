@@ -98,3 +98,37 @@ def test_emergent_two_tabs_keep_both_turns_and_the_later_is_told_of_a_clashing_n
     ok(turn_box(b, "echoing", 7).check().run())
     assert stored(cfg, "emergent")["echoing"] == {"turns": [5, 7], "note": "they repeat the plan"}
     assert TOLD not in texts(b)
+
+
+# --- tool contention --------------------------------------------------------------------------------
+
+CODE = "code-team-002"  # two contention regions, #0 and #1
+
+
+def region_cards(at) -> list[dict]:
+    (found,) = components(at, "baton_region_cards")
+    return json.loads(found.proto.json)["cards"]
+
+
+def label(at, region: int, name: str):
+    (cards,) = components(at, "baton_region_cards")
+    return send_trigger(at, cards, "label", {"item": CODE, "region": region, "label": name})
+
+
+def test_contention_two_tabs_keep_both_labels_and_the_later_is_told_of_a_clash(tmp_path):
+    cfg, _save = demo(tmp_path)
+    a, b = tab(cfg, "tool_contention", CODE), tab(cfg, "tool_contention", CODE)
+    label(a, 0, "deadlock")
+    label(b, 1, "benign")  # B was drawn before A's save
+    assert stored(cfg, "contention", CODE) == {"contentions": {"0": "deadlock", "1": "benign"}}
+    assert [c["label"] for c in region_cards(b)] == ["deadlock", "benign"]  # B shows A's label
+    # region 1 labelled again in A (stale: it shows it unlabelled) and differently: B's stays
+    label(a, 1, "race_condition")
+    assert stored(cfg, "contention", CODE) == {"contentions": {"0": "deadlock", "1": "benign"}}
+    card = region_cards(a)[1]
+    assert card["label"] == "benign"  # A is shown the current label
+    assert f"{TOLD} 'benign' meanwhile" in card["status"] and "'race_condition' was not saved" in card["status"]
+    # B unlabels region 0 (which it shows as A's): A's region-1 choice was never saved, nothing else changes
+    label(b, 0, "unlabelled")
+    assert stored(cfg, "contention", CODE) == {"contentions": {"1": "benign"}}
+    assert TOLD not in region_cards(b)[0]["status"]

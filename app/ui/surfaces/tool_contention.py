@@ -345,7 +345,8 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     (not the chart above it, nor its filters). What changes the chart (a chart click, the window,
     the resources, zoom) re-runs the scheme's fragment, and this with it."""
     d, kind, bounds, by_index = _prepared(item, scheme)
-    labels = tl.labels_of(_stored(ws, item, scheme))
+    drawn = _stored(ws, item, scheme)  # what the cards show: a label's change from it is saved
+    labels = tl.labels_of(drawn)
     _selected_line(scheme, item, d, kind)
     page_key = _k(scheme, item, "page")
     selected = st.session_state.get(_k(scheme, item, "selected"))
@@ -396,10 +397,13 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
         idx, label = event.get("region"), event.get("label")
         if idx not in choices or label not in choices[idx]:  # not a card on this page, or not one of its labels
             return
-        before = _stored(ws, item, scheme)  # the value on disk: other regions may be on other pages
-        value = tl.set_label(before, idx, label)
-        if tl.labels_of(value) != tl.labels_of(before):
-            shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx), empty=tl.is_empty(value))
+        # only this region's change from what the cards were drawn from, on top of the disk (other
+        # regions, on other pages or labelled in another tab, keep theirs); a region another tab
+        # labelled differently meanwhile keeps that label, and its card says so
+        value = tl.set_label(drawn, idx, label)
+        if tl.labels_of(value) != labels:
+            shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx), empty=tl.is_empty(value),
+                             base=drawn)
 
     def on_select():
         idx = chosen("select").get("region")
