@@ -132,3 +132,42 @@ def test_contention_two_tabs_keep_both_labels_and_the_later_is_told_of_a_clash(t
     label(b, 0, "unlabelled")
     assert stored(cfg, "contention", CODE) == {"contentions": {"1": "benign"}}
     assert TOLD not in region_cards(b)[0]["status"]
+
+
+# --- agent interaction graph --------------------------------------------------------------------------
+
+def gkey(*parts):
+    return widget_key("graph", "graph", TRIP, *parts)
+
+
+def graph_click(at, name: str):
+    """A click on the node drawn as `name` (see tests/test_graph_page.py)."""
+    at.session_state[gkey("canvas")] = f"g2-{at.session_state[gkey('clicks')]}-{name}"
+    return ok(at.run())
+
+
+def test_graph_two_tabs_keep_both_marks_and_the_later_is_told_of_a_clashing_handoff(tmp_path, monkeypatch):
+    from app.ui import graph_view
+    monkeypatch.setattr(graph_view, "DOUBLE_CLICK", 0.0)
+    cfg, _save = demo(tmp_path)
+    a, b = tab(cfg, "agent_interaction_graph"), tab(cfg, "agent_interaction_graph")
+    ok(a.toggle(key=gkey("node", "Critic")).set_value(True).run())
+    ok(b.toggle(key=gkey("node", "Planner")).set_value(True).run())  # B was drawn before A's save
+    assert set(stored(cfg, "graph")["critical_nodes"]) == {"Critic", "Planner"}
+    assert b.toggle(key=gkey("node", "Critic")).value is True  # B shows A's agent
+    # a click on the drawing of stale A (it never saw Planner marked): toggles Critic off, Planner stays
+    graph_click(a, "n4")
+    assert stored(cfg, "graph") == {"critical_nodes": ["Planner"], "edges": {}}
+    # a handoff set in A, then otherwise in B (drawn before A's save): A's stays, B told and shown it
+    ok(a.selectbox(key=gkey("edge", "Planner->Critic")).set_value("critical").run())
+    ok(b.selectbox(key=gkey("edge", "Planner->Critic")).set_value("problematic").run())
+    assert stored(cfg, "graph")["edges"] == {"Planner->Critic": "critical"}
+    told = texts(b)
+    assert f"edge Planner → Critic: {TOLD} 'critical' meanwhile" in told and "'problematic' was not saved" in told
+    assert b.selectbox(key=gkey("edge", "Planner->Critic")).value == "critical"
+    assert b.toggle(key=gkey("node", "Critic")).value is False  # and A's click on the drawing too
+    # the same clash through the drawing: B cycles the handoff (drawn critical) while A set it normal
+    ok(a.selectbox(key=gkey("edge", "Planner->Critic")).set_value("normal").run())
+    graph_click(b, "e6")  # Planner → Critic, drawn critical: B makes it problematic
+    assert stored(cfg, "graph") == {"critical_nodes": ["Planner"], "edges": {}}
+    assert f"{TOLD} nothing meanwhile" in texts(b)
