@@ -75,10 +75,11 @@ def _succeeded(item: Item, scheme_name: str) -> None:
 
 
 def refused(item: Item, scheme_name: str, reasons: list[str]) -> None:
-    """A value that does not fit its scheme or trace, not written: the card says why, and the
-    controls go back to what is on disk."""
+    """A value that does not fit its scheme or trace, not written: the card (or the scheme's
+    note) says so once, naming the scheme and why, and the controls go back to what is on disk.
+    This is the only check of a value from a control: surfaces do not check before saving."""
     st.session_state.setdefault(state.NOT_SAVED, {})[(item.id, scheme_name)] = \
-        "the value does not fit: " + "; ".join(reasons[:3])
+        f"the value does not fit the scheme “{scheme_name}”: " + "; ".join(reasons[:3])
     st.session_state[state.REVERT] = st.session_state.get(state.REVERT, 0) + 1
 
 
