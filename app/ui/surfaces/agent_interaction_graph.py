@@ -127,7 +127,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         _graph_and_agents(ws, item, scheme)
         # the handoffs' controls are outside the graph's fragment: a toggle above does not redraw
         # them; a change here re-runs the scheme, the graph with it
-        _edge_controls(d.edges, drawn, key, commit, agents)
+        _edge_controls(d.edges, current(), key, commit, agents)  # (after a click on the drawing above)
 
     def clean():
         if not graph.is_empty(current()):  # the graph's part re-runs alone: this button checks here
