@@ -6,6 +6,9 @@ on the card and shown the current value."""
 from __future__ import annotations
 
 import json
+import random
+
+import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
@@ -171,3 +174,44 @@ def test_graph_two_tabs_keep_both_marks_and_the_later_is_told_of_a_clashing_hand
     graph_click(b, "e6")  # Planner → Critic, drawn critical: B makes it problematic
     assert stored(cfg, "graph") == {"critical_nodes": ["Planner"], "edges": {}}
     assert f"{TOLD} nothing meanwhile" in texts(b)
+
+
+@pytest.mark.long
+def test_two_tabs_of_one_annotator_on_the_scorecard_and_the_graph_long(tmp_path):
+    """Two tabs of one annotator, each click made in a tab drawn before the other's last save:
+    120 scorecard clicks on the cells of each tab's own agents (no click conflicts) keep every
+    score the last click gave it and both tabs show the disk after their own click; then 40
+    toggles of critical agents the same way on the graph."""
+    cfg, _save = demo(tmp_path)
+    rng = random.Random(30)
+    tabs = [tab(cfg, "agent_scorecard"), tab(cfg, "agent_scorecard")]
+    agents = [["Planner", "HotelAgent", "Critic"], ["FlightAgent", "FoodAgent"]]
+    dims = ["role fidelity", "contribution", "coordination"]
+    want: dict[tuple, int] = {}
+    for click in range(120):
+        who = rng.randrange(2)
+        cellkey = (rng.choice(agents[who]), rng.choice(dims))
+        score = rng.choice([None, 1, 2, 3, 4, 5])
+        at = tabs[who]
+        widget = cell(at, "agent", *cellkey)
+        if widget.value == score:
+            continue
+        ok(widget.set_value(score).run())
+        if score is None:
+            want.pop(cellkey, None)
+        else:
+            want[cellkey] = score
+        v = stored(cfg, "scorecard") or {"agents": {}}
+        on_disk = {(a, d): s for a, scores in v["agents"].items() for d, s in scores.items()}
+        assert on_disk == want, click
+        assert {k: cell(at, "agent", *k).value for k in want} == want, click
+    boards = [tab(cfg, "agent_interaction_graph"), tab(cfg, "agent_interaction_graph")]
+    marked: set[str] = set()
+    for click in range(40):
+        who = rng.randrange(2)
+        agent = rng.choice(agents[who])
+        at = boards[who]
+        on = not at.toggle(key=gkey("node", agent)).value
+        ok(at.toggle(key=gkey("node", agent)).set_value(on).run())
+        (marked.add if on else marked.discard)(agent)
+        assert set((stored(cfg, "graph") or {"critical_nodes": []})["critical_nodes"]) == marked, click
