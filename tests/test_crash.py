@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from app.store import index as store_index
+from app.store import lock as save_lock
 from app.store.storage import AnnotationStore
 from tests.conftest import ROOT, write_project
 
@@ -175,8 +176,10 @@ def check_store(root: Path) -> tuple[AnnotationStore, list, int]:
     for p in files:
         assert pq.read_table(p).num_rows == 1, p
     assert len(pd.read_parquet(root)) == len(files) == len(rows)
-    # besides key files: the annotator folders' row indexes (app/store/index.py), and temp files
-    temps = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".parquet" and p.name != store_index.NAME]
+    # besides key files: the annotator folders' row indexes (app/store/index.py) and save locks
+    # (app/store/lock.py), and temp files
+    temps = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".parquet"
+             and p.name not in (store_index.NAME, save_lock.LOCK_NAME)]
     assert all(p.name.startswith(".tmp-") for p in temps), temps
     return store, rows, len(temps)
 

@@ -323,15 +323,18 @@ def import_file(ws, path: str | Path, *, overwrite: bool = False, annotator: str
             if wrong and not keep_invalid:
                 result.refuse(at, scheme, wrong, kept=False)
                 continue
-            if not overwrite and store.path_for(item_id, who, scheme).exists():
-                result.kept_existing += 1
-                continue
             trace_hash = row.get("trace_hash")
             if not isinstance(trace_hash, str) or not trace_hash:
                 trace_hash = item.trace_hash
             try:
-                store.save(Annotation(item_id, who, scheme, t, value, STATUS_INVALID if wrong else status,
-                                      trace_hash, _time(row.get("updated_at")), seconds))
+                # the check for a saved row and the write as one step: the app saving this key
+                # meanwhile (another process) is never overwritten without --overwrite
+                with store.locked(who):
+                    if not overwrite and store.path_for(item_id, who, scheme).exists():
+                        result.kept_existing += 1
+                        continue
+                    store.save(Annotation(item_id, who, scheme, t, value, STATUS_INVALID if wrong else status,
+                                          trace_hash, _time(row.get("updated_at")), seconds))
             except (ValueError, TypeError) as e:
                 result.problem(at, str(e))
                 continue

@@ -45,8 +45,11 @@ target folder, flushes and fsyncs it, ``os.replace``\\ s it over the key's file
 and fsyncs the folder.  A crash therefore loses at most the save in flight and
 never corrupts data saved before; readers see either the old or the new file.
 Different annotators write different files, so concurrent processes never
-overwrite each other; two tabs of one annotator saving the same key resolve as
-last-``os.replace``-wins.
+overwrite each other. Every write takes its annotator's save lock
+(:mod:`app.store.lock`, a ``flock`` on a hidden file of the annotator's folder);
+a caller that reads a key, merges a change into it and writes it back holds
+:meth:`AnnotationStore.locked` around the three, so two processes (two servers,
+an import while the app saves) or two sessions never interleave them.
 
 Cost: one save touches only its own file and at most three folders, so it is
 O(1) in the number of stored annotations (it never lists or rewrites the store).
@@ -74,6 +77,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from app.store import index as store_index
+from app.store import lock as save_lock
 from app.store.files import (MAX_VALUE_DEPTH, SUFFIX, TEMP_PREFIX, _check_name, _components, _data_files, _fsync_dir, _key_file_entries, _list_dir,
                              _makedirs_durable, _subdirs, encode_component, value_from_json, value_to_json)
 from app.store.rows import (DONE, SCHEMA, SCHEMA_VERSION, STATUS_ANNOTATED, STATUS_CLEARED,
@@ -151,6 +155,11 @@ class AnnotationStore:
             self.problems.append(msg)
 
     # ---- write ---------------------------------------------------------- #
+    def locked(self, annotator: str):
+        """A context holding `annotator`'s save lock across processes and threads (re-entrant
+        within a thread): a read, merge and write of their keys inside it are one step."""
+        return save_lock.held(self.annotator_dir(annotator))
+
     def save(self, ann: Annotation) -> Annotation:
         """Atomically and durably write ``ann`` (replacing that key's previous row).
 
@@ -161,6 +170,10 @@ class AnnotationStore:
         ann, value_json = _normalise(ann)
         table = _to_table(ann, value_json)
         target = self.path_for(ann.item_id, ann.annotator, ann.scheme)
+        with self.locked(ann.annotator):
+            return self._write(ann, table, target)
+
+    def _write(self, ann: Annotation, table: pa.Table, target: Path) -> Annotation:
         folder = target.parent
         _makedirs_durable(folder)
         self._checked(target)  # re-check now that the folders exist (symlinks)
@@ -196,8 +209,11 @@ class AnnotationStore:
     def delete(self, item_id: str, annotator: str, scheme: str) -> bool:
         """Remove the key's row.  Returns False if there was nothing to remove."""
         target = self.path_for(item_id, annotator, scheme)
+        if not target.parent.is_dir():
+            return False  # (nothing saved: no folder, no lock file made for it)
         try:
-            os.unlink(target)
+            with self.locked(annotator):
+                os.unlink(target)
         except FileNotFoundError:
             return False
         _fsync_dir(target.parent)

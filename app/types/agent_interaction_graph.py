@@ -293,13 +293,19 @@ def parts(value: Any, scheme: Scheme) -> dict:
     """Each critical node, and each marked edge's state."""
     clean = normalize(value)
     found: dict = {("critical node", a): True for a in clean["critical_nodes"]}
-    found.update({("edge", "{} → {}".format(*parse_edge_key(k))): (k, state) for k, state in clean["edges"].items()})
+    # ("edge", from, "→", to): read as "edge Coder → Tester" in a conflict's words, its state the value
+    found.update({("edge", *_arrow(k)): state for k, state in clean["edges"].items()})
     return found
+
+
+def _arrow(key: str) -> tuple[str, str, str]:
+    src, dst = parse_edge_key(key)
+    return src, "→", dst
 
 
 def join(fields: dict, scheme: Scheme) -> dict:
     return normalize({"critical_nodes": [f[1] for f in fields if f[0] == "critical node"],
-                      "edges": dict(x for f, x in fields.items() if f[0] == "edge")})
+                      "edges": {edge_key(f[1], f[3]): x for f, x in fields.items() if f[0] == "edge"}})
 
 
 TYPE = AnnotationType(

@@ -53,6 +53,9 @@ def merge(kind: AnnotationType, scheme: Scheme, base: Any, mine: Any, theirs: An
                 out[field] = now
         else:
             conflicts.append(Conflict(field, now, there))
+    # the click's order first (a surface puts its value in the order it shows, e.g. agents in
+    # trace order), then what only the disk holds
+    out = {f: out[f] for f in dict.fromkeys([*m, *out]) if f in out}
     return kind.join(out, scheme), conflicts
 
 

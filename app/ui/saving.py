@@ -75,10 +75,11 @@ def _succeeded(item: Item, scheme_name: str) -> None:
 
 
 def refused(item: Item, scheme_name: str, reasons: list[str]) -> None:
-    """A value that does not fit its scheme or trace, not written: the card says why, and the
-    controls go back to what is on disk."""
+    """A value that does not fit its scheme or trace, not written: the card (or the scheme's
+    note) says so once, naming the scheme and why, and the controls go back to what is on disk.
+    This is the only check of a value from a control: surfaces do not check before saving."""
     st.session_state.setdefault(state.NOT_SAVED, {})[(item.id, scheme_name)] = \
-        "the value does not fit: " + "; ".join(reasons[:3])
+        f"the value does not fit the scheme “{scheme_name}”: " + "; ".join(reasons[:3])
     st.session_state[state.REVERT] = st.session_state.get(state.REVERT, 0) + 1
 
 
@@ -174,11 +175,23 @@ def save(ws: Workspace, item: Item, scheme_name: str, annotation_type: str, valu
     """Write one annotation durably, then record the time for the page to show; None if the
     write failed (the page then says so: see `failed`), the value does not fit (`refused`), or
     nobody is signed in any more (a session that ended: the run that follows asks for the
-    sign-in). With `base`, only what changed from it is applied on top of the disk (`merged`)."""
+    sign-in). With `base`, only what changed from it is applied on top of the disk (`merged`).
+    The read, the merge and the write hold the annotator's save lock (app/store/lock.py): another
+    server process, an import or another session never writes in between."""
     who = annotator()
     if not who:
         return None
     db = store(ws)
+    try:
+        with db.locked(who):
+            return _save(ws, db, who, item, scheme_name, annotation_type, value, status, base)
+    except OSError as e:  # the lock could not be taken: the annotation folder cannot be written
+        failed(item, scheme_name, e)
+        return None
+
+
+def _save(ws: Workspace, db: AnnotationStore, who: str, item: Item, scheme_name: str, annotation_type: str,
+          value, status: str, base) -> Annotation | None:
     scheme = None if scheme_name == DONE else _scheme(ws, scheme_name)
     conflicts: list = []
     if scheme is not None:
@@ -215,21 +228,34 @@ def commit(ws: Workspace, item: Item, scheme, value, empty: bool | None = None,
     emptied it: an emptied value is "not annotated", never "reviewed, nothing to flag"
     (that is an explicit status). `empty` defaults to `not value`. With `base` (the stored value
     the controls were drawn from), only the click's change is applied on top of the disk, and
-    the result decides whether the row is emptied. False if it failed."""
+    the result decides whether the row is emptied (all under the save lock, see `save`). False
+    if it failed."""
     if base is not NO_BASE:
-        value, conflicts = merged(ws, item, scheme, value, base)
-        if status == ANNOTATED and merge.is_empty(TYPES[scheme.type], scheme, value):
-            done = clear(ws, item, scheme.name)
-            if done:
-                _conflicted(item, scheme.name, conflicts)
-            return done
-        saved = save(ws, item, scheme.name, scheme.type, value, status)
-        if saved is not None:
-            _conflicted(item, scheme.name, conflicts)
-        return saved is not None
+        who = annotator()
+        if not who:
+            return False
+        try:
+            with store(ws).locked(who):
+                return _commit_merged(ws, item, scheme, value, status, base)
+        except OSError as e:
+            failed(item, scheme.name, e)
+            return False
     if status == ANNOTATED and ((not value) if empty is None else empty):
         return clear(ws, item, scheme.name)
     return save(ws, item, scheme.name, scheme.type, value, status) is not None
+
+
+def _commit_merged(ws: Workspace, item: Item, scheme, value, status: str, base) -> bool:
+    value, conflicts = merged(ws, item, scheme, value, base)
+    if status == ANNOTATED and merge.is_empty(TYPES[scheme.type], scheme, value):
+        done = clear(ws, item, scheme.name)
+        if done:
+            _conflicted(item, scheme.name, conflicts)
+        return done
+    saved = save(ws, item, scheme.name, scheme.type, value, status)
+    if saved is not None:
+        _conflicted(item, scheme.name, conflicts)
+    return saved is not None
 
 
 def reviewed_clean(ws: Workspace, item: Item, scheme, value, forget: tuple = ()) -> bool:

@@ -9,6 +9,11 @@ the same script run. Below it, a toggle per agent, a choice per handoff and a te
 without a mouse. The graph, the summary and the agents' toggles are a fragment of their own: a
 toggle or an agent click re-runs only them, not the (up to twenty) handoff controls; a handoff
 change re-runs the scheme's fragment, and a click on a handoff's handle the page.
+
+Every change is saved as what it changed from the value its controls (or the drawing) were drawn
+from (`base`), on top of what is on disk (app/types/merge.py): a second tab of the same annotator
+never unmarks what this one marked; a handoff another tab set to another state meanwhile keeps
+it, the graph's saved line says so, and every control shows the disk.
 """
 from __future__ import annotations
 
@@ -92,8 +97,9 @@ def _bound(ws: Workspace, item: Item, scheme: Scheme, agents: list[str]):
         ann = shell.load(ws, item, scheme.name)
         return graph.normalize(ann.value if ann else None, agents)
 
-    def commit(value: dict) -> None:
-        shell.card_saved(ws, item, scheme, graph.normalize(value, agents), key("saved"), empty=graph.is_empty(value))
+    def commit(value: dict, base: dict) -> None:  # (base: the value the control was drawn from)
+        shell.card_saved(ws, item, scheme, graph.normalize(value, agents), key("saved"), empty=graph.is_empty(value),
+                         base=base)
     return key, current, commit
 
 
@@ -105,22 +111,23 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     if not agents:
         st.info("This trace names no agents, so there is no graph to mark.")
     else:
+        drawn = current()  # (what the controls below are drawn from)
         hint = suggestion_view.path(item, d)
-        if hint is not None and set(current()["critical_nodes"]) != set(hint.agents):
+        if hint is not None and set(drawn["critical_nodes"]) != set(hint.agents):
             def accept():  # the suggested agents critical, and the handoffs between them the trace has
-                value = current()
+                value = drawn
                 for agent in hint.agents:
                     value = graph.set_node(value, agent, True, agents)
                 for a, b in (e for e in hint.edges if any(e == (x, y) for x, y, _n in d.edges)):
                     value = graph.set_edge(value, a, b, graph.CRITICAL, agents)
-                commit(value)
+                commit(value, drawn)
                 st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
 
             suggestion_view.offer("critical path", hint.reason, key("accept"), accept)
         _graph_and_agents(ws, item, scheme)
         # the handoffs' controls are outside the graph's fragment: a toggle above does not redraw
         # them; a change here re-runs the scheme, the graph with it
-        _edge_controls(d.edges, current(), key, commit, current, agents)
+        _edge_controls(d.edges, current(), key, commit, agents)  # (after a click on the drawing above)
 
     def clean():
         if not graph.is_empty(current()):  # the graph's part re-runs alone: this button checks here
@@ -145,7 +152,7 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
     key, current, commit = _bound(ws, item, scheme, agents)
 
     value = current()
-    k_clicks = key("clicks")
+    k_clicks, k_drawn = key("clicks"), key("drawn")
     clicks = st.session_state.setdefault(k_clicks, 0)
     # the layout (a spring layout: ms per run) once per derivation, its ids renamed per click
     lay = view.renamed(shell.per_derivation(d, f"graph.layout:{scheme.index}", lambda: view.layout(
@@ -164,13 +171,16 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
         now, k_last = time.monotonic(), key("last")
         if not view.second_of_double_click(hit, now, st.session_state.get(k_last)):
             st.session_state[k_last] = (hit, now)
-            new = view.apply_click(value, lay, clicked)
-            commit(new)
-            if graph.normalize(new, agents)["edges"] != value["edges"]:
+            # the click was made on the last drawing: its change from what that showed is saved
+            seen = st.session_state.get(k_drawn, value)
+            new = view.apply_click(seen, lay, clicked)
+            commit(new, seen)
+            if graph.normalize(new, agents)["edges"] != seen["edges"]:
                 st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
             value = current()
         lay = view.renamed(lay, view.clicks_prefix(scheme.index, clicks))
     shell.rerun_if_asked()
+    st.session_state[k_drawn] = value
     nodes, edges = _nodes_and_edges(lay, value)
     _draw(nodes, edges, _Options(view.vis_options()), key("canvas"))
     st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
@@ -180,11 +190,11 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.markdown(line)
     if key("saved") in st.session_state:  # this part re-runs alone: it says when it saved
         note = shell.card_note(key("saved")).removeprefix(" · ")
-        st.caption(note[:1].upper() + note[1:])  # "Saved HH:MM:SS", or why it was not saved
-    _node_controls(agents, d.step_counts, value, key, commit, current)
+        st.caption(md(note[:1].upper() + note[1:]))  # "Saved HH:MM:SS", or why it was not saved
+    _node_controls(agents, d.step_counts, value, key, commit)
 
 
-def _node_controls(agents, step_counts, value, key, commit, current) -> None:
+def _node_controls(agents, step_counts, value, key, commit) -> None:
     st.markdown("**Critical path** (one toggle per agent)")
     cols = st.columns(2)
     for i, agent in enumerate(agents):
@@ -192,13 +202,13 @@ def _node_controls(agents, step_counts, value, key, commit, current) -> None:
         st.session_state[k] = graph.is_critical(value, agent)  # the stored value is the truth
 
         def changed(agent=agent, k=k):
-            commit(graph.set_node(current(), agent, bool(st.session_state[k]), agents))
+            commit(graph.set_node(value, agent, bool(st.session_state[k]), agents), value)
 
         cols[i % 2].toggle(f"Critical path: {md(agent)}", key=k, on_change=changed,
                            help=f"{_plural(step_counts.get(agent, 0), 'step')} in this trace")
 
 
-def _edge_controls(edges, value, key, commit, current, agents) -> None:
+def _edge_controls(edges, value, key, commit, agents) -> None:
     if not edges:
         st.caption("No handoffs: every step is by the same agent.")
         return
@@ -217,7 +227,7 @@ def _edge_controls(edges, value, key, commit, current, agents) -> None:
         st.session_state[k] = graph.edge_state(value, a, b)
 
         def changed(a=a, b=b, k=k):
-            commit(graph.set_edge(current(), a, b, st.session_state[k], agents))
+            commit(graph.set_edge(value, a, b, st.session_state[k], agents), value)
 
         cols[i % 2].selectbox(f"{md(a)} → {md(b)} ({_plural(n, 'handoff')})", graph.EDGE_STATES, key=k,
                               format_func=STATE_WORDS.__getitem__, on_change=changed)

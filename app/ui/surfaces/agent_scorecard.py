@@ -6,6 +6,11 @@ scored", distinct from every score; clicking the chosen score again takes it bac
 saves at once (value format in app/types/agent_scorecard.py) and re-runs the scheme's fragment
 (app/ui/page.scheme_block), so the count at the top is worked out after the save, from the
 stored value: it always agrees with the cells below it.
+
+A click saves only the cell it changed, on top of what is on disk (app/types/merge.py): the
+value the cells were drawn from is its `base`. A second tab of the same annotator that scored
+the same cell differently meanwhile keeps its score; the row says so, and every cell is drawn
+from the disk on each run, so it shows that score.
 """
 from __future__ import annotations
 
@@ -39,29 +44,24 @@ def _prefix(item: Item, scheme: Scheme) -> tuple:
     return ("scorecard", scheme.name, item.id)
 
 
-def _card(ws: Workspace, item: Item, scheme: Scheme) -> dict:
-    return scorecard.parse(shell.stored_value(ws, item, scheme.name), scheme["scale"])
+def _drawn(ws: Workspace, item: Item, scheme: Scheme):
+    """The stored value the cells are drawn from now (a click's change from it is saved)."""
+    return shell.stored_value(ws, item, scheme.name)
 
 
-def _save(ws: Workspace, item: Item, scheme: Scheme, change, saved_key: str) -> bool:
-    """Apply `change` to the stored value (read now) and save it at once; False if that failed."""
-    value = change(shell.stored_value(ws, item, scheme.name))
-    return shell.card_saved(ws, item, scheme, value, saved_key, empty=scorecard.is_empty(value))
-
-
-def _saver(ws: Workspace, item: Item, scheme: Scheme, key: str, saved: str, update):
-    """A widget's callback: `update(stored value, the widget's value)` saved at once; if that
-    failed, the widget is forgotten, and drawn again with what is on disk."""
+def _saver(ws: Workspace, item: Item, scheme: Scheme, key: str, saved: str, drawn, update):
+    """A widget's callback: `update(drawn, the widget's value)`, its change from `drawn` saved
+    at once on top of the disk. The cells show the disk on the next run (saved, refused, failed
+    or kept by another tab's save)."""
     def cb():
-        if not _save(ws, item, scheme, lambda v: update(v, st.session_state[key]), saved):
-            st.session_state.pop(key, None)
+        value = update(drawn, st.session_state[key])
+        shell.card_saved(ws, item, scheme, value, saved, empty=scorecard.is_empty(value), base=drawn)
     return cb
 
 
 def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:
     """One cell: the scores side by side, one click (or Tab, then Enter/Space) picks one."""
-    if key not in st.session_state:
-        st.session_state[key] = value if value in _options(scheme) else None
+    st.session_state[key] = value if value in _options(scheme) else None  # the disk is the truth
     st.segmented_control(label, _options(scheme), key=key, on_change=cb, label_visibility="collapsed",
                          selection_mode="single", width="content")
 
@@ -124,13 +124,14 @@ def _agent_row(ws: Workspace, item: Item, scheme: Scheme, agent: str, note: str)
     dims: list[str] = scheme["agent_dimensions"]
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "agent", agent, "saved")
-    scores = _card(ws, item, scheme)["agents"].get(agent, {})
+    drawn = _drawn(ws, item, scheme)
+    scores = scorecard.parse(drawn, scheme["scale"])["agents"].get(agent, {})
     # the agent on a line of its own, then a line per dimension: its name and the scores side by
     # side (three controls in a row of the narrow column cut off the highest scores)
-    st.markdown(agent_badge(agent) + md(note) + shell.card_note(saved))
+    st.markdown(agent_badge(agent) + md(note) + md(shell.card_note(saved)))
     for dim in dims:
         key = widget_key(*prefix, "agent", agent, dim)
-        changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_agent_score(
+        changed = _saver(ws, item, scheme, key, saved, drawn, lambda v, x, dim=dim: scorecard.with_agent_score(
             v, agent, dim, x, scheme["milestones"] or [], scheme["scale"]))
         _cell(scheme, dim, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
 
@@ -140,14 +141,15 @@ def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
     team_dims: list[str] = scheme["team_dimensions"] or []
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "team", "saved")
-    scores = _card(ws, item, scheme)["team"]
+    drawn = _drawn(ws, item, scheme)
+    scores = scorecard.parse(drawn, scheme["scale"])["team"]
     for dim in team_dims:
         key = widget_key(*prefix, "team", dim)
-        changed = _saver(ws, item, scheme, key, saved, lambda v, x, dim=dim: scorecard.with_team_score(
+        changed = _saver(ws, item, scheme, key, saved, drawn, lambda v, x, dim=dim: scorecard.with_team_score(
             v, dim, x, scheme["milestones"] or [], scheme["scale"]))
         _cell(scheme, dim, md(f"team {dim}"), key, scores.get(dim), changed)
     if saved in st.session_state:
-        st.caption("Team scores" + shell.card_note(saved))
+        st.caption("Team scores" + md(shell.card_note(saved)))
 
 
 def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -155,14 +157,14 @@ def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
     milestones: list[str] = scheme["milestones"] or []
     prefix = _prefix(item, scheme)
     saved = widget_key(*prefix, "milestone", "saved")
-    reached = _card(ws, item, scheme)["milestones"]
+    drawn = _drawn(ws, item, scheme)
+    reached = scorecard.parse(drawn, scheme["scale"])["milestones"]
     for name in milestones:
         key = widget_key(*prefix, "milestone", name)
-        if key not in st.session_state:
-            st.session_state[key] = bool(reached.get(name, False))
-        changed = _saver(ws, item, scheme, key, saved, lambda v, x, name=name: scorecard.with_milestone(
+        st.session_state[key] = bool(reached.get(name, False))  # the disk is the truth
+        changed = _saver(ws, item, scheme, key, saved, drawn, lambda v, x, name=name: scorecard.with_milestone(
             v, name, bool(x), milestones, scheme["scale"]))
         st.checkbox(md(name), key=key, on_change=changed)
     if saved in st.session_state:
         st.caption(f"Milestones: {sum(bool(reached.get(m)) for m in milestones)} of {len(milestones)} "
-                   f"reached{shell.card_note(saved)}")
+                   f"reached{md(shell.card_note(saved))}")

@@ -4,6 +4,11 @@
 One behaviour is shown at a time (a choice above its turns). A tick re-runs the scheme's fragment
 (app/ui/page.scheme_block), so the overview at the top is read after the save, from the stored
 value, and agrees with the turns below it.
+
+A click saves only what it changed from the value the turns were drawn from (`base`), on top of
+what is on disk (app/types/merge.py): a second tab of the same annotator never unmarks what this
+one marked. A note another tab wrote differently meanwhile is kept; the behaviour's line says so
+and the box shows that note (the words of the one not saved are in the message).
 """
 from __future__ import annotations
 
@@ -14,9 +19,9 @@ from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import shell
+from app.ui import saving, shell
 from app.ui.pager import arrows
-from app.ui.state import remembered, widget_key
+from app.ui.state import follow, remembered, widget_key
 from app.ui.text import md
 
 PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the scheme's fragment, which redraws these
@@ -44,10 +49,14 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         ann = shell.load(ws, item, scheme.name)
         return ann.value if ann and isinstance(ann.value, dict) else {}
 
-    def save(value: dict, behavior: str) -> bool:  # a change made in one behaviour's turns or note
-        return shell.card_saved(ws, item, scheme, value, _k(scheme, item, behavior, "saved"))
-
     stored = load()
+
+    def drawn() -> dict:  # what the turns and note were drawn from (a click's change from it is saved)
+        return bh.build(bh.parse(stored), behaviors)
+
+    def save(value: dict, behavior: str) -> bool:  # a change made in one behaviour's turns or note
+        return shell.card_saved(ws, item, scheme, value, _k(scheme, item, behavior, "saved"), base=stored)
+
     entries = bh.parse(stored)
     # read after this run's saves (callbacks run first): it agrees with the turns below
     st.markdown("  \n".join(md(line) for line in bh.summary(stored, behaviors)))
@@ -66,7 +75,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
             st.session_state[k_shown] = behaviors[0]
         b = st.radio("Behaviour", behaviors, key=k_shown, horizontal=True, format_func=md, on_change=keep,
                      help="The turns and note of this behaviour are shown below; the overview above counts all")
-        _behavior(item, scheme, b, behaviors, rows, valid, load, save)
+        _behavior(item, scheme, b, behaviors, rows, valid, drawn, save)
 
     def clean():
         if bh.parse(load()):  # the behaviour re-runs alone, so this button cannot follow it: it checks here
@@ -79,9 +88,9 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-def _behavior(item, scheme, b, behaviors, rows, valid, load, save) -> None:
-    """One behaviour's turns and note."""
-    _marks(item, scheme, b, behaviors, rows, valid, bh.parse(load()).get(b, bh.entry()), load, save)
+def _behavior(item, scheme, b, behaviors, rows, valid, drawn, save) -> None:
+    """One behaviour's turns and note (`drawn()`: the value they are drawn from)."""
+    _marks(item, scheme, b, behaviors, rows, valid, bh.parse(drawn()).get(b, bh.entry()), drawn, save)
 
 
 def _box(scheme, item, b, t: int) -> str:
@@ -89,17 +98,12 @@ def _box(scheme, item, b, t: int) -> str:
 
 
 def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
-    def forget_boxes():
-        for t in valid:
-            st.session_state.pop(_box(scheme, item, b, t), None)
-
     k_from, k_to = _k(scheme, item, b, "from"), _k(scheme, item, b, "to")
 
     def by_range(add: bool):
         picked = bh.turn_range(st.session_state.get(k_from, valid[0]), st.session_state.get(k_to, valid[0]), valid)
         before = load()
         value = (bh.add_turns if add else bh.remove_turns)(before, b, picked, behaviors)
-        forget_boxes()  # the boxes on screen must show the new turns
         if value != bh.build(bh.parse(before), behaviors):
             save(value, b)
 
@@ -128,14 +132,18 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
     _turns(item, scheme, b, behaviors, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], load, save)
     if scheme.get("allow_note", True):
         k_note = _k(scheme, item, b, "note")
+        # the box shows the note on disk, also after another tab's save; text typed stays in it
+        # when a save failed (to retry)
+        follow(_k(scheme, item, b, "note-holds"), item.id, {k_note: e["note"]}, typed=(k_note,))
 
         def on_note():
             before = load()
             value = bh.set_note(before, b, st.session_state.get(k_note, ""), behaviors)
-            if value != bh.build(bh.parse(before), behaviors):
-                save(value, b)
+            if value != bh.build(bh.parse(before), behaviors) and save(value, b) \
+                    and saving.conflict(item, scheme.name):
+                st.session_state.pop(k_note, None)  # not saved: the box shows the note kept on disk
 
-        st.text_area(f"Note on {md(b)}", value=e["note"], key=k_note, on_change=on_note,
+        st.text_area(f"Note on {md(b)}", key=k_note, on_change=on_note,
                      placeholder="What did you see? (optional)")
 
 
@@ -144,13 +152,12 @@ def _turns(item, scheme, b, behaviors, shown, load, save) -> None:
     marked = set(bh.parse(load()).get(b, bh.entry())["turns"])
     n = len(marked)
     st.caption((f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
-                else "No turns marked for this behaviour yet.") + shell.card_note(_k(scheme, item, b, "saved")))
+                else "No turns marked for this behaviour yet.") + md(shell.card_note(_k(scheme, item, b, "saved"))))
 
     def toggle(t):
-        box = _box(scheme, item, b, t)
-        if not save(bh.set_turn(load(), b, t, bool(st.session_state.get(box)), behaviors), b):
-            st.session_state.pop(box, None)  # not saved: the box shows what is on disk again
+        save(bh.set_turn(load(), b, t, bool(st.session_state.get(_box(scheme, item, b, t))), behaviors), b)
 
     for t in shown:
-        st.checkbox(md(t.label), value=t.index in marked, key=_box(scheme, item, b, t.index), on_change=toggle,
-                    args=(t.index,))
+        box = _box(scheme, item, b, t.index)
+        st.session_state[box] = t.index in marked  # the disk is the truth (saved, failed or another tab's)
+        st.checkbox(md(t.label), key=box, on_change=toggle, args=(t.index,))

@@ -11,7 +11,6 @@ from app.types import error_span as error_type
 from app.types.trajectory_eval import modes
 from app.ui import shell
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.surfaces.span import editor
 from app.ui.text import md
 
@@ -34,12 +33,12 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return read
 
     def save(found: list[dict]) -> bool:
-        return checked.commit(ws, item, scheme, error_type.build(found, scheme), empty=not found)
+        return shell.commit(ws, item, scheme, error_type.build(found, scheme), empty=not found)
 
     if scheme.get("show_score", True):
         st.markdown(f"**Score: {error_type.build(current, scheme)['score']} / {scheme.get('max_score', 100)}**")
     editor(ws, item, scheme, current, fields, save,
            lambda e: " › ".join(x for x in (e.get("type"), e.get("subtype"), e.get("severity")) if x))
     st.button("Reviewed, no error", key=widget_key("error_span", scheme.name, item.id, "clean"),
-              on_click=lambda: checked.reviewed_clean(ws, item, scheme, error_type.build([], scheme)),
+              on_click=lambda: shell.reviewed_clean(ws, item, scheme, error_type.build([], scheme)),
               help="Record that you read the steps and found no error (removes the error spans)")

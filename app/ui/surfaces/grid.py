@@ -9,7 +9,6 @@ from app.traces.trace import Item
 from app.types.grid import Grid
 from app.ui import shell
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.text import md
 
 
@@ -24,12 +23,11 @@ def render_grid(ws: Workspace, item: Item, scheme: Scheme, grid: Grid, hints: di
 
     def save():
         value = grid.build(scheme, {r: st.session_state.get(k) for r, k in keys.items()})
-        checked.commit(ws, item, scheme, value)
+        shell.commit(ws, item, scheme, value)
 
     for r, k in keys.items():
         st.radio(md(r), points, key=k, on_change=save, horizontal=True, index=None,
                  format_func=lambda p: md(f"{p} {names[p - 1]}" if names[p - 1] != str(p) else str(p)),
                  help=md(hints[r]) if hints.get(r) else None)
-    checked.refused(item, scheme)
     rated = sum(1 for k in keys.values() if st.session_state.get(k) is not None)
     st.caption(f"{rated} of {len(keys)} rated")

@@ -9,7 +9,6 @@ from app.traces.trace import Item
 from app.types import numeric
 from app.ui import shell
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.text import md
 
 
@@ -22,9 +21,8 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     def save():
         x = st.session_state.get(key)
-        checked.commit(ws, item, scheme, numeric.build(scheme, x), empty=x is None)
+        shell.commit(ws, item, scheme, numeric.build(scheme, x), empty=x is None)
 
     step = scheme.get("step")
     st.number_input(md(scheme.name), min_value=lo, max_value=hi, step=step if step else None, value=None,
                     key=key, on_change=save, label_visibility="collapsed", placeholder="Type a number")
-    checked.refused(item, scheme)

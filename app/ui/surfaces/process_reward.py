@@ -11,7 +11,6 @@ from app.types import process_reward as prm, steps as stepmod
 from app.ui import shell
 from app.ui.pager import pager
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.text import excerpt, visible
 
 PAGE_SIZE = 10
@@ -32,7 +31,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         _first_error(ws, item, scheme, [s.index for s in asked], stored, label)
     else:
         _per_step(ws, item, scheme, asked, given, label)
-    checked.refused(item, scheme)
     _orphans(ws, item, scheme, stored, {s.index for s in asked})
     judged = sum(1 for s in asked if given.get(s.index) is not None)
     st.caption(f"{judged} of {len(asked)} steps given a reward")
@@ -47,9 +45,9 @@ def _first_error(ws, item, scheme, indexes: list[int], stored, label) -> None:
     def save():
         x = st.session_state.get(key)
         if x is None:
-            checked.commit(ws, item, scheme, {}, empty=True)
+            shell.commit(ws, item, scheme, {}, empty=True)
         else:
-            checked.commit(ws, item, scheme, prm.first_error(scheme, indexes, None if x == NO_ERROR else x))
+            shell.commit(ws, item, scheme, prm.first_error(scheme, indexes, None if x == NO_ERROR else x))
 
     st.selectbox("First incorrect step", [NO_ERROR] + indexes, key=key, on_change=save,
                  placeholder="Choose the first step that goes wrong",
@@ -64,7 +62,7 @@ def _per_step(ws, item, scheme, asked, given: dict, label) -> None:
         now = dict(given)
         now.update({i: st.session_state[k] for i, k in keys.items() if k in st.session_state})
         value = prm.build(scheme, now)
-        checked.commit(ws, item, scheme, value, empty=not value["steps"])
+        shell.commit(ws, item, scheme, value, empty=not value["steps"])
 
     page = pager(("prm", scheme.name, item.id), len(asked), PAGE_SIZE, "Steps")
     for s in asked[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
@@ -89,6 +87,6 @@ def _orphans(ws, item, scheme, stored, asked: set[int]) -> None:
         def discard(i=e["index"]):
             kept = {x["index"]: prm.reward_of(x) for x in prm.parse(stored) if x["index"] != i}
             value = prm.build(scheme, kept)
-            checked.commit(ws, item, scheme, value, empty=not value["steps"])
+            shell.commit(ws, item, scheme, value, empty=not value["steps"])
 
         row.button("Discard", key=widget_key("prm", scheme.name, item.id, "orphan", e["index"]), on_click=discard)

@@ -9,7 +9,6 @@ from app.traces.trace import Item
 from app.types import radio
 from app.ui import shell
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.text import md
 
 
@@ -21,10 +20,9 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.session_state[key] = current if current in names else None
 
     def save():
-        checked.commit(ws, item, scheme, radio.build(st.session_state.get(key)))
+        shell.commit(ws, item, scheme, radio.build(st.session_state.get(key)))
 
     st.selectbox(md(scheme.name), names, key=key, on_change=save, format_func=md, label_visibility="collapsed",
                  placeholder="Choose one")
-    checked.refused(item, scheme)
     if current is not None and current not in names:
         st.caption(f"Saved earlier: {md(current)} (no longer a label of the scheme)")

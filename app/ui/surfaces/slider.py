@@ -9,7 +9,6 @@ from app.traces.trace import Item
 from app.types import numeric, slider as slider_type
 from app.ui import shell
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.text import md
 
 
@@ -22,16 +21,15 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.session_state[key] = float(stored if stored is not None else slider_type.start(scheme))
 
     def save():
-        checked.commit(ws, item, scheme, numeric.build(scheme, st.session_state[key]))
+        shell.commit(ws, item, scheme, numeric.build(scheme, st.session_state[key]))
 
     def clear():
-        checked.commit(ws, item, scheme, {}, empty=True)
+        shell.commit(ws, item, scheme, {}, empty=True)
         st.session_state.pop(key, None)
 
     ends = " · ".join(x for x in (scheme.get("min_label"), scheme.get("max_label")) if x)
     st.slider(md(scheme.name), min_value=float(lo), max_value=float(hi), step=step, key=key, on_change=save,
               label_visibility="collapsed", help=md(ends) if ends else None)
-    checked.refused(item, scheme)
     st.caption(f"Saved: {numeric.shown(stored)}" if stored is not None else
                "Not set yet: move the slider to record a value (the start position is not saved).")
     if stored is not None:

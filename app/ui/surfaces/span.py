@@ -18,7 +18,6 @@ from app.traces.trace import Item
 from app.types import span as span_type, spans, steps as stepmod
 from app.ui import shell
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.text import excerpt, md, visible
 
 TEXT_SHOWN = 4000  # characters of the chosen step shown above the editor
@@ -64,7 +63,6 @@ def editor(ws: Workspace, item: Item, scheme: Scheme, current: list[dict],
     why = st.session_state.pop(k("why"), None)
     if why:
         st.warning(why)
-    checked.refused(item, scheme)
     st.markdown(f"**{len(current)} span(s)**")
     for n, e in enumerate(current):
         row = st.container(horizontal=True, vertical_alignment="center")
@@ -81,9 +79,9 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return lambda: {"label": st.session_state[k("label")]} if st.session_state.get(k("label")) else None
 
     def save(found: list[dict]) -> bool:
-        return checked.commit(ws, item, scheme, found, empty=not found)
+        return shell.commit(ws, item, scheme, found, empty=not found)
 
     editor(ws, item, scheme, current, fields, save, lambda e: str(e.get("label")))
     st.button("Reviewed, nothing to highlight", key=widget_key("span", scheme.name, item.id, "clean"),
-              on_click=lambda: checked.reviewed_clean(ws, item, scheme, []),
+              on_click=lambda: shell.reviewed_clean(ws, item, scheme, []),
               help="Record that you read the steps and found nothing to highlight (removes the spans)")

@@ -15,7 +15,6 @@ drawing itself (the window, zoom, the resource filter, another item) draws it ag
 from __future__ import annotations
 
 import math
-import re
 
 import streamlit as st
 
@@ -25,7 +24,7 @@ from app.project.config import Scheme
 from app.traces.derive import Derivation
 from app.traces.trace import Item, one_line
 from app.project.workspace import Workspace
-from app.ui import region_cards, shell, timeline_chart
+from app.ui import contention_selection as selection, region_cards, shell, timeline_chart
 from app.ui.pager import arrows
 from app.ui.state import follow, trigger, widget_key
 from app.ui.text import md, visible
@@ -305,38 +304,12 @@ def _chart(ws: Workspace, item: Item, scheme: Scheme, d: Derivation, kind: str, 
                 st.text(f"… and {len(problems) - 50} more")
 
 
-_HOW = ((re.compile(r"^Call (\d+) is in region #\d+"), r"call \1 clicked on the chart"),
-        (re.compile(r"^Region #\d+ selected on the chart"), "its ◆ marker clicked"),
-        (re.compile(r"^Region #\d+ selected from the list"), "chosen in the list"))
-
-
-def how_selected(message: str) -> str | None:
-    """How a selection was made, from its message ("call 2 clicked on the chart"), or None when
-    the message is not about a selection (it is then shown on a line of its own)."""
-    for pattern, how in _HOW:
-        if pattern.match(message or ""):
-            return pattern.sub(how, message.split(":")[0].rstrip("."))
-    return None
-
-
 def _selected_line(scheme, item, d: Derivation, kind: str) -> None:
-    """The selected region named, with how it was selected, in one line (the chart is not drawn
-    again for it); a click that selected nothing says so on a line of its own."""
-    message = st.session_state.get(_k(scheme, item, "message")) or ""
-    how = how_selected(message)
+    """The selected region named in one line (app/ui/contention_selection.py)."""
     selected = st.session_state.get(_k(scheme, item, "selected"))
-    region = next((r for r in d.contentions if r.index == selected), None)
-    if message and (how is None or region is None):
-        st.caption(f"↳ {md(message)}")
-    if region is None:
-        return
-    if region.index in st.session_state.get(_k(scheme, item, "drawn"), ()):
-        where = f"its ◆#{region.index} marker is on the chart"
-    else:
-        where = "not in this view of the chart (zoom to it, or change the window or the resources)"
-    st.caption(f"↳ **Selected: region #{region.index}**{' (' + md(how) + ')' if how else ''} · "
-               f"{md(region.resource, 60)} · {md(tl.fmt_span(region.start, region.end, kind))} · "
-               f"agents: {md(', '.join(region.agents), 120)} · {where}")
+    selection.line(st.session_state.get(_k(scheme, item, "message")) or "",
+                   next((r for r in d.contentions if r.index == selected), None),
+                   st.session_state.get(_k(scheme, item, "drawn"), ()), kind)
 
 
 @st.fragment
@@ -345,7 +318,8 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     (not the chart above it, nor its filters). What changes the chart (a chart click, the window,
     the resources, zoom) re-runs the scheme's fragment, and this with it."""
     d, kind, bounds, by_index = _prepared(item, scheme)
-    labels = tl.labels_of(_stored(ws, item, scheme))
+    drawn = _stored(ws, item, scheme)  # what the cards show: a label's change from it is saved
+    labels = tl.labels_of(drawn)
     _selected_line(scheme, item, d, kind)
     page_key = _k(scheme, item, "page")
     selected = st.session_state.get(_k(scheme, item, "selected"))
@@ -396,10 +370,13 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
         idx, label = event.get("region"), event.get("label")
         if idx not in choices or label not in choices[idx]:  # not a card on this page, or not one of its labels
             return
-        before = _stored(ws, item, scheme)  # the value on disk: other regions may be on other pages
-        value = tl.set_label(before, idx, label)
-        if tl.labels_of(value) != tl.labels_of(before):
-            shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx), empty=tl.is_empty(value))
+        # only this region's change from what the cards were drawn from, on top of the disk (other
+        # regions, on other pages or labelled in another tab, keep theirs); a region another tab
+        # labelled differently meanwhile keeps that label, and its card says so
+        value = tl.set_label(drawn, idx, label)
+        if tl.labels_of(value) != labels:
+            shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx), empty=tl.is_empty(value),
+                             base=drawn)
 
     def on_select():
         idx = chosen("select").get("region")

@@ -11,7 +11,6 @@ from app.traces.trace import Item
 from app.types import steps as stepmod, trajectory_edit as edit_type
 from app.ui import shell
 from app.ui.state import widget_key
-from app.ui.surfaces import checked
 from app.ui.text import excerpt, md, visible
 
 TEXT_SHOWN = 4000
@@ -25,7 +24,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     k = lambda *name: widget_key("tedit", scheme.name, item.id, *name)  # noqa: E731
 
     def commit(value) -> None:
-        checked.commit(ws, item, scheme, value, empty=not value["edits"] and edit_type.FINAL not in value)
+        shell.commit(ws, item, scheme, value, empty=not value["edits"] and edit_type.FINAL not in value)
 
     if asked:
         by_index = {s.index: s for s in asked}
@@ -74,7 +73,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
             commit(edit_type.build(edit_type.parse(stored), {"original": original, "corrected": st.session_state[kf]}))
 
         st.text_area("Corrected final answer", key=kf, on_change=save_final)
-    checked.refused(item, scheme)
     asked_steps = {s.index for s in asked}
     lost = [e for e in edits.values() if e["step_index"] not in asked_steps]
     if lost:  # (the trace changed: listed with a discard button, never shown on another step)
@@ -89,5 +87,5 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                            stored.get(edit_type.FINAL))))
     st.caption(f"{len(edits)} field(s) edited" + (" · final answer edited" if stored.get(edit_type.FINAL) else ""))
     st.button("Reviewed, nothing to correct", key=k("clean"),
-              on_click=lambda: checked.reviewed_clean(ws, item, scheme, {"edits": []}),
+              on_click=lambda: shell.reviewed_clean(ws, item, scheme, {"edits": []}),
               help="Record that you read the trace and found nothing to correct (removes the edits)")
