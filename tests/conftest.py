@@ -196,3 +196,10 @@ def card_lines(at) -> list[str]:
     """Every line of text in the trace view's cards, folded ones included."""
     from app.traces.step_cards import plain
     return [line for card in step_cards(at) for line in plain(card)]
+
+
+def as_read(markdown: str) -> str:
+    """Markdown made by app/ui/text.md as a reader sees it: escapes and the colon's entity undone,
+    word joiners dropped (a test compares words, not the escaping)."""
+    import re
+    return re.sub(r"\\(.)", r"\1", markdown.replace("&#58;", ":").replace("\u2060", ""))

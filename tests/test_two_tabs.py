@@ -12,7 +12,7 @@ import random
 import pytest
 
 from app.store.storage import AnnotationStore
-from tests.conftest import make_app, open_page
+from tests.conftest import as_read, make_app, open_page
 from tests.summary_data import CODE, attribution, demo
 
 
@@ -64,7 +64,7 @@ def test_the_same_field_set_differently_keeps_the_disk_and_the_later_tab_is_told
     a.selectbox[0].set_value("Tester").run()
     b.selectbox[0].set_value("Manager").run()  # B was drawn before A's save
     assert stored(cfg, "attribution")["responsible_agent"] == "Tester"
-    told = " ".join(w.value for w in b.warning)
+    told = as_read(" ".join(w.value for w in b.warning))
     assert "another tab or session set it to 'Tester' meanwhile" in told and "'Manager' was not saved" in told
     assert b.selectbox[0].value == "Tester"  # and shown the current value
     b.selectbox[1].set_value(4).run()  # B's next click is no conflict: it applies
@@ -80,7 +80,7 @@ def test_a_stored_label_not_in_the_scheme_never_shows_saved(tmp_path):
     assert radio.value is None
     captions = " ".join(c.value for c in at.caption)
     assert "Saved" not in captions
-    warned = " ".join(w.value for w in at.warning)
+    warned = as_read(" ".join(w.value for w in at.warning))
     assert "does not fit" in warned and "\"maybe\" is not one of success, partial, failure" in warned
     radio.set_value("failure").run()  # choosing again replaces it
     assert stored(cfg, "outcome") == {"failure": "true"}
@@ -146,12 +146,12 @@ def test_the_save_path_refuses_a_value_that_does_not_fit_with_the_reason(tmp_pat
     at.run()
     at.button[0].click().run()
     assert not at.exception and at.session_state["saved"] is False
-    warned = " ".join(w.value for w in at.warning)
+    warned = as_read(" ".join(w.value for w in at.warning))
     assert "not saved: the value does not fit" in warned and '"maybe" is not one of success' in warned
     at.radio[0].set_value("step").run()
     at.button[0].click().run()
     assert at.session_state["saved"] is False
-    assert "decisive step: 9999 is not a step of this run" in " ".join(w.value for w in at.warning)
+    assert "decisive step: 9999 is not a step of this run" in as_read(" ".join(w.value for w in at.warning))
     assert stored(cfg, "outcome") is None and stored(cfg, "attribution") is None
     at.radio[0].set_value("fine").run()
     at.button[0].click().run()

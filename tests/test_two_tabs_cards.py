@@ -12,7 +12,7 @@ import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import components, make_app, open_page, send_trigger
+from tests.conftest import as_read, components, make_app, open_page, send_trigger
 from tests.summary_data import demo
 
 TRIP = "trip-planner-001"
@@ -30,7 +30,7 @@ def stored(cfg, scheme: str, item: str = TRIP):
 
 def texts(at) -> str:
     """Every line of text on the page (markdown, captions, warnings)."""
-    return " ".join(e.value for kind in (at.markdown, at.caption, at.warning) for e in kind)
+    return as_read(" ".join(e.value for kind in (at.markdown, at.caption, at.warning) for e in kind))
 
 
 def ok(at):

@@ -34,6 +34,7 @@ from app.project.workspace import Workspace
 from app.ui import state
 from app.ui.derived import derivation
 from app.ui.signin import annotator
+from app.ui.text import md
 
 IDLE_CAP = 600.0  # seconds: a longer gap between two actions is counted as this (a break)
 CARDS = "cards"  # a surface's render() returns this when each of its cards says what it saved
@@ -324,12 +325,13 @@ def not_saved_note(item: Item, scheme_name: str) -> None:
     A field another tab set differently: what is kept, shown."""
     other = conflict(item, scheme_name)
     if other:
-        st.warning(f"Saved, except: {other}. The controls show what is on disk now.", icon="⚠️")
+        # (agent and scheme names in it come from the trace and the config: shown as text)
+        st.warning(f"Saved, except: {md(other)}. The controls show what is on disk now.", icon="⚠️")
     why = failure(item, scheme_name)
     if why and why.startswith("the value does not fit"):
-        st.warning(f"{NOT_SAVED}: {why}. The controls show what is on disk.", icon="⚠️")
+        st.warning(f"{NOT_SAVED}: {md(why)}. The controls show what is on disk.", icon="⚠️")
     elif why:
-        st.warning(f"{NOT_SAVED}: {why}. The controls show what is on disk; text you typed is kept "
+        st.warning(f"{NOT_SAVED}: {md(why)}. The controls show what is on disk; text you typed is kept "
                    "in its box: try again once the folder can be written.", icon="⚠️")
 
 

@@ -195,15 +195,6 @@ def hostile_copy(config: Path, tmp: Path) -> Path:
     return folder / config.name
 
 
-# Found by this test, in a surface another change owns: the per-step reward radios of
-# app/ui/surfaces/process_reward.py take the step's text as their label unescaped (excerpt, not
-# md), and a radio's label is Markdown. Strict: once fixed, these pass and the mark must go.
-MARKDOWN_IN_STEP_LABELS = pytest.mark.xfail(
-    strict=True, reason="process_reward's per-step radio label renders trace text as Markdown")
-KNOWN_BAD = {("cot-process-reward", "step_rewards"), ("process-supervision", "step_rewards"),
-             ("process-supervision", "verified_rewards")}
-
-
 def potato_pages() -> list:
     """(example project, url path) for each scheme's page of each example project, and its summary."""
     from app.ui.nav import scheme_urls
@@ -211,8 +202,7 @@ def potato_pages() -> list:
     for config in POTATO_EXAMPLES:
         ws = open_project(config)
         for url in [*scheme_urls(ws).values(), "summary"]:
-            marks = [MARKDOWN_IN_STEP_LABELS] if (config.stem, url) in KNOWN_BAD else []
-            out.append(pytest.param(config, url, marks=marks, id=f"{config.parent.name}/{config.stem}/{url}"))
+            out.append(pytest.param(config, url, id=f"{config.parent.name}/{config.stem}/{url}"))
     return out
 
 

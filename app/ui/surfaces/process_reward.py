@@ -11,7 +11,7 @@ from app.types import process_reward as prm, steps as stepmod
 from app.ui import shell
 from app.ui.pager import pager
 from app.ui.state import widget_key
-from app.ui.text import excerpt, visible
+from app.ui.text import excerpt, md, visible
 
 PAGE_SIZE = 10
 NO_ERROR = -1  # the first_error choice "no incorrect step"
@@ -69,7 +69,8 @@ def _per_step(ws, item, scheme, asked, given: dict, label) -> None:
         k = keys[s.index]
         if k not in st.session_state:
             st.session_state[k] = given.get(s.index)
-        st.radio(label[s.index], options, key=k, on_change=save, horizontal=True, index=None,
+        st.radio(md(label[s.index]), options,  # (a radio's label is Markdown: the step's text stays text)
+                 key=k, on_change=save, horizontal=True, index=None,
                  format_func=lambda r: f"{prm.word(scheme, r)} ({r:+d})")
 
 
