@@ -137,7 +137,8 @@ export default function (component) {
     s.shown = [...data.stored];
     paint();
     if (data.error) status(data.error, 'failed');
-    else if (same(ack.value || [], data.stored)) status(savedWords(), 'saved');
+    // (a surface that merges with another tab's saves says so in its saved_text)
+    else if (same(ack.value || [], data.stored) || data.saved_text) status(savedWords(), 'saved');
     else status('Stored value differs from the last click: showing what is stored', 'failed');
   }
   return () => clearInterval(s && s.timer);
