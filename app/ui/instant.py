@@ -222,12 +222,14 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
                    multi: bool = True, labels: dict[str, str] | None = None, holds: str = "",
                    tips: dict[str, str] | None = None, hide_title: bool = False,
                    saved_text: Callable[[], str | None] | None = None,
-                   after: Callable[[], None] | None = None) -> None:
+                   after: Callable[[], None] | None = None, own_fragment: bool = True) -> None:
     """A Components v2 card (see the module docstring), in a fragment of its own.
 
     A card keyed by its place on the page names the object it shows in `holds` (item, handoff…):
     clicks are saved only onto that object. `saved_text()` says "Saved" in more words (when);
-    `after()` runs once the card is drawn (a surface asking for a whole-page rerun)."""
+    `after()` runs once the card is drawn (a surface asking for a whole-page rerun). Without
+    `own_fragment`, a click reruns the fragment the card is drawn in (a card of several controls
+    and a line saying what they hold)."""
 
     def on_change() -> None:
         result = st.session_state.get(key)
@@ -235,7 +237,6 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
         last = st.session_state.get(_ack_key(key), Ack())
         st.session_state[_ack_key(key)] = apply(event, options, multi, last, save, holds)
 
-    @st.fragment
     def card() -> None:
         ack = st.session_state.get(_ack_key(key), Ack())
         if ack.holds != holds:
@@ -255,7 +256,7 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
         if after is not None:
             after()
 
-    card()
+    (st.fragment(card) if own_fragment else card)()
 
 
 def fragment_choice(key: str, *, title: str, options: list[str], load: Load, save: Save,

@@ -52,10 +52,11 @@ def saved_words(item: Item, scheme: Scheme, ws: Workspace) -> str | None:
 def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: str, options: list[str],
                 chosen: Chosen, build: Build, multi: bool, holds: str = "",
                 labels: dict[str, str] | None = None, tips: dict[str, str] | None = None,
-                hide_title: bool = False, whole_page: bool = False) -> None:
+                hide_title: bool = False, whole_page: bool = False,
+                on_saved: Callable[[], None] | None = None, own_fragment: bool = True) -> None:
     """One instant card for a part of `scheme`'s value on `item` (see the module docstring).
     `whole_page`: something outside the card shows the answer (a `show_if`), so a save asks for
-    a rerun of the whole page."""
+    a rerun of the whole page; `on_saved()` runs after each save that succeeded."""
     owner = f"{item.id}\u241f{holds}"
     base_key = _base_key(key)
 
@@ -71,9 +72,12 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
         if not saving.commit(ws, item, scheme, build(picked, base), base=base):
             raise NotSaved(saving.failure(item, scheme.name) or "you are signed out")
         st.session_state[base_key] = (owner, _stored(ws, item, scheme))  # what this save left
+        if on_saved is not None:
+            on_saved()
         if whole_page or (before is not None and before.status == STATUS_REVIEWED_CLEAN):
             st.session_state[state.FULL_RERUN] = True  # the scheme's note or another scheme shows it
 
     instant_choice(key, title=title, options=options, load=load, save=save, multi=multi, labels=labels,
                    holds=owner, tips=tips, hide_title=hide_title,
-                   saved_text=lambda: saved_words(item, scheme, ws), after=saving.rerun_if_asked)
+                   saved_text=lambda: saved_words(item, scheme, ws), after=saving.rerun_if_asked,
+                   own_fragment=own_fragment)
