@@ -3,12 +3,15 @@ modes (several per step), severity and rationale, and a live score.
 
 Paged with a step jump. A click re-runs the scheme's fragment (app/ui/page.scheme_block), so the
 score and the count at the top are read after the save, from the stored value, and agree with
-the cards. Failure modes are pills grouped by their category, every mode visible, each toggled
-with one click (or Tab, then Space). Each change saves at once (value format in
-app/types/trajectory_eval.py). Marking a step correct clears its modes and severity, in the
-stored value and in the widgets.
+the cards. A step's correctness is an instant card (app/ui/instant_scheme.py): the click shows in
+the browser at once and is saved behind. Failure modes are pills grouped by their category, every
+mode visible, each toggled with one click (or Tab, then Space). Each change saves at once (value
+format in app/types/trajectory_eval.py). Marking a step correct clears its modes and severity, in
+the stored value and in the widgets.
 """
 from __future__ import annotations
+
+from datetime import datetime
 
 import streamlit as st
 
@@ -18,6 +21,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item, step_text
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view
+from app.ui.instant_scheme import scheme_card
 from app.ui.pager import pager
 from app.ui.state import follow, widget_key
 from app.ui.text import md
@@ -172,28 +176,44 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     mode_keys = c.mode_keys(slot)
     # another step in this place now: its stored judgement, and no note about the previous one
     follow(k["holds"], (item.id, step.index), {
-        k["corr"]: e["correctness"] if e and e["correctness"] in options else None,
         **{key: [j for j in group if j in chosen_ix] for key, (_, group) in zip(mode_keys, c.groups)},
         k["sev"]: e["severity"] if e and e["severity"] in sev_names else None,
         k["why"]: e["rationale"] if e else ""}, forget=(k["saved"], k["open"]), typed=(k["why"],))
-    correct = stepreview.is_correct(st.session_state[k["corr"]], options)
+    judged = e["correctness"] if e and e["correctness"] in options else None  # (what the card shows)
+    correct = stepreview.is_correct(judged, options)
+
+    def entry_of(value) -> dict | None:
+        return stepreview.reconcile(value, {step.index: step.agent}, c.options)[0].get(step.index)
 
     def changed(field: str):
         def cb():
             if field in ("modes", "sev"):  # the controls stay while the step is being edited, even if emptied
                 st.session_state[k["open"]] = True
-            corr = st.session_state.get(k["corr"])
-            if field == "corr" and stepreview.is_correct(corr, c.options):
-                for key in mode_keys:  # correct again: no modes, no severity
-                    st.session_state[key] = []
-                st.session_state[k["sev"]] = None
-            entry = stepreview.entry(step.index, step.agent, corr, [modes[j] for j in c.chosen_modes(slot)],
+            now = entry_of(c.current())  # the correctness: its card saves it on its own
+            entry = stepreview.entry(step.index, step.agent, now["correctness"] if now else None,
+                                     [modes[j] for j in c.chosen_modes(slot)],
                                      st.session_state.get(k["sev"]), st.session_state.get(k["why"], ""), c.options)
             _save(c, stepreview.put(c.stored, entry, **c.kw), k["saved"], base=c.stored)
         return cb
 
+    def with_correctness(picked: list[str], base) -> dict:
+        corr = picked[0] if picked else None
+        if stepreview.is_correct(corr, c.options):
+            for key in mode_keys:  # correct again: no modes, no severity (in the widgets too)
+                st.session_state[key] = []
+            st.session_state[k["sev"]] = None
+            chosen_modes, severity = [], None
+        else:
+            chosen_modes, severity = [modes[j] for j in c.chosen_modes(slot)], st.session_state.get(k["sev"])
+        entry = stepreview.entry(step.index, step.agent, corr, chosen_modes, severity,
+                                 st.session_state.get(k["why"], ""), c.options)
+        return stepreview.put(base, entry, **c.kw)
+
+    def noted() -> None:  # the step's line below says when this session saved it
+        st.session_state[k["saved"]] = datetime.now().strftime("%H:%M:%S")
+
     def reset():
-        for f in ("corr", "sev", "why", "saved", "open"):
+        for f in ("sev", "why", "saved", "open"):  # (the correctness card shows what is stored)
             st.session_state.pop(k[f], None)
         for key in mode_keys:
             st.session_state.pop(key, None)
@@ -207,13 +227,15 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
             return "– no severity"
         return f"{s} ({weight[s]:+g})" if s in weight else f"{s} (not configured)"
 
-    st.radio(f"Correctness of step {step.index}", options, key=k["corr"], horizontal=True,
-             on_change=changed("corr"), format_func=md)
+    # a click reruns the scheme's fragment: the score, the count and this card's modes follow it
+    scheme_card(ws, item, scheme, k["corr"], title=f"Correctness of step {step.index}", options=options,
+                chosen=lambda v: [x] if (x := (entry_of(v) or {}).get("correctness")) in options else [],
+                build=with_correctness, multi=False, holds=str(step.index), on_saved=noted, own_fragment=False)
     # failure modes, severity and rationale once the step is judged, asked for, or saved with any of
     # them: a new item's five unjudged cards then draw a radio and a button each (step review's
     # "Done → next" at 2,000 steps: ~585 → ~400 ms without modes and severity, medians in the same
     # hour; the rationale's five text inputs up to ~40 ms more, alternated runs)
-    light = st.session_state[k["corr"]] is None and not c.chosen_modes(slot) \
+    light = judged is None and not c.chosen_modes(slot) \
         and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["why"]) \
         and not st.session_state.get(k["open"])
     if not light:
