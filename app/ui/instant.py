@@ -48,6 +48,7 @@ _CSS = """
 .bi-opt[aria-checked="true"] { background: var(--st-primary-color, #f63); color: #fff;
   border-color: var(--st-primary-color, #f63); }
 .bi-opt[aria-checked="true"]::before { content: "✓ "; }
+.bi-opt:disabled { opacity: .45; cursor: not-allowed; }
 .bi-key { opacity: .6; font-size: .8em; margin-left: .3rem; }
 .bi-status { font-size: .85em; opacity: .8; }
 .bi-status[data-state="failed"] { color: #b00020; opacity: 1; }
@@ -79,26 +80,6 @@ export default function (component) {
       buttons: [], status: parentElement.querySelector('.bi-status'), timer: null, sentAt: 0,
       holds: data.holds || '', mark: 0,
     };
-    const title = parentElement.querySelector('.bi-title');
-    title.textContent = data.title;
-    if (data.hide_title) title.dataset.hidden = 'true';
-    const group = parentElement.querySelector('.bi-opts');
-    group.setAttribute('aria-label', data.title);
-    if (!data.multi) group.setAttribute('role', 'radiogroup');
-    data.options.forEach((o, i) => {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'bi-opt';
-      b.setAttribute('role', data.multi ? 'checkbox' : 'radio');
-      b.dataset.value = o.value;
-      b.textContent = o.label;  // text, never markup
-      if (o.tip) b.title = o.tip;  // (an attribute: text)
-      if (i < 9) { const k = document.createElement('span'); k.className = 'bi-key'; k.textContent = String(i + 1);
-        k.setAttribute('aria-hidden', 'true'); b.appendChild(k); b.setAttribute('aria-keyshortcuts', String(i + 1)); }
-      b.addEventListener('click', () => s.choose(o.value));
-      group.appendChild(b);
-      s.buttons.push(b);
-    });
     s.choose = (value) => {
       const on = s.shown.includes(value);
       s.shown = s.multi ? (on ? s.shown.filter((v) => v !== value) : [...s.shown, value]) : (on ? [] : [value]);
@@ -114,12 +95,41 @@ export default function (component) {
       if (e.ctrlKey || e.metaKey || e.altKey || !/^[1-9]$/.test(e.key)) return;
       const b = s.buttons[Number(e.key) - 1];
       // handled here: the page's own key listener (app/ui/keyboard.py) must not click it again
-      if (b) { e.preventDefault(); e.stopPropagation(); s.choose(b.dataset.value); }
+      if (b && !b.disabled) { e.preventDefault(); e.stopPropagation(); s.choose(b.dataset.value); }
     });
-    s.multi = !!data.multi;
     s.shown = [...data.stored];
+  }
+  // the title and options, drawn again when they change (a card keyed by its place on the page
+  // holds another handoff, call or step after a page turn or on the next item)
+  const sig = JSON.stringify([data.title, data.options, !!data.multi, !!data.hide_title]);
+  if (sig !== s.sig) {
+    s.sig = sig;
+    s.multi = !!data.multi;
+    const title = parentElement.querySelector('.bi-title');
+    title.textContent = data.title;
+    title.dataset.hidden = data.hide_title ? 'true' : 'false';
+    const group = parentElement.querySelector('.bi-opts');
+    group.setAttribute('aria-label', data.title);
+    group.setAttribute('role', data.multi ? 'group' : 'radiogroup');
+    group.replaceChildren();
+    s.buttons = [];
+    data.options.forEach((o, i) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'bi-opt';
+      b.setAttribute('role', data.multi ? 'checkbox' : 'radio');
+      b.dataset.value = o.value;
+      b.textContent = o.label;  // text, never markup
+      if (o.tip) b.title = o.tip;  // (an attribute: text)
+      if (i < 9) { const k = document.createElement('span'); k.className = 'bi-key'; k.textContent = String(i + 1);
+        k.setAttribute('aria-hidden', 'true'); b.appendChild(k); b.setAttribute('aria-keyshortcuts', String(i + 1)); }
+      b.addEventListener('click', () => { if (!b.disabled) s.choose(o.value); });
+      group.appendChild(b);
+      s.buttons.push(b);
+    });
     paint();
   }
+  for (const b of s.buttons) b.disabled = !!data.disabled;  // (a step marked correct: no modes)
   s.stored = [...data.stored];
   if ((data.holds || '') !== s.holds) {  // the card's place holds another object now (next item)
     s.holds = data.holds || '';
@@ -222,7 +232,8 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
                    multi: bool = True, labels: dict[str, str] | None = None, holds: str = "",
                    tips: dict[str, str] | None = None, hide_title: bool = False,
                    saved_text: Callable[[], str | None] | None = None,
-                   after: Callable[[], None] | None = None, own_fragment: bool = True) -> None:
+                   after: Callable[[], None] | None = None, own_fragment: bool = True,
+                   disabled: bool = False) -> None:
     """A Components v2 card (see the module docstring), in a fragment of its own.
 
     A card keyed by its place on the page names the object it shows in `holds` (item, handoff…):
@@ -232,6 +243,8 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
     and a line saying what they hold)."""
 
     def on_change() -> None:
+        if disabled:  # (the page cannot send it: its buttons are disabled)
+            return
         result = st.session_state.get(key)
         event = result.get("change") if hasattr(result, "get") else None
         last = st.session_state.get(_ack_key(key), Ack())
@@ -250,7 +263,7 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
                 "options": [{"value": o, "label": visible((labels or {}).get(o, o)),
                              **({"tip": visible(tips[o])} if tips and tips.get(o) else {})} for o in options],
                 "ack": {"mount": ack.mount, "seq": ack.seq, "value": list(ack.value), "holds": ack.holds},
-                "holds": holds, "hide_title": hide_title, "card": key,
+                "holds": holds, "hide_title": hide_title, "card": key, "disabled": disabled,
                 "saved_text": saved_text() if saved_text else None}
         _component(key=key, data=data, on_change_change=on_change)
         if after is not None:

@@ -53,7 +53,8 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
                 chosen: Chosen, build: Build, multi: bool, holds: str = "",
                 labels: dict[str, str] | None = None, tips: dict[str, str] | None = None,
                 hide_title: bool = False, whole_page: bool = False,
-                on_saved: Callable[[], None] | None = None, own_fragment: bool = True) -> None:
+                on_saved: Callable[[], None] | None = None, own_fragment: bool = True,
+                disabled: bool = False) -> None:
     """One instant card for a part of `scheme`'s value on `item` (see the module docstring).
     `whole_page`: something outside the card shows the answer (a `show_if`), so a save asks for
     a rerun of the whole page; `on_saved()` runs after each save that succeeded."""
@@ -80,4 +81,4 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
     instant_choice(key, title=title, options=options, load=load, save=save, multi=multi, labels=labels,
                    holds=owner, tips=tips, hide_title=hide_title,
                    saved_text=lambda: saved_words(item, scheme, ws), after=saving.rerun_if_asked,
-                   own_fragment=own_fragment)
+                   own_fragment=own_fragment, disabled=disabled)
