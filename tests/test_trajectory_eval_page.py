@@ -9,7 +9,7 @@ from app.ui.state import widget_key
 from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.surfaces.trajectory_eval import PAGE_SIZE
 from app.traces.step_cards import plain
-from tests.conftest import click_card, drawn_cards, instant_card, make_app, open_page, write_project
+from tests.conftest import click_card, drawn_cards, instant_card, instant_cards, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 M11 = "Specification & System Design › 1.1 Disobey task specification"
@@ -30,33 +30,40 @@ def card(step, field, scheme="mast_steps"):
     return widget_key("traj", scheme, "slot", step % PAGE_SIZE, field)
 
 
+class ModeCard:
+    """One category's failure modes on a step card: an instant card (app/ui/instant.py)."""
+
+    def __init__(self, data: dict):
+        self.key, self.label, self.disabled = data["card"], data["title"], data["disabled"]
+        self.options = [int(o["value"]) for o in data["options"]]
+        self.labels = [o["label"] for o in data["options"]]
+        self.value = [int(v) for v in data["stored"]]
+
+
 def mode_groups(at, step, scheme="mast_steps"):
-    """A card's failure-mode pills, one per category, in config order (issue 27: every mode
-    visible, one click each, instead of a dropdown)."""
+    """A card's failure modes, one instant card per category, in config order (issue 27: every
+    mode visible, one click each, instead of a dropdown)."""
     prefix = card(step, "modes", scheme) + "\u241f"
-    return sorted((w for w in at.button_group if w.key and w.key.startswith(prefix)),
+    return sorted((ModeCard(d) for k, d in instant_cards(at).items() if k.startswith(prefix)),
                   key=lambda w: int(w.key.rsplit("\u241f", 1)[1]))
 
 
 def mode_labels(at, step, scheme="mast_steps"):
     """"Category › subtype" for every mode the card offers, in order."""
-    return [f"{w.label.replace(chr(92), '').rsplit(' (step', 1)[0]} › {o}".replace("\\", "")
-            for w in mode_groups(at, step, scheme) for o in w.options]
+    return [f"{w.label.rsplit(' (step', 1)[0]} › {o}" for w in mode_groups(at, step, scheme) for o in w.labels]
 
 
 def modes_of(at, step, scheme="mast_steps"):
     """The modes ticked on a card (their positions in the scheme's list of modes)."""
-    return sorted(j for w in mode_groups(at, step, scheme) for j in (w.value or []))
+    return sorted(j for w in mode_groups(at, step, scheme) for j in w.value)
 
 
 def toggle_mode(at, step, j, scheme="mast_steps"):
-    """Click mode number `j` on a card (its category's pills hold a run of the modes)."""
-    first = 0
+    """Click mode number `j` on a card (its category's card holds a run of the modes)."""
     for w in mode_groups(at, step, scheme):
-        if first <= j < first + len(w.options):
-            now = list(w.value or [])
-            return w.set_value([x for x in now if x != j] if j in now else now + [j]).run()
-        first += len(w.options)
+        if j in w.options:
+            now = [x for x in w.value if x != j] if j in w.value else w.value + [j]
+            return click_card(at, w.key, [str(x) for x in now])
     raise AssertionError(f"no mode {j} on step {step}")
 
 
@@ -261,7 +268,7 @@ def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
          "errors": [{"type": "Specification & System Design", "subtype": "1.1 Disobey task specification"}],
          "severity": None, "rationale": ""}]}))
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    shown = lambda: {w.key.rsplit("\u241f", 1)[0] for w in at.button_group}  # noqa: E731
+    shown = lambda: {k.rsplit("\u241f", 1)[0] for k in [w.key for w in at.button_group] + list(instant_cards(at))}  # noqa: E731
     assert card(1, "modes") in shown() and modes_of(at, 1) == [0]  # saved: shown
     assert card(2, "modes") not in shown()
     click_card(at, card(2, "corr"), ["incorrect"])
