@@ -54,10 +54,12 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
                 labels: dict[str, str] | None = None, tips: dict[str, str] | None = None,
                 hide_title: bool = False, whole_page: bool = False,
                 on_saved: Callable[[], None] | None = None, own_fragment: bool = True,
-                disabled: bool = False) -> None:
+                disabled: bool = False, note_below: bool = False) -> None:
     """One instant card for a part of `scheme`'s value on `item` (see the module docstring).
     `whole_page`: something outside the card shows the answer (a `show_if`), so a save asks for
-    a rerun of the whole page; `on_saved()` runs after each save that succeeded."""
+    a rerun of the whole page; `on_saved()` runs after each save that succeeded. `note_below`: the
+    scheme's saved note under the card says when it saved (app/ui/saving.saved_note), so a click
+    reruns the fragment holding both and the card says only "Saved"."""
     owner = f"{item.id}\u241f{holds}"
     base_key = _base_key(key)
 
@@ -80,5 +82,5 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
 
     instant_choice(key, title=title, options=options, load=load, save=save, multi=multi, labels=labels,
                    holds=owner, tips=tips, hide_title=hide_title,
-                   saved_text=lambda: saved_words(item, scheme, ws), after=saving.rerun_if_asked,
-                   own_fragment=own_fragment, disabled=disabled)
+                   saved_text=None if note_below else (lambda: saved_words(item, scheme, ws)),
+                   after=saving.rerun_if_asked, own_fragment=own_fragment and not note_below, disabled=disabled)

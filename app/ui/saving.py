@@ -314,15 +314,14 @@ def saved_note(ws: Workspace, item: Item, scheme_name: str, per_card: bool = Fal
     not_saved_note(item, scheme_name)
     shown = st.session_state[state.SAVED].get((item.id, scheme_name))
     ann = load(ws, item, scheme_name)
-    scheme = _scheme(ws, scheme_name)
-    wrong = misfits(ws, item, scheme, ann.value, None) \
-        if ann is not None and scheme is not None and ann.value is not None else []
-    if per_card and (ann is None or ann.status == ANNOTATED) and not wrong:
+    if per_card and (ann is None or ann.status == ANNOTATED):
         st.caption("Every click is saved at once; each card says what it holds.")
         return
     if ann is None:
         st.caption("Not annotated yet" + (f" ({shown})" if shown and shown.startswith("cleared") else ""))
         return
+    scheme = _scheme(ws, scheme_name)
+    wrong = misfits(ws, item, scheme, ann.value, None) if scheme is not None and ann.value is not None else []
     if wrong or ann.status == INVALID:  # (never "Saved" beside controls that show nothing chosen)
         st.warning("What is stored here does not fit the scheme or the trace, so it is not counted: "
                    + "; ".join(wrong[:3] or ["it was imported as invalid"]) + ". Choose again to replace it.",

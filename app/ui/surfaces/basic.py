@@ -1,7 +1,9 @@
 """Potato's plain schemes: radio, likert, multiselect, text. Each change saves at once.
 
 Radio, likert and multiselect choices are instant cards (app/ui/instant_scheme.py): the click
-paints in the browser, the save goes behind and the card says "Saved" or why not. The
+paints in the browser, the save goes behind and the card says "Saved" or why not; a click reruns
+the scheme's fragment, so the note under it says when (or that the stored value does not fit) and
+a `show_if` answer redraws the page as before. The
 orchestration question, whose answer the trace's layout follows and which shows a suggested
 pattern until confirmed, keeps Streamlit's radio (its answer redraws the whole page anyway)."""
 from __future__ import annotations
@@ -38,16 +40,11 @@ def _free_text(scheme, build_key, cb) -> None:
         st.text_input(md(label), key=build_key, on_change=cb)
 
 
-def _asked_about(ws: Workspace, scheme: Scheme) -> bool:
-    """Whether another scheme is asked only for some answers to this one (its `show_if`)."""
-    return any((s.get("show_if") or {}).get("scheme") == scheme.name for s in ws.project.schemes)
-
-
 def _tips(scheme: Scheme) -> dict[str, str]:
     return {lab["name"]: lab["tooltip"] for lab in scheme["labels"] if lab.get("tooltip")}
 
 
-def radio(ws: Workspace, item: Item, scheme: Scheme):
+def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
     names = [lab["name"] for lab in scheme["labels"]]
     if scheme.name == ws.project.orchestration_scheme:
         return _suggesting_radio(ws, item, scheme, names)
@@ -61,7 +58,7 @@ def radio(ws: Workspace, item: Item, scheme: Scheme):
 
     scheme_card(ws, item, scheme, widget_key("radio", scheme.name), title=scheme.name, options=names,
                 chosen=lambda v: [c] if (c := radio_type.choice(v)) in names else [], build=build,
-                multi=False, tips=_tips(scheme), hide_title=True, whole_page=_asked_about(ws, scheme))
+                multi=False, tips=_tips(scheme), hide_title=True, note_below=True)
 
     def typed():  # the free response: saved with the label on disk
         now = shell.load(ws, item, scheme.name)
@@ -70,7 +67,6 @@ def radio(ws: Workspace, item: Item, scheme: Scheme):
         shell.commit(ws, item, scheme, radio_type.build(label, st.session_state.get(k_free, "")), base=base)
 
     _free_text(scheme, k_free, typed)
-    return shell.CARDS
 
 
 def _suggesting_radio(ws: Workspace, item: Item, scheme: Scheme, names: list[str]) -> None:
@@ -138,7 +134,7 @@ def _suggestion_note(ws: Workspace, item: Item, scheme: Scheme, suggested, choic
               on_click=confirm)
 
 
-def multiselect(ws: Workspace, item: Item, scheme: Scheme):
+def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
     ann = shell.load(ws, item, scheme.name)
     names = [lab["name"] for lab in scheme["labels"]]
     k_free = widget_key("multi-free", scheme.name)
@@ -150,7 +146,7 @@ def multiselect(ws: Workspace, item: Item, scheme: Scheme):
 
     scheme_card(ws, item, scheme, widget_key("multi", scheme.name), title=scheme.name, options=names,
                 chosen=lambda v: multiselect_type.choices(v if isinstance(v, dict) else None), build=build,
-                multi=True, tips=_tips(scheme), hide_title=True)
+                multi=True, tips=_tips(scheme), hide_title=True, note_below=True)
 
     def typed():  # the free response: saved with the labels on disk
         now = shell.load(ws, item, scheme.name)
@@ -159,10 +155,9 @@ def multiselect(ws: Workspace, item: Item, scheme: Scheme):
         shell.commit(ws, item, scheme, multiselect_type.build(labels, st.session_state.get(k_free, "")), base=base)
 
     _free_text(scheme, k_free, typed)
-    return shell.CARDS
 
 
-def likert(ws: Workspace, item: Item, scheme: Scheme):
+def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
     n = scheme["size"]
     points = list(range(1, n + 1))
     labels = {i: "" for i in points}
@@ -178,8 +173,7 @@ def likert(ws: Workspace, item: Item, scheme: Scheme):
     scheme_card(ws, item, scheme, widget_key("likert", scheme.name), title=scheme.name,
                 options=[str(i) for i in points], labels={str(i): f"{i} {labels[i]}".strip() for i in points},
                 chosen=chosen, build=lambda picked, base: likert_type.build(int(picked[0]) if picked else None),
-                multi=False, hide_title=True)
-    return shell.CARDS
+                multi=False, hide_title=True, note_below=True)
 
 
 def text(ws: Workspace, item: Item, scheme: Scheme) -> None:
