@@ -26,10 +26,6 @@ def stored(cfg, scheme: str):
     return None if ann is None else ann.value
 
 
-def box(at, label: str):
-    return next(c for c in at.checkbox if c.label.replace("\\", "") == label)  # (labels shown as plain text)
-
-
 def shown(at, card: str) -> list[str]:
     """What an instant card shows: what is stored (as of the tab's last run)."""
     return instant_card(at, card)["stored"]
