@@ -210,22 +210,30 @@ def _box(pg, name):
     return pg.get_by_role("checkbox", name=name).first
 
 
+def _opt(pg, text: str):
+    """The first option `text` of an instant card (app/ui/instant.py; its key hint follows the label)."""
+    return pg.locator(".bi-card button.bi-opt").filter(has_text=re.compile(f"^{re.escape(text)}\\d?$")).first
+
+
+# surfaces whose choices are instant cards: clicks.py times those from the click to the first
+# change (painted in the browser) and to the card's "Saved" (stored)
+INSTANT = {"radio", "multiselect", "likert", "handoff_review", "tool_call_review_verdict", "trajectory_eval"}
+
+
 # Each surface: its page and a list of (what, locator factory, expected text after the click);
 # the clicks of a surface alternate through the list, so a toggle goes on and off again.
 def surfaces(n: int) -> dict:
     first_turn = re.compile(r"^Step 0 · ")
     return {
         "radio": ("radio", [
-            ("choose a label (save, whole page)", lambda pg: _label(pg, "failure"),
-             "Saved"),
-            ("choose another (save, whole page)", lambda pg: _label(pg, "success"),
-             "Saved")]),
+            ("choose a label (instant card)", lambda pg: _opt(pg, "failure"), "Saved"),
+            ("choose another (instant card)", lambda pg: _opt(pg, "success"), "Saved")]),
         "multiselect": ("multiselect", [
-            ("tick a label (save)", lambda pg: _box(pg, "loop"), "Saved"),
-            ("untick it (clear)", lambda pg: _box(pg, "loop"), "Not annotated yet")]),
+            ("tick a label (instant card)", lambda pg: _opt(pg, "loop"), "Saved"),
+            ("untick it (clear)", lambda pg: _opt(pg, "loop"), "Saved")]),
         "likert": ("likert", [
-            ("rate 4 (save)", lambda pg: _label(pg, "4"), "Saved"),
-            ("rate 2 (save)", lambda pg: _label(pg, "2"), "Saved")]),
+            ("rate 4 (instant card)", lambda pg: _opt(pg, "4"), "Saved"),
+            ("rate 2 (instant card)", lambda pg: _opt(pg, "2"), "Saved")]),
         "failure_attribution": ("failure_attribution", [
             ("no failure to attribute (save)",
              lambda pg: pg.get_by_role("button", name="No failure to attribute"), "Reviewed, nothing to flag")]),
@@ -235,8 +243,8 @@ def surfaces(n: int) -> dict:
             ("toggle it off (clear)",
              lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: none marked")]),
         "handoff_review": ("handoff_review", [
-            ("flag a handoff (save, its card)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "flagged: info_loss"),
-            ("unflag it (clear)", lambda pg: _box(pg, re.compile(r"^info\\?_loss$")), "not judged yet")]),
+            ("flag a handoff (instant card)", lambda pg: _opt(pg, "info_loss"), "flagged: info_loss"),
+            ("unflag it (clear)", lambda pg: _opt(pg, "info_loss"), "not judged yet")]),
         "agent_scorecard": ("agent_scorecard", [
             ("tick a milestone (save, its section)", lambda pg: _box(pg, "plan produced"),
              "Milestones: 1 of 3 reached"),
@@ -253,9 +261,12 @@ def surfaces(n: int) -> dict:
             ("later calls (fragment)", lambda pg: pg.get_by_role("button", name="Later ▶").last,
              f"Call {TOOL_PAGE} · "),
             ("earlier calls (fragment)", lambda pg: pg.get_by_role("button", name="◀ Earlier").last, "Call 0 · ")]),
+        "tool_call_review_verdict": ("tool_call_review", [
+            ("give a verdict (instant card)", lambda pg: _opt(pg, "wrong_args"), "Call 0: verdict wrong"),
+            ("take it back (clear)", lambda pg: _opt(pg, "wrong_args"), "Call 0: no verdict")]),
         "trajectory_eval": ("trajectory_eval", [
-            ("judge a step (save, its card)", lambda pg: _label(pg, "incorrect"), "Step 0: incorrect"),
-            ("judge it again (save, its card)", lambda pg: _label(pg, "correct"), "Step 0: correct")]),
+            ("judge a step (instant card)", lambda pg: _opt(pg, "incorrect"), "Step 0: incorrect"),
+            ("judge it again (instant card)", lambda pg: _opt(pg, "correct"), "Step 0: correct")]),
         "trace": ("radio", [
             ("later steps of the trace", lambda pg: pg.get_by_role("button", name="Later ▶").first, "Steps 10–19"),
             ("earlier steps", lambda pg: pg.get_by_role("button", name="◀ Earlier").first, "Steps 0–9")]),

@@ -203,3 +203,35 @@ def as_read(markdown: str) -> str:
     word joiners dropped (a test compares words, not the escaping)."""
     import re
     return re.sub(r"\\(.)", r"\1", markdown.replace("&#58;", ":").replace("\u2060", ""))
+
+
+def instant_cards(at) -> dict[str, dict]:
+    """The instant choice cards on the page (app/ui/instant.py), by key: the data the browser gets."""
+    import json
+    return {d["card"]: d for d in (json.loads(e.proto.json) for e in components(at, "baton_instant_choice"))}
+
+
+def instant_card(at, key: str) -> dict:
+    """The one instant card whose key is `key` or contains it."""
+    cards = instant_cards(at)
+    if key in cards:
+        return cards[key]
+    found = [d for k, d in cards.items() if key in k]
+    assert len(found) == 1, (key, list(cards))
+    return found[0]
+
+
+def click_card(at, key: str, value: list[str]):
+    """What the browser sends when a click leaves the instant card `key` showing `value` (the
+    next number of the card's acknowledged clicks, for the object it holds)."""
+    card = instant_card(at, key)
+    element = next(e for e in components(at, "baton_instant_choice") if json_of(e)["card"] == card["card"])
+    ack = card["ack"]
+    seq = ack["seq"] + 1 if ack["mount"] == "apptest" and ack["holds"] == card["holds"] else 1
+    return send_trigger(at, element, "change", {"mount": "apptest", "seq": seq, "value": list(value),
+                                                "holds": card["holds"]})
+
+
+def json_of(element) -> dict:
+    import json
+    return json.loads(element.proto.json)

@@ -1,7 +1,7 @@
 """Access control: hashed tokens, constant-time checks, rotating one-time session tickets."""
 from app.project import access
 from app.store.storage import AnnotationStore
-from tests.conftest import make_app, open_page, write_project
+from tests.conftest import click_card, instant_card, make_app, open_page, write_project
 
 TOKENS = {"alice": "alice-token-0123456789abcdef", "root": "root-token-0123456789abcdef"}
 
@@ -63,7 +63,7 @@ def test_token_sign_in_survives_refresh_without_token_in_url(tmp_path):
     at2 = make_app(cfg, annotator=None)
     at2.query_params["session"] = ticket
     at2 = open_page(at2, "radio")
-    at2.radio[0].set_value("failure").run()
+    click_card(at2, "outcome", ["failure"])
     assert AnnotationStore(tmp_path / "annotations").load("trip-planner-001", "alice", "outcome") is not None
     # the same ticket a second time (a copied URL) signs nobody in
     at3 = make_app(cfg, annotator=None)
@@ -201,20 +201,20 @@ def test_annotators_see_and_change_only_their_own(tmp_path):
     cfg = roles_project(tmp_path)
     store = AnnotationStore(tmp_path / "annotations")
     bob = signed_in(cfg, "bob", "radio")
-    bob.radio[0].set_value("success").run()
+    click_card(bob, "outcome", ["success"])
     assert store.load("trip-planner-001", "bob", "outcome").value == {"success": "true"}
     # alice, in her own session, sees no answer on that item, not bob's
     alice = signed_in(cfg, "alice", "radio")
-    assert alice.radio[0].value is None
+    assert instant_card(alice, "outcome")["stored"] == []
     assert not [c for c in alice.caption if "Saved" in c.value]
-    alice.radio[0].set_value("failure").run()
+    click_card(alice, "outcome", ["failure"])
     assert store.load("trip-planner-001", "alice", "outcome").value == {"failure": "true"}
     assert store.load("trip-planner-001", "bob", "outcome").value == {"success": "true"}  # untouched
     # a URL naming another annotator changes nothing once tokens exist
     alice2 = signed_in(cfg, "alice", "radio")
     alice2.query_params["annotator"] = "bob"
     alice2.run()
-    assert alice2.radio[0].value == "failure"
+    assert instant_card(alice2, "outcome")["stored"] == ["failure"]
     # no summary for annotators by its address (the menu leaves it out too)
     summary = signed_in(cfg, "alice", "summary")
     assert any("admins only" in i.value for i in summary.info)

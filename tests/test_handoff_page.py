@@ -8,7 +8,7 @@ from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.ui.surfaces.handoff_review import PAGE_SIZE
 from app.traces.step_cards import plain
-from tests.conftest import drawn_cards, make_app, open_page, step_cards, write_project
+from tests.conftest import click_card, drawn_cards, instant_card, instant_cards, make_app, open_page, step_cards, write_project
 
 ITEM = "trip-planner-001"
 PAGE = "handoff_review"
@@ -26,6 +26,30 @@ def _stored(tmp_path, item=ITEM):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", "handoffs")
 
 
+def _flags(at, n: int, item=ITEM) -> list[str]:
+    """The flags handoff N's card shows (an instant card: what is stored)."""
+    return instant_card(at, _key(n, "flags", item=item))["stored"]
+
+
+def _quality(at, n: int, item=ITEM) -> int:
+    """The rating handoff N's card shows, 0 for "not rated"."""
+    shown = instant_card(at, _key(n, "quality", item=item))["stored"]
+    return int(shown[0]) if shown else 0
+
+
+def _tick(at, n: int, flag: str, on: bool = True, item=ITEM):
+    now = [f for f in _flags(at, n, item) if f != flag]
+    return click_card(at, _key(n, "flags", item=item), now + [flag] if on else now)
+
+
+def _rate(at, n: int, quality: int, item=ITEM):
+    return click_card(at, _key(n, "quality", item=item), [str(quality)] if quality else [])
+
+
+def _ratings(at) -> list[str]:
+    return [k for k in instant_cards(at) if k.endswith("quality")]
+
+
 def _page(at, n: int, item=ITEM):
     at.selectbox(key=_key("page", item=item)).set_value(n).run()
     return at
@@ -33,13 +57,13 @@ def _page(at, n: int, item=ITEM):
 
 def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
     at = open_page(make_app(demo_project), PAGE)
-    assert len(at.radio) == PAGE_SIZE  # one rating per handoff of the first demo run, paged
-    assert at.radio(key=_key(0, "quality")).value == 0  # "not rated"
-    at.radio(key=_key(1, "quality")).set_value(5).run()
+    assert len(_ratings(at)) == PAGE_SIZE  # one rating per handoff of the first demo run, paged
+    assert _quality(at, 0) == 0  # "not rated"
+    _rate(at, 1, 5)
     _page(at, 1)
-    at.checkbox(key=_key(6, "flag", "dropped_constraint")).check().run()
-    at.checkbox(key=_key(6, "flag", "info_loss")).check().run()
-    at.radio(key=_key(6, "quality")).set_value(2).run()
+    _tick(at, 6, "dropped_constraint")
+    _tick(at, 6, "info_loss")
+    _rate(at, 6, 2)
     expected = [
         {"index": 1, "step": 5, "from": "FlightAgent", "to": "Planner", "flags": [], "quality": 5},
         {"index": 6, "step": 12, "from": "Planner", "to": "Critic",
@@ -52,22 +76,20 @@ def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
     assert _stored(tmp_path).value == expected and [t.value for t in at.toast][-1].startswith("2 handoffs are judged")
 
     again = open_page(make_app(demo_project), PAGE)
-    assert again.radio(key=_key(1, "quality")).value == 5
-    assert again.radio(key=_key(0, "quality")).value == 0
+    assert _quality(again, 1) == 5
+    assert _quality(again, 0) == 0
     _page(again, 1)
-    assert again.checkbox(key=_key(6, "flag", "info_loss")).value is True
-    assert again.checkbox(key=_key(6, "flag", "dropped_constraint")).value is True
-    assert again.checkbox(key=_key(6, "flag", "garbling")).value is False
-    assert again.radio(key=_key(6, "quality")).value == 2
+    assert _flags(again, 6) == ["info_loss", "dropped_constraint"]  # (garbling not)
+    assert _quality(again, 6) == 2
     assert any(m.value.startswith("Handoff 6: _flagged: info") and "quality 2/5" in m.value for m in again.markdown)
 
     # un-rating handoff 1 drops it; the rest stays
-    _page(again, 0).radio(key=_key(1, "quality")).set_value(0).run()
+    _rate(_page(again, 0), 1, 0)
     assert _stored(tmp_path).value == expected[1:]
     _page(again, 1)
-    again.checkbox(key=_key(6, "flag", "info_loss")).uncheck().run()
-    again.checkbox(key=_key(6, "flag", "dropped_constraint")).uncheck().run()
-    again.radio(key=_key(6, "quality")).set_value(0).run()
+    _tick(again, 6, "info_loss", on=False)
+    _tick(again, 6, "dropped_constraint", on=False)
+    _rate(again, 6, 0)
     assert _stored(tmp_path) is None
 
 
@@ -89,7 +111,7 @@ def test_reviewed_clean(demo_project, tmp_path):
     assert ann.status == STATUS_REVIEWED_CLEAN and ann.value == []
     again = open_page(make_app(demo_project), PAGE)
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
-    again.checkbox(key=_key(2, "flag", "garbling")).check().run()  # a judgement after all
+    _tick(again, 2, "garbling")  # a judgement after all
     ann = _stored(tmp_path)
     assert ann.status == STATUS_ANNOTATED and ann.value[0]["flags"] == ["garbling"]
     assert not any("Reviewed, nothing to flag" in c.value for c in again.caption)
@@ -102,11 +124,11 @@ def test_long_trace_is_paged_and_stale_labels_are_not_attached(tmp_path):
     data.write_text(json.dumps({"id": "long", "text": "t", "steps": steps}) + "\n")
     cfg = write_project(tmp_path, data_files=[str(data)])
     at = open_page(make_app(cfg, item="long"), PAGE)
-    assert len(at.radio) == PAGE_SIZE
+    assert len(_ratings(at)) == PAGE_SIZE
     _page(at, 5, item="long")
-    assert [r.key for r in at.radio][0] == _key(25, "quality", item="long")
-    assert at.radio(key=_key(25, "quality", item="long")).label == "Quality of handoff 25"
-    at.checkbox(key=_key(25, "flag", "garbling", item="long")).check().run()
+    assert _ratings(at)[0] == _key(25, "quality", item="long")
+    assert instant_card(at, _key(25, "quality", item="long"))["title"] == "Quality of handoff 25"
+    _tick(at, 25, "garbling", item="long")
     assert _stored(tmp_path, "long").value == [
         {"index": 25, "step": 26, "from": "B", "to": "C", "flags": ["garbling"], "quality": None}]
     # long step text: an excerpt, the full text one click away
@@ -125,9 +147,9 @@ def test_entries_made_on_other_data_are_reported_not_attached(tmp_path):
         Annotation("r", "alice", "handoffs", "handoff_review", old, STATUS_ANNOTATED, "other", None, 0.0))
     at = open_page(make_app(cfg, item="r"), PAGE)
     assert any("does not match this trace" in w.value for w in at.warning)
-    assert at.checkbox(key=_key(1, "flag", "garbling", item="r")).value is False
-    assert at.radio(key=_key(1, "quality", item="r")).value == 0
-    at.radio(key=_key(1, "quality", item="r")).set_value(3).run()
+    assert _flags(at, 1, item="r") == []
+    assert _quality(at, 1, item="r") == 0
+    _rate(at, 1, 3, item="r")
     assert _stored(tmp_path, "r").value == [
         {"index": 1, "step": 2, "from": "B", "to": "A", "flags": [], "quality": 3}]
 
@@ -147,20 +169,20 @@ def test_a_cards_place_takes_the_judgement_of_the_handoff_it_now_holds(demo_proj
     handoff in the same place, which shows that handoff's stored judgement and no note about
     what was saved for the one before; the page selector is one control, each item's page its own."""
     at = open_page(make_app(demo_project), PAGE)
-    at.checkbox(key=_key(1, "flag", "info_loss")).check().run()
+    _tick(at, 1, "info_loss")
     card1 = lambda a: next(m.value for m in a.markdown if m.value.startswith(("Handoff 1:", "Handoff 6:")))  # noqa: E731
     assert "saved" in card1(at)
     _page(at, 1)  # the same place now holds handoff 6
-    assert at.radio(key=_key(6, "quality")).label == "Quality of handoff 6"
-    assert at.checkbox(key=_key(6, "flag", "info_loss")).value is False
+    assert instant_card(at, _key(6, "quality"))["title"] == "Quality of handoff 6"
+    assert _flags(at, 6) == []
     assert card1(at).startswith("Handoff 6: _not judged yet_") and "saved" not in card1(at)
     _page(at, 0)
-    assert at.checkbox(key=_key(1, "flag", "info_loss")).value is True
+    assert _flags(at, 1) == ["info_loss"]
     at.button(key=widget_key("nav", "next")).click().run()  # another item: its first page
     other = at.query_params["item"]
     assert (other[0] if isinstance(other, list) else other) != ITEM
     if any(s.key == _key("page") for s in at.selectbox):
         assert at.selectbox(key=_key("page")).value == 0
-    assert not at.checkbox(key=_key(1, "flag", "info_loss")).value
+    assert _flags(at, 1) == []
     assert _stored(tmp_path).value == [
         {"index": 1, "step": 5, "from": "FlightAgent", "to": "Planner", "flags": ["info_loss"], "quality": None}]

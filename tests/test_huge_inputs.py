@@ -21,7 +21,7 @@ import pytest
 import app.traces.readers as readers
 from app.traces.derive import derive
 from app.store.storage import Annotation, AnnotationStore
-from tests.conftest import ROOT, make_app, shared_dataset, write_project
+from tests.conftest import ROOT, click_card, make_app, shared_dataset, write_project
 
 DEEP = 100_000
 AGENTS = ["Planner", "Coder", "Critic", "Searcher", "Writer"]
@@ -114,7 +114,7 @@ def test_a_deep_file_does_not_stop_the_project(tmp_path):
     at.switch_page("pages/radio.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    at.radio[0].set_value("failure").run()
+    click_card(at, "outcome", ["failure"])
     assert AnnotationStore(tmp_path / "annotations").load("trip-planner-001", "alice", "outcome")
 
 

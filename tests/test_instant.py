@@ -153,7 +153,7 @@ def test_instant_card_saves_a_trigger_and_sends_the_ack_back():
     send_trigger(at, element, "change", {"mount": "m", "seq": 2, "value": ["garbling"]})
     assert at.session_state["db"] == ["garbling"]
     data = json.loads(_component(at).proto.json)
-    assert data["stored"] == ["garbling"] and data["ack"] == {"mount": "m", "seq": 2, "value": ["garbling"]}
+    assert data["stored"] == ["garbling"] and data["ack"] == {"mount": "m", "seq": 2, "value": ["garbling"], "holds": ""}
     send_trigger(at, _component(at), "change", {"mount": "m", "seq": 1, "value": []})  # late: ignored
     assert at.session_state["db"] == ["garbling"]
     at.session_state["fail"] = True

@@ -4,7 +4,7 @@ import pandas as pd
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import make_app, open_page, step_cards, write_project
+from tests.conftest import click_card, instant_card, make_app, open_page, step_cards, write_project
 
 
 def stored(project, item, scheme, who="alice"):
@@ -33,7 +33,7 @@ def test_failure_attribution_saved_and_restored(demo_project):
     at = open_page(make_app(demo_project, item=item), "failure_attribution")
     assert "Asked only when" in at.info[0].value  # outcome not answered yet
     at = open_page(make_app(demo_project, item=item), "radio")
-    at.radio(key=[r.key for r in at.radio if "outcome" in r.key][0]).set_value("failure").run()
+    click_card(at, "outcome", ["failure"])
     assert stored(demo_project, item, "outcome").value == {"failure": "true"}
 
     at = open_page(make_app(demo_project, item=item), "failure_attribution")
@@ -58,7 +58,7 @@ def test_failure_attribution_saved_and_restored(demo_project):
 def test_no_failure_is_not_the_same_as_not_annotated(demo_project):
     item = "code-team-002"
     at = open_page(make_app(demo_project, item=item), "radio")
-    at.radio(key=[r.key for r in at.radio if "outcome" in r.key][0]).set_value("partial").run()
+    click_card(at, "outcome", ["partial"])
     at = open_page(make_app(demo_project, item=item), "failure_attribution")
     assert stored(demo_project, item, "attribution") is None
     at.button(key=[b.key for b in at.button if b.label == "No failure to attribute"][0]).click().run()
@@ -71,16 +71,15 @@ def test_no_failure_is_not_the_same_as_not_annotated(demo_project):
 def test_radio_likert_multiselect_text(demo_project):
     item = "trip-planner-001"
     at = open_page(make_app(demo_project, item=item), "likert")
-    at.radio[0].set_value(4).run()
+    click_card(at, "confidence", ["4"])
     assert stored(demo_project, item, "confidence").value == {"scale_4": "4"}
     at = open_page(make_app(demo_project, item=item), "multiselect")
-    boxes = {c.label: c for c in at.checkbox}
-    boxes["loop"].check().run()
-    at.checkbox(key=boxes["ignored\\_constraint"].key).check().run()
+    click_card(at, "symptoms", ["loop"])
+    click_card(at, "symptoms", ["loop", "ignored_constraint"])
     at.text_input[0].input("budget fixation").run()
     assert stored(demo_project, item, "symptoms").value == {"loop": "true", "ignored_constraint": "true",
                                                              "free_response": "budget fixation"}
-    at.checkbox(key=boxes["loop"].key).uncheck().run()
+    click_card(at, "symptoms", ["ignored_constraint"])
     assert stored(demo_project, item, "symptoms").value == {"ignored_constraint": "true",
                                                              "free_response": "budget fixation"}
     at = open_page(make_app(demo_project, item=item), "text")
@@ -90,9 +89,9 @@ def test_radio_likert_multiselect_text(demo_project):
     assert stored(demo_project, item, "notes") is None  # emptied: no label left behind
     # reopen: every control shows what is stored
     at = open_page(make_app(demo_project, item=item), "likert")
-    assert at.radio[0].value == 4
+    assert instant_card(at, "confidence")["stored"] == ["4"]
     at = open_page(make_app(demo_project, item=item), "multiselect")
-    assert {c.label: c.value for c in at.checkbox}["ignored\\_constraint"] is True
+    assert instant_card(at, "symptoms")["stored"] == ["ignored_constraint"]
     assert at.text_input[0].value == "budget fixation"
 
 
@@ -125,9 +124,8 @@ def test_item_navigation_and_done(demo_project):
 def test_parquet_store_one_row_per_key(demo_project):
     item = "research-003"
     at = open_page(make_app(demo_project, item=item), "radio")
-    key = [r.key for r in at.radio if "outcome" in r.key][0]
-    at.radio(key=key).set_value("success").run()
-    at.radio(key=key).set_value("failure").run()
+    click_card(at, "outcome", ["success"])
+    click_card(at, "outcome", ["failure"])
     df = pd.read_parquet(demo_project.parent / "annotations")
     assert len(df) == 1
     row = df.iloc[0]

@@ -16,7 +16,7 @@ from app.traces import readers
 from app.store.storage import AnnotationStore
 from app.ui.shell import clean_name
 from app.ui.state import widget_key
-from tests.conftest import ROOT, make_app, shared_dataset, write_project
+from tests.conftest import ROOT, click_card, instant_card, make_app, shared_dataset, write_project
 
 HOSTILE = ["../../x", "../../../../../../tmp/baton-escape", "/tmp/baton-abs", "/etc/passwd", "..", ".",
            "a\x00b", "\x00", "x" * 5000, "a/b\\c", "~", "~root", "con", "nul.txt", ".hidden", "_hidden",
@@ -52,8 +52,8 @@ def test_hostile_item_ids_annotated_through_the_app(tmp_path):
             at.selectbox(key=widget_key("nav", "item")).set_value(item).run()
         assert not at.exception, (item, [e.value for e in at.exception])
         assert at.query_params["item"] in (item, [item])  # the page is on that item, not the first one
-        assert at.radio[0].value is None
-        at.radio[0].set_value("failure").run()
+        assert instant_card(at, "outcome")["stored"] == []
+        click_card(at, "outcome", ["failure"])
         assert not at.exception
     _nothing_outside(tmp_path, before)
     store = AnnotationStore(tmp_path / "annotations")
@@ -75,7 +75,7 @@ def test_hostile_annotator_names_from_the_url(tmp_path, name):
     at.switch_page("pages/radio.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    at.radio[0].set_value("success").run()
+    click_card(at, "outcome", ["success"])
     _nothing_outside(tmp_path, before)
     store = AnnotationStore(tmp_path / "annotations")
     assert store.load("trip-planner-001", who, "outcome").value == {"success": "true"}

@@ -14,7 +14,7 @@ import pytest
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.ui.surfaces.tool_call_review import PAGE_SIZE
-from tests.conftest import make_app, open_page, write_project
+from tests.conftest import click_card, instant_card, instant_cards, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 SECRET_PATH = "/srv/baton/private/annotations/alice"
@@ -23,7 +23,8 @@ NOT_WRITABLE = "not saved: the annotation folder is not writable"
 
 def everything_shown(at) -> str:
     kinds = ("error", "warning", "info", "caption", "markdown", "text", "exception")
-    return "\n".join(str(getattr(e, "value", "")) for kind in kinds for e in getattr(at, kind))
+    cards = [str(c["error"] or "") for c in instant_cards(at).values()]  # (what the instant cards say)
+    return "\n".join([str(getattr(e, "value", "")) for kind in kinds for e in getattr(at, kind)] + cards)
 
 
 @pytest.fixture
@@ -47,15 +48,16 @@ def read_only(monkeypatch):
 
 def test_a_failed_choice_says_so_and_returns_to_what_is_on_disk(demo_project, read_only):
     at = open_page(make_app(demo_project, item=ITEM), "radio")
-    at.radio(key=widget_key("radio", "outcome")).set_value("failure").run()
+    click_card(at, widget_key("radio", "outcome"), ["failure"])
     assert not at.exception, [e.value for e in at.exception]
     shown = everything_shown(at)
     assert NOT_WRITABLE in shown.lower() and SECRET_PATH not in shown and "Permission denied" not in shown
-    assert at.radio(key=widget_key("radio", "outcome")).value is None  # what is on disk: nothing
+    card = instant_card(at, widget_key("radio", "outcome"))
+    assert card["stored"] == [] and NOT_WRITABLE in card["error"].lower()  # the card: what is on disk, nothing
     store = AnnotationStore(demo_project.parent / "annotations")
     assert store.load(ITEM, "alice", "outcome") is None
     read_only.undo()  # the folder is writable again: the next click saves, and the note goes
-    at.radio(key=widget_key("radio", "outcome")).set_value("failure").run()
+    click_card(at, widget_key("radio", "outcome"), ["failure"])
     assert store.load(ITEM, "alice", "outcome").value == {"failure": "true"}
     assert NOT_WRITABLE not in everything_shown(at).lower()
 
@@ -78,10 +80,10 @@ def test_a_card_says_not_saved_and_its_control_returns(demo_project, read_only):
     verdict = widget_key("toolreview", "tool_review", "slot", 1 % PAGE_SIZE, "verdict")
     notes = widget_key("toolreview", "tool_review", "slot", 1 % PAGE_SIZE, "notes")
     at.text_input(key=notes).input("looked up the wrong date").run()
-    at.button_group(key=verdict).set_value("wrong_args").run()  # a segmented control (issue 27)
+    click_card(at, verdict, ["wrong_args"])  # an instant card: what the browser sends on the click
     assert not at.exception, [e.value for e in at.exception]
-    assert any(NOT_WRITABLE in c.value for c in at.caption), [c.value for c in at.caption]
-    assert at.button_group(key=verdict).value is None  # nothing on disk
+    assert NOT_WRITABLE in instant_card(at, verdict)["error"].lower()  # the card says so
+    assert instant_card(at, verdict)["stored"] == []  # nothing on disk
     assert at.text_input(key=notes).value == "looked up the wrong date"  # kept to retry
 
 
@@ -97,10 +99,10 @@ def test_an_annotation_folder_that_is_a_file(tmp_path):
     (tmp_path / "annotations").write_text("not a folder")
     cfg = write_project(tmp_path)
     at = open_page(make_app(cfg, item=ITEM), "radio")
-    at.radio(key=widget_key("radio", "outcome")).set_value("failure").run()
+    click_card(at, widget_key("radio", "outcome"), ["failure"])
     assert not at.exception, [e.value for e in at.exception]
     assert NOT_WRITABLE in everything_shown(at).lower()
-    assert at.radio(key=widget_key("radio", "outcome")).value is None
+    assert instant_card(at, widget_key("radio", "outcome"))["stored"] == []
     home = make_app(cfg)
     home.run()  # the items page lists progress from that folder: no traceback either
     assert not home.exception, [e.value for e in home.exception]

@@ -13,7 +13,7 @@ import time
 from app.project import access
 from app.store.storage import AnnotationStore
 from app.ui import state
-from tests.conftest import make_app, open_page, write_project
+from tests.conftest import click_card, make_app, open_page, write_project
 
 TOKEN = "alice-token-0123456789abcdef"
 BOB = "bob-token-0123456789abcdef"
@@ -119,13 +119,13 @@ def test_sign_out_ends_every_session_of_that_annotator(tmp_path):
 def test_a_removed_account_stops_at_its_next_click(tmp_path):
     cfg, secrets = secure(tmp_path)
     at = open_page(signed_in(cfg, BOB), "radio")
-    at.radio[0].set_value("failure").run()
+    click_card(at, "outcome", ["failure"])
     store = AnnotationStore(tmp_path / "annotations")
     assert store.load(ITEM, "bob", "outcome") is not None
     before = secrets.stat()
     secrets.write_text(f'[baton.annotators.alice]\ntoken_sha256 = "{access.hash_token(TOKEN)}"\n')
     os.utime(secrets, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
-    at.radio[0].set_value("success").run()  # the next click
+    click_card(at, "outcome", ["success"])  # the next click
     assert not at.exception
     assert store.load(ITEM, "bob", "outcome").value == {"failure": "true"}  # not saved
     at.run()

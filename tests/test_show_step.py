@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from app.store.storage import AnnotationStore
-from tests.conftest import components, make_app, open_page, write_project
+from tests.conftest import click_card, components, make_app, open_page, write_project
 from app.ui.state import widget_key
 
 
@@ -37,7 +37,7 @@ def test_show_step_turns_marks_and_asks_to_scroll(tmp_path):
 def test_the_decisive_step_is_marked_in_the_trace(demo_project):
     item = "whowhen-hand-crafted-33"
     at = open_page(make_app(demo_project, item=item), "radio")
-    at.radio(key=[r.key for r in at.radio if "outcome" in r.key][0]).set_value("failure").run()
+    click_card(at, "outcome", ["failure"])
     at = open_page(make_app(demo_project, item=item), "failure_attribution")
     step = next(s for s in at.selectbox if s.label == "Decisive step")
     step.set_value(8).run()

@@ -9,7 +9,7 @@ from app.ui.state import widget_key
 from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.surfaces.tool_call_review import PAGE_SIZE
 from app.traces.step_cards import plain
-from tests.conftest import call_cards, card_codes, make_app, open_page, write_project
+from tests.conftest import call_cards, card_codes, click_card, instant_card, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 
@@ -28,6 +28,17 @@ def card(call, field):
     return widget_key("toolreview", "tool_review", "slot", call % PAGE_SIZE, field)
 
 
+def verdict(at, call):
+    """The verdict call `call`'s card shows (an instant card: what is stored), or None."""
+    shown = instant_card(at, card(call, "verdict"))["stored"]
+    return shown[0] if shown else None
+
+
+def judge(at, call, value):
+    """A click on a verdict of call `call`'s card (None: the chosen one again, taken back)."""
+    return click_card(at, card(call, "verdict"), [value] if value else [])
+
+
 def stored(tmp_path, item=ITEM):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", "tool_review")
 
@@ -39,9 +50,9 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
         if first:
             at.button(key=place("next")).click().run()
         for i in range(first, min(first + PAGE_SIZE, 5)):
-            assert at.button_group(key=card(i, "verdict")).value is None
-            assert at.button_group(key=card(i, "verdict")).options == ["correct", "wrong\\_tool",
-                                                                       "wrong\\_args", "wrong\\_order"]
+            assert verdict(at, i) is None
+            assert [o["label"] for o in instant_card(at, card(i, "verdict"))["options"]] == [
+                "correct", "wrong_tool", "wrong_args", "wrong_order"]
         codes += [x for c in call_cards(at) for x in card_codes(c)]
         headers += [plain(c)[0] for c in call_cards(at)]
     assert [h.split(" · ")[0] for h in headers] == [f"Call {i}" for i in range(5)]
@@ -59,9 +70,9 @@ def test_cards_show_every_call_with_pretty_arguments_and_results(demo_project):
 def test_verdict_notes_save_reopen_and_unset(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    at.button_group(key=card(2, "verdict")).set_value("wrong_args").run()
+    judge(at, 2, "wrong_args")
     at.text_input(key=card(0, "notes")).input("delegation looks fine").run()
-    at.button_group(key=card(0, "verdict")).set_value("correct").run()
+    judge(at, 0, "correct")
     assert not at.exception
     ann = stored(tmp)
     assert ann.status == "annotated"
@@ -70,15 +81,15 @@ def test_verdict_notes_save_reopen_and_unset(demo_project):
         {"index": 2, "step": 4, "tool": "book_flight", "verdict": "wrong_args", "notes": ""}]
 
     again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    assert again.button_group(key=card(0, "verdict")).value == "correct"
+    assert verdict(again, 0) == "correct"
     assert again.text_input(key=card(0, "notes")).value == "delegation looks fine"
-    assert again.button_group(key=card(2, "verdict")).value == "wrong_args"
-    assert again.button_group(key=card(1, "verdict")).value is None
+    assert verdict(again, 2) == "wrong_args"
+    assert verdict(again, 1) is None
     assert any("2 of 5 calls judged" in c.value for c in again.caption)
 
-    again.button_group(key=card(2, "verdict")).set_value(None).run()
+    judge(again, 2, None)
     assert [e["index"] for e in stored(tmp).value] == [0]
-    again.button_group(key=card(0, "verdict")).set_value(None).run()
+    judge(again, 0, None)
     assert stored(tmp).value == [{"index": 0, "step": 1, "tool": "delegate", "verdict": None,
                                   "notes": "delegation looks fine"}]
     again.text_input(key=card(0, "notes")).input("").run()
@@ -88,11 +99,11 @@ def test_verdict_notes_save_reopen_and_unset(demo_project):
 def test_reviewed_clean(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
-    at.button_group(key=card(1, "verdict")).set_value("wrong_tool").run()
+    judge(at, 1, "wrong_tool")
     at.button(key=place("clean")).click().run()
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == []
-    assert at.button_group(key=card(1, "verdict")).value is None
+    assert verdict(at, 1) is None
     again = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
 
@@ -116,14 +127,14 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     # the stale label is listed apart, not shown on call 3 (on its page)
     assert any("call 3 · step 3 · other: correct" in t.value for t in at.text)
     at.number_input(key=place("page_number")).set_value(3 // PAGE_SIZE + 1).run()
-    assert at.button_group(key=card(3, "verdict")).label == "Verdict on call 3"
-    assert at.button_group(key=card(3, "verdict")).value is None
+    assert instant_card(at, card(3, "verdict"))["title"] == "Verdict on call 3"
+    assert verdict(at, 3) is None
     at.number_input(key=place("page_number")).set_value(1).run()
     page = 21 // PAGE_SIZE  # the page holding call 21
     for _ in range(page):
         at.button(key=place("next")).click().run()
     assert [c["call"] for c in call_cards(at)] == list(range(page * PAGE_SIZE, min(25, (page + 1) * PAGE_SIZE)))
-    at.button_group(key=card(21, "verdict")).set_value("wrong_order").run()
+    judge(at, 21, "wrong_order")
     assert any(c.value.startswith("Call 21: verdict wrong\\_order · saved") for c in at.caption)
     assert stored(tmp_path, "many").value == [
         {"index": 3, "step": 3, "tool": "other", "verdict": "correct", "notes": ""},
@@ -132,8 +143,8 @@ def test_paged_calls_and_orphan_labels(tmp_path):
     assert stored(tmp_path, "many").value == [
         {"index": 21, "step": 21, "tool": "tool21", "verdict": "wrong_order", "notes": ""}]
     at.number_input(key=place("page_number")).set_value(3 // PAGE_SIZE + 1).run()  # call 3's page
-    assert at.button_group(key=card(3, "verdict")).label == "Verdict on call 3"
-    assert at.button_group(key=card(3, "verdict")).value is None
+    assert instant_card(at, card(3, "verdict"))["title"] == "Verdict on call 3"
+    assert verdict(at, 3) is None
 
 
 def test_item_without_tool_calls(demo_project):
@@ -144,14 +155,14 @@ def test_item_without_tool_calls(demo_project):
 def test_a_cards_place_takes_the_verdict_of_the_call_it_now_holds(tmp_path):
     cfg = many_calls(tmp_path, 12)
     at = open_page(make_app(cfg, item="many"), "tool_call_review")
-    at.button_group(key=card(1, "verdict")).set_value("wrong_tool").run()
+    judge(at, 1, "wrong_tool")
     at.text_input(key=card(1, "notes")).input("should search").run()
     assert any(c.value.startswith("Call 1: verdict wrong\\_tool") for c in at.caption)
     at.button(key=place("next")).click().run()  # the same place now holds call 1 + PAGE_SIZE
     now = 1 + PAGE_SIZE
-    assert at.button_group(key=card(1, "verdict")).label == f"Verdict on call {now}"
-    assert at.button_group(key=card(1, "verdict")).value is None and at.text_input(key=card(1, "notes")).value == ""
+    assert instant_card(at, card(1, "verdict"))["title"] == f"Verdict on call {now}"
+    assert verdict(at, 1) is None and at.text_input(key=card(1, "notes")).value == ""
     assert not any(c.value.startswith(f"Call {now}:") for c in at.caption)  # nothing saved for it
     at.button(key=place("prev")).click().run()
-    assert at.button_group(key=card(1, "verdict")).value == "wrong_tool"
+    assert verdict(at, 1) == "wrong_tool"
     assert at.text_input(key=card(1, "notes")).value == "should search"

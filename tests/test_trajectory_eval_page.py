@@ -9,7 +9,7 @@ from app.ui.state import widget_key
 from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.surfaces.trajectory_eval import PAGE_SIZE
 from app.traces.step_cards import plain
-from tests.conftest import drawn_cards, make_app, open_page, write_project
+from tests.conftest import click_card, drawn_cards, instant_card, instant_cards, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 M11 = "Specification & System Design › 1.1 Disobey task specification"
@@ -30,33 +30,40 @@ def card(step, field, scheme="mast_steps"):
     return widget_key("traj", scheme, "slot", step % PAGE_SIZE, field)
 
 
+class ModeCard:
+    """One category's failure modes on a step card: an instant card (app/ui/instant.py)."""
+
+    def __init__(self, data: dict):
+        self.key, self.label, self.disabled = data["card"], data["title"], data["disabled"]
+        self.options = [int(o["value"]) for o in data["options"]]
+        self.labels = [o["label"] for o in data["options"]]
+        self.value = [int(v) for v in data["stored"]]
+
+
 def mode_groups(at, step, scheme="mast_steps"):
-    """A card's failure-mode pills, one per category, in config order (issue 27: every mode
-    visible, one click each, instead of a dropdown)."""
+    """A card's failure modes, one instant card per category, in config order (issue 27: every
+    mode visible, one click each, instead of a dropdown)."""
     prefix = card(step, "modes", scheme) + "\u241f"
-    return sorted((w for w in at.button_group if w.key and w.key.startswith(prefix)),
+    return sorted((ModeCard(d) for k, d in instant_cards(at).items() if k.startswith(prefix)),
                   key=lambda w: int(w.key.rsplit("\u241f", 1)[1]))
 
 
 def mode_labels(at, step, scheme="mast_steps"):
     """"Category › subtype" for every mode the card offers, in order."""
-    return [f"{w.label.replace(chr(92), '').rsplit(' (step', 1)[0]} › {o}".replace("\\", "")
-            for w in mode_groups(at, step, scheme) for o in w.options]
+    return [f"{w.label.rsplit(' (step', 1)[0]} › {o}" for w in mode_groups(at, step, scheme) for o in w.labels]
 
 
 def modes_of(at, step, scheme="mast_steps"):
     """The modes ticked on a card (their positions in the scheme's list of modes)."""
-    return sorted(j for w in mode_groups(at, step, scheme) for j in (w.value or []))
+    return sorted(j for w in mode_groups(at, step, scheme) for j in w.value)
 
 
 def toggle_mode(at, step, j, scheme="mast_steps"):
-    """Click mode number `j` on a card (its category's pills hold a run of the modes)."""
-    first = 0
+    """Click mode number `j` on a card (its category's card holds a run of the modes)."""
     for w in mode_groups(at, step, scheme):
-        if first <= j < first + len(w.options):
-            now = list(w.value or [])
-            return w.set_value([x for x in now if x != j] if j in now else now + [j]).run()
-        first += len(w.options)
+        if j in w.options:
+            now = [x for x in w.value if x != j] if j in w.value else w.value + [j]
+            return click_card(at, w.key, [str(x) for x in now])
     raise AssertionError(f"no mode {j} on step {step}")
 
 
@@ -74,6 +81,12 @@ def cards(at):
     return [m.value for m in at.markdown if m.value.startswith("Step ") and ": *" in m.value]
 
 
+
+def correctness(at, key: str):
+    """The correctness a step card shows (an instant card: what is stored), or None."""
+    shown = instant_card(at, key)["stored"]
+    return shown[0] if shown else None
+
 def test_cards_modes_and_paging(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     assert len(cards(at)) == PAGE_SIZE and cards(at)[4].startswith("Step 4: ")
@@ -89,7 +102,8 @@ def test_cards_modes_and_paging(demo_project):
     labels = mode_labels(at, 4)
     assert len(labels) == 14 and labels[0] == M11 and modes_of(at, 4) == []
     assert at.text_input(key=card(4, "why")).value == ""  # a rationale may come before a correctness
-    assert at.radio(key=card(4, "corr")).options == ["correct", "incorrect", "partially\\_correct"]
+    assert [o["label"] for o in instant_card(at, card(4, "corr"))["options"]] == ["correct", "incorrect",
+                                                                            "partially_correct"]
     assert any(m.value.startswith("**Score: 100 / 100**") for m in at.markdown)
     # step text is the step's content, as plain text
     assert any(line.startswith("Cheapest option is FR7102") for c in review_cards(at) for line in plain(c))
@@ -103,12 +117,12 @@ def test_cards_modes_and_paging(demo_project):
 def test_label_save_reopen_correct_again(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    at.radio(key=card(4, "corr")).set_value("incorrect").run()
+    click_card(at, card(4, "corr"), ["incorrect"])
     toggle_mode(at, 4, 0)
     toggle_mode(at, 4, 12)
     at.button_group(key=card(4, "sev")).set_value("major").run()
     at.text_input(key=card(4, "why")).input("books a 06:40 flight").run()
-    at.radio(key=card(0, "corr")).set_value("correct").run()
+    click_card(at, card(0, "corr"), ["correct"])
     assert not at.exception
     ann = stored(tmp)
     assert ann.status == "annotated"
@@ -123,16 +137,16 @@ def test_label_save_reopen_correct_again(demo_project):
     assert "· saved " in cards(at)[0] and cards(at)[0].endswith("score now 95 / 100")  # the card's own line
 
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    assert again.radio(key=card(4, "corr")).value == "incorrect"
+    assert correctness(again, card(4, "corr")) == "incorrect"
     assert modes_of(again, 4) == [0, 12]  # M11, M32
     assert again.button_group(key=card(4, "sev")).value == "major"
     assert again.text_input(key=card(4, "why")).value == "books a 06:40 flight"
-    assert again.radio(key=card(0, "corr")).value == "correct"
-    assert again.radio(key=card(1, "corr")).value is None
+    assert correctness(again, card(0, "corr")) == "correct"
+    assert correctness(again, card(1, "corr")) is None
     assert "incorrect, 2 failure modes, major" in cards(again)[4]
 
     # correct again: modes and severity cleared in the stored value and in the widgets
-    again.radio(key=card(4, "corr")).set_value("correct").run()
+    click_card(again, card(4, "corr"), ["correct"])
     assert modes_of(again, 4) == []
     assert again.button_group(key=card(4, "sev")).value is None
     assert all(w.disabled for w in mode_groups(again, 4))
@@ -145,7 +159,7 @@ def test_label_save_reopen_correct_again(demo_project):
     again.button(key=card(4, "corr") + "\u241freset").click().run()
     again.button(key=card(0, "corr") + "\u241freset").click().run()
     assert stored(tmp) is None
-    assert again.radio(key=card(4, "corr")).value is None
+    assert correctness(again, card(4, "corr")) is None
 
 
 def test_label_on_a_later_page_and_reviewed_clean(demo_project):
@@ -153,7 +167,7 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
     at.button(key=place("next")).click().run()
     at.button(key=place("next")).click().run()
-    at.radio(key=card(13, "corr")).set_value("incorrect").run()
+    click_card(at, card(13, "corr"), ["incorrect"])
     toggle_mode(at, 13, 11)  # 3.1 Premature termination
     at.button_group(key=card(13, "sev")).set_value("critical").run()
     assert stored(tmp).value == {"steps": [
@@ -167,7 +181,7 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
     again.button(key=place("next")).click().run()
     again.button(key=place("next")).click().run()
-    assert again.radio(key=card(13, "corr")).value is None
+    assert correctness(again, card(13, "corr")) is None
 
 
 def test_step_text_key_fallbacks_without_score(tmp_path):
@@ -187,13 +201,13 @@ def test_step_text_key_fallbacks_without_score(tmp_path):
     at.button(key=card(2, "open", scheme="steps") + "\u241fbutton").click().run()  # modes before a correctness
     assert mode_labels(at, 2, "steps") == ["reasoning › logic", "safety › safety"]
     toggle_mode(at, 2, 1, "steps")
-    at.radio(key=card(1, "corr", scheme="steps")).set_value("ok").run()
+    click_card(at, card(1, "corr", scheme="steps"), ["ok"])
     assert stored(tmp_path, "r1", "steps").value == {"steps": [
         {"step_index": 1, "agent": "B", "correctness": "ok", "errors": [], "severity": None, "rationale": ""},
         {"step_index": 2, "agent": "A", "correctness": None, "errors": [{"type": "safety", "subtype": None}],
          "severity": None, "rationale": ""}]}
     # "ok" is the first option: marking step 2 ok clears its mode
-    at.radio(key=card(2, "corr", scheme="steps")).set_value("ok").run()
+    click_card(at, card(2, "corr", scheme="steps"), ["ok"])
     assert stored(tmp_path, "r1", "steps").value["steps"][1]["errors"] == []
 
 
@@ -210,7 +224,7 @@ def test_saved_labels_the_config_or_trace_no_longer_has_are_kept(demo_project):
     assert mode_labels(at, 2)[-1] == "Not configured › Old category › x" and modes_of(at, 2) == [14]
     assert at.button_group(key=card(2, "sev")).value == "blocker"
     # step 3 is now FlightAgent's: the label is listed apart, not shown on the step
-    assert at.radio(key=card(3, "corr")).value is None
+    assert correctness(at, card(3, "corr")) is None
     assert any("step 3 · SomeoneElse: incorrect" in t.value for t in at.text)
     at.text_input(key=card(2, "why")).input("still wrong").run()
     assert stored(tmp).value["steps"] == [dict(old, rationale="still wrong"), moved]
@@ -222,24 +236,24 @@ def test_a_cards_place_takes_the_judgement_of_the_step_it_now_holds(demo_project
     """The controls are keyed by their place on the page: turning the page or the item puts
     another step in the same place, which must show that step's stored judgement."""
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    at.radio(key=card(0, "corr")).set_value("incorrect").run()
+    click_card(at, card(0, "corr"), ["incorrect"])
     at.text_input(key=card(0, "why")).input("wrong city").run()
     assert "Step 0: *incorrect*" in cards(at)[0] and "· saved " in cards(at)[0]
     at.button(key=place("next")).click().run()  # the same place now holds step 5
-    assert at.radio(key=card(0, "corr")).label == "Correctness of step 5"
-    assert at.radio(key=card(0, "corr")).value is None
+    assert instant_card(at, card(0, "corr"))["title"] == "Correctness of step 5"
+    assert correctness(at, card(0, "corr")) is None
     assert not [w for w in at.text_input if w.key == card(0, "why")]  # unjudged: no rationale asked yet
     assert cards(at)[0].startswith("Step 5: *not judged yet*") and "saved" not in cards(at)[0]
-    at.radio(key=card(0, "corr")).set_value("correct").run()
+    click_card(at, card(0, "corr"), ["correct"])
     at.button(key=place("prev")).click().run()
-    assert at.radio(key=card(0, "corr")).value == "incorrect"
+    assert correctness(at, card(0, "corr")) == "incorrect"
     assert at.text_input(key=card(0, "why")).value == "wrong city"
     # another item: the first place holds that item's step 0, not judged
     at.button(key=widget_key("nav", "next")).click().run()
     other = at.query_params["item"]
     other = other[0] if isinstance(other, list) else other
     assert other != ITEM
-    assert at.radio(key=card(0, "corr")).value is None
+    assert correctness(at, card(0, "corr")) is None
     assert stored(demo_project.parent).value["steps"][0]["correctness"] == "incorrect"
     assert [s["step_index"] for s in stored(demo_project.parent).value["steps"]] == [0, 5]
 
@@ -254,10 +268,10 @@ def test_modes_and_severity_show_once_judged_asked_for_or_saved(demo_project):
          "errors": [{"type": "Specification & System Design", "subtype": "1.1 Disobey task specification"}],
          "severity": None, "rationale": ""}]}))
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    shown = lambda: {w.key.rsplit("\u241f", 1)[0] for w in at.button_group}  # noqa: E731
+    shown = lambda: {k.rsplit("\u241f", 1)[0] for k in [w.key for w in at.button_group] + list(instant_cards(at))}  # noqa: E731
     assert card(1, "modes") in shown() and modes_of(at, 1) == [0]  # saved: shown
     assert card(2, "modes") not in shown()
-    at.radio(key=card(2, "corr")).set_value("incorrect").run()
+    click_card(at, card(2, "corr"), ["incorrect"])
     assert card(2, "modes") in shown() and at.button_group(key=card(2, "sev")).value is None
     at.button(key=card(3, "open") + "\u241fbutton").click().run()
     assert card(3, "modes") in shown() and stored(demo_project.parent).value["steps"][-1]["step_index"] == 2
@@ -289,10 +303,10 @@ def test_the_lists_controls_are_shared_by_items_and_the_page_is_each_items_own(d
     at.button(key=widget_key("nav", "next")).click().run()
     assert at.number_input(key=place("page_number")).value == 1  # the other item opens on its first page
     assert at.number_input(key=place("jump")).value is None
-    assert at.radio(key=card(0, "corr")).label == "Correctness of step 0"
+    assert instant_card(at, card(0, "corr"))["title"] == "Correctness of step 0"
     at.button(key=widget_key("nav", "prev")).click().run()
     assert at.number_input(key=place("page_number")).value == 12 // PAGE_SIZE + 1  # back: its page kept
-    assert at.radio(key=card(0, "corr")).label == f"Correctness of step {12 // PAGE_SIZE * PAGE_SIZE}"
+    assert instant_card(at, card(0, "corr"))["title"] == f"Correctness of step {12 // PAGE_SIZE * PAGE_SIZE}"
 
 
 def test_the_failure_modes_legend_lists_every_category_and_mode_in_one_element(demo_project):
@@ -315,16 +329,16 @@ def test_a_rationale_before_a_correctness_is_saved_and_shown_again(demo_project)
     assert stored(demo_project.parent).value["steps"][0]["rationale"] == "unclear whom it delegates to"
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")  # a new session
     assert again.text_input(key=card(1, "why")).value == "unclear whom it delegates to"
-    assert again.radio(key=card(1, "corr")).value is None
+    assert correctness(again, card(1, "corr")) is None
 
 
 def test_score_and_count_follow_every_click(demo_project):
     """Issue 27: the score and count at the top are read after the save and agree with the cards
     (it said "Score: 90/100, 10 of 14 judged" while the cards said 74/100, 14 of 14)."""
     at = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")
-    at.radio(key=card(1, "corr")).set_value("incorrect").run()
+    click_card(at, card(1, "corr"), ["incorrect"])
     at.button_group(key=card(1, "sev")).set_value("major").run()
     assert any(m.value.startswith("**Score: 95 / 100** · 1 of 14 steps judged") for m in at.markdown), \
         [m.value for m in at.markdown if "Score" in m.value]
-    at.radio(key=card(2, "corr")).set_value("correct").run()
+    click_card(at, card(2, "corr"), ["correct"])
     assert any(m.value.startswith("**Score: 95 / 100** · 2 of 14 steps judged") for m in at.markdown)

@@ -14,7 +14,7 @@ import pytest
 from app.project.config import load_config
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
-from tests.conftest import make_app, open_page, step_cards, write_project
+from tests.conftest import instant_card, make_app, open_page, step_cards, write_project
 
 HOSTILE = ["![x](http://leak.invalid/a.png)", ":red[x]", "$x$", "[a](b)"]
 HIDDEN = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u200e\u200f\ufeff\u2060"
@@ -42,18 +42,22 @@ def test_md_keeps_every_construct_literal():
 def test_config_labels_reach_the_page_escaped(tmp_path):
     cfg = write_project(tmp_path, schemes=hostile_schemes())
     at = open_page(make_app(cfg), "radio")
-    radio = at.radio(key=widget_key("radio", "verdict"))
-    assert radio.options == [md(h) for h in HOSTILE]  # radio options render Markdown
-    assert list(radio.proto.captions) == [md(f"tip {h}") for h in HOSTILE]
+    # an instant card (app/ui/instant.py): labels and tips go to the page as JSON, written as text
+    card = instant_card(at, widget_key("radio", "verdict"))
+    assert [o["value"] for o in card["options"]] == HOSTILE
+    assert [o["label"] for o in card["options"]] == [visible(h) for h in HOSTILE]
+    assert [o["tip"] for o in card["options"]] == [visible(f"tip {h}") for h in HOSTILE]
     assert at.text_input(key=widget_key("radio-free", "verdict")).label == md(HOSTILE[3])
     assert md(HOSTILE[0] + " " + HOSTILE[2]) in [c.value for c in at.caption]  # the description
     at = open_page(make_app(cfg), "likert")
-    options = at.radio(key=widget_key("likert", "sure")).options
-    assert options[0] == md(f"1 {HOSTILE[0]}") and options[-1] == md(f"5 {HOSTILE[1]}")
+    options = [o["label"] for o in instant_card(at, widget_key("likert", "sure"))["options"]]
+    assert options[0] == visible(f"1 {HOSTILE[0]}") and options[-1] == visible(f"5 {HOSTILE[1]}")
     at = open_page(make_app(cfg), "multiselect")
+    card = instant_card(at, widget_key("multi", "flags"))
     for i, h in enumerate(HOSTILE):
-        box = at.checkbox(key=widget_key("multi", "flags", h))
-        assert box.label == md(h) and box.help == md(f"![t](http://leak.invalid/{i}.png)")
+        option = card["options"][i]
+        assert option["value"] == h and option["label"] == visible(h)
+        assert option["tip"] == visible(f"![t](http://leak.invalid/{i}.png)")
 
 
 def test_hidden_characters_are_shown_escaped():

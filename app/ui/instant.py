@@ -41,12 +41,14 @@ _CSS = """
 .bi-card { font-family: inherit; display: flex; flex-direction: column; gap: .35rem; outline: none; }
 .bi-card:focus-visible { box-shadow: 0 0 0 2px var(--st-primary-color, #f63); border-radius: .4rem; }
 .bi-title { font-weight: 600; }
+.bi-title[data-hidden="true"] { display: none; }
 .bi-opts { display: flex; flex-wrap: wrap; gap: .4rem; }
 .bi-opt { font: inherit; padding: .25rem .7rem; border-radius: 1rem; cursor: pointer;
   border: 1px solid var(--st-border-color, #bbb); background: transparent; color: inherit; }
 .bi-opt[aria-checked="true"] { background: var(--st-primary-color, #f63); color: #fff;
   border-color: var(--st-primary-color, #f63); }
 .bi-opt[aria-checked="true"]::before { content: "✓ "; }
+.bi-opt:disabled { opacity: .45; cursor: not-allowed; }
 .bi-key { opacity: .6; font-size: .8em; margin-left: .3rem; }
 .bi-status { font-size: .85em; opacity: .8; }
 .bi-status[data-state="failed"] { color: #b00020; opacity: 1; }
@@ -69,29 +71,15 @@ export default function (component) {
   const status = (text, state) => { s.status.textContent = text; s.status.dataset.state = state; };
   const send = () => {
     s.sentAt = performance.now();
-    setTriggerValue('change', {mount: s.mount, seq: s.seq, value: s.shown});
+    setTriggerValue('change', {mount: s.mount, seq: s.seq, value: s.shown, holds: s.holds});
   };
+  const savedWords = () => data.saved_text || 'Saved';
   if (!s) {
     s = parentElement.__batonInstant = {
       mount: Math.random().toString(36).slice(2) + Date.now().toString(36), seq: 0, shown: [],
       buttons: [], status: parentElement.querySelector('.bi-status'), timer: null, sentAt: 0,
+      holds: data.holds || '', mark: 0,
     };
-    parentElement.querySelector('.bi-title').textContent = data.title;
-    const group = parentElement.querySelector('.bi-opts');
-    group.setAttribute('aria-label', data.title);
-    data.options.forEach((o, i) => {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'bi-opt';
-      b.setAttribute('role', data.multi ? 'checkbox' : 'radio');
-      b.dataset.value = o.value;
-      b.textContent = o.label;  // text, never markup
-      if (i < 9) { const k = document.createElement('span'); k.className = 'bi-key'; k.textContent = String(i + 1);
-        k.setAttribute('aria-hidden', 'true'); b.appendChild(k); b.setAttribute('aria-keyshortcuts', String(i + 1)); }
-      b.addEventListener('click', () => s.choose(o.value));
-      group.appendChild(b);
-      s.buttons.push(b);
-    });
     s.choose = (value) => {
       const on = s.shown.includes(value);
       s.shown = s.multi ? (on ? s.shown.filter((v) => v !== value) : [...s.shown, value]) : (on ? [] : [value]);
@@ -106,25 +94,61 @@ export default function (component) {
     root.addEventListener('keydown', (e) => {
       if (e.ctrlKey || e.metaKey || e.altKey || !/^[1-9]$/.test(e.key)) return;
       const b = s.buttons[Number(e.key) - 1];
-      if (b) { e.preventDefault(); s.choose(b.dataset.value); }
+      // handled here: the page's own key listener (app/ui/keyboard.py) must not click it again
+      if (b && !b.disabled) { e.preventDefault(); e.stopPropagation(); s.choose(b.dataset.value); }
     });
-    s.multi = !!data.multi;
     s.shown = [...data.stored];
+  }
+  // the title and options, drawn again when they change (a card keyed by its place on the page
+  // holds another handoff, call or step after a page turn or on the next item)
+  const sig = JSON.stringify([data.title, data.options, !!data.multi, !!data.hide_title]);
+  if (sig !== s.sig) {
+    s.sig = sig;
+    s.multi = !!data.multi;
+    const title = parentElement.querySelector('.bi-title');
+    title.textContent = data.title;
+    title.dataset.hidden = data.hide_title ? 'true' : 'false';
+    const group = parentElement.querySelector('.bi-opts');
+    group.setAttribute('aria-label', data.title);
+    group.setAttribute('role', data.multi ? 'group' : 'radiogroup');
+    group.replaceChildren();
+    s.buttons = [];
+    data.options.forEach((o, i) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'bi-opt';
+      b.setAttribute('role', data.multi ? 'checkbox' : 'radio');
+      b.dataset.value = o.value;
+      b.textContent = o.label;  // text, never markup
+      if (o.tip) b.title = o.tip;  // (an attribute: text)
+      if (i < 9) { const k = document.createElement('span'); k.className = 'bi-key'; k.textContent = String(i + 1);
+        k.setAttribute('aria-hidden', 'true'); b.appendChild(k); b.setAttribute('aria-keyshortcuts', String(i + 1)); }
+      b.addEventListener('click', () => { if (!b.disabled) s.choose(o.value); });
+      group.appendChild(b);
+      s.buttons.push(b);
+    });
     paint();
   }
+  for (const b of s.buttons) b.disabled = !!data.disabled;  // (a step marked correct: no modes)
   s.stored = [...data.stored];
+  if ((data.holds || '') !== s.holds) {  // the card's place holds another object now (next item)
+    s.holds = data.holds || '';
+    s.mark = s.seq;
+    clearInterval(s.timer);
+  }
   const ack = data.ack || {};
-  if (s.seq === 0) {  // nothing clicked in this mount: show what is stored
+  if (s.seq === s.mark) {  // nothing clicked for this object in this mount: show what is stored
     s.shown = [...data.stored];
     paint();
     if (data.error) status(data.error, 'failed');
-    else status(data.stored.length ? 'Saved' : 'Not annotated yet', data.stored.length ? 'saved' : 'empty');
-  } else if (ack.mount === s.mount && ack.seq >= s.seq) {  // the server has the newest click
+    else status(data.stored.length ? savedWords() : 'Not annotated yet', data.stored.length ? 'saved' : 'empty');
+  } else if (ack.mount === s.mount && ack.seq >= s.seq && (ack.holds || '') === s.holds) {  // the server has the newest click
     clearInterval(s.timer);
     s.shown = [...data.stored];
     paint();
     if (data.error) status(data.error, 'failed');
-    else if (same(ack.value || [], data.stored)) status('Saved', 'saved');
+    // (a surface that merges with another tab's saves says so in its saved_text)
+    else if (same(ack.value || [], data.stored) || data.saved_text) status(savedWords(), 'saved');
     else status('Stored value differs from the last click: showing what is stored', 'failed');
   }
   return () => clearInterval(s && s.timer);
@@ -143,6 +167,12 @@ class Ack:
     seq: int = 0
     value: tuple[str, ...] = ()
     error: str | None = None
+    holds: str = ""  # the object the card's place held (a place keeps its key across items)
+
+
+class NotSaved(Exception):
+    """Raised by a card's `save` when the value was not stored (refused by the type's check,
+    the annotator signed out, …); its text says why in words, without server paths."""
 
 
 def checked_value(event: Any, options: list[str], multi: bool) -> list[str] | None:
@@ -172,17 +202,25 @@ def failed_words(error: OSError) -> str:
     return f"{NOT_SAVED}: {why_not_saved(error)}. Showing what is stored."
 
 
-def apply(event: Any, options: list[str], multi: bool, last: Ack, save: Save) -> Ack:
-    """Save the click an event carries if it is valid and newer than `last`; the new Ack."""
+def apply(event: Any, options: list[str], multi: bool, last: Ack, save: Save, holds: str = "") -> Ack:
+    """Save the click an event carries if it is valid, newer than `last` and made on the object
+    the card holds now (`holds`: a late click on the previous item's card is not saved on the
+    next item's); the new Ack."""
     value = checked_value(event, options, multi)
-    if value is None or not newer(event, last):
+    if value is None or str(event.get("holds", "")) != holds:
         return last
-    ack = Ack(str(event["mount"]), int(event["seq"]), tuple(value))
+    if last.holds != holds:
+        last = Ack(holds=holds)
+    if not newer(event, last):
+        return last
+    ack = Ack(str(event["mount"]), int(event["seq"]), tuple(value), holds=holds)
     try:
         save(value)
     except OSError as error:
         _log.warning("instant save failed", exc_info=error)
         ack.error = failed_words(error)
+    except NotSaved as refusal:
+        ack.error = f"{NOT_SAVED}: {refusal}. Showing what is stored."
     return ack
 
 
@@ -191,29 +229,47 @@ def _ack_key(key: str) -> str:
 
 
 def instant_choice(key: str, *, title: str, options: list[str], load: Load, save: Save,
-                   multi: bool = True, labels: dict[str, str] | None = None) -> None:
-    """A Components v2 card (see the module docstring), in a fragment of its own."""
+                   multi: bool = True, labels: dict[str, str] | None = None, holds: str = "",
+                   tips: dict[str, str] | None = None, hide_title: bool = False,
+                   saved_text: Callable[[], str | None] | None = None,
+                   after: Callable[[], None] | None = None, own_fragment: bool = True,
+                   disabled: bool = False) -> None:
+    """A Components v2 card (see the module docstring), in a fragment of its own.
+
+    A card keyed by its place on the page names the object it shows in `holds` (item, handoff…):
+    clicks are saved only onto that object. `saved_text()` says "Saved" in more words (when);
+    `after()` runs once the card is drawn (a surface asking for a whole-page rerun). Without
+    `own_fragment`, a click reruns the fragment the card is drawn in (a card of several controls
+    and a line saying what they hold)."""
 
     def on_change() -> None:
+        if disabled:  # (the page cannot send it: its buttons are disabled)
+            return
         result = st.session_state.get(key)
         event = result.get("change") if hasattr(result, "get") else None
         last = st.session_state.get(_ack_key(key), Ack())
-        st.session_state[_ack_key(key)] = apply(event, options, multi, last, save)
+        st.session_state[_ack_key(key)] = apply(event, options, multi, last, save, holds)
 
-    @st.fragment
     def card() -> None:
         ack = st.session_state.get(_ack_key(key), Ack())
+        if ack.holds != holds:
+            ack = Ack(holds=holds)
         try:
-            stored = load()
+            stored = [o for o in options if o in load()]  # (what the card can show of it)
             error = ack.error
         except OSError as err:
             stored, error = [], failed_words(err)
         data = {"title": visible(title), "multi": multi, "stored": stored, "error": error,
-                "options": [{"value": o, "label": visible((labels or {}).get(o, o))} for o in options],
-                "ack": {"mount": ack.mount, "seq": ack.seq, "value": list(ack.value)}}
+                "options": [{"value": o, "label": visible((labels or {}).get(o, o)),
+                             **({"tip": visible(tips[o])} if tips and tips.get(o) else {})} for o in options],
+                "ack": {"mount": ack.mount, "seq": ack.seq, "value": list(ack.value), "holds": ack.holds},
+                "holds": holds, "hide_title": hide_title, "card": key, "disabled": disabled,
+                "saved_text": saved_text() if saved_text else None}
         _component(key=key, data=data, on_change_change=on_change)
+        if after is not None:
+            after()
 
-    card()
+    (st.fragment(card) if own_fragment else card)()
 
 
 def fragment_choice(key: str, *, title: str, options: list[str], load: Load, save: Save,

@@ -48,8 +48,8 @@ def test_step_review_by_keyboard(page, server):
     line = page.get_by_text(re.compile(r"^Step 4: "))  # the card's own line says what it saved
     expect(line).to_contain_text("incorrect", timeout=10000)
     expect(line).to_contain_text("saved", timeout=10000)
-    # the modes are pills by category (issue 27): Tab to one, Space toggles it
-    page.locator('[data-testid="stButtonGroup"]').filter(has_text="(step 4)").locator(
+    # the modes are instant cards by category (issue 27, 31): Tab to one, Space toggles it
+    page.locator(".bi-card").filter(has_text="(step 4)").locator(
         "button", has_text="3.2 No or incomplete verification").focus()
     page.keyboard.press("Space")
     expect(line).to_contain_text("1 failure mode", timeout=10000)
@@ -61,7 +61,7 @@ def test_step_review_by_keyboard(page, server):
     page.keyboard.press("Space")
     expect(line).not_to_contain_text("failure mode", timeout=10000)
     assert _store(server).load(ITEM, "alice", "mast_steps").value["steps"][0]["errors"] == []
-    pill = page.locator('[data-testid="stButtonGroup"]').filter(has_text="(step 4)").locator(
+    pill = page.locator(".bi-card").filter(has_text="(step 4)").locator(
         "button", has_text="3.2 No or incomplete verification")
     expect(pill).to_be_disabled(timeout=10000)
-    expect(pill).to_have_attribute("aria-pressed", "false")
+    expect(pill).to_have_attribute("aria-checked", "false")

@@ -1,4 +1,11 @@
-"""Potato's plain schemes: radio, likert, multiselect, text. Each change saves at once."""
+"""Potato's plain schemes: radio, likert, multiselect, text. Each change saves at once.
+
+Radio, likert and multiselect choices are instant cards (app/ui/instant_scheme.py): the click
+paints in the browser, the save goes behind and the card says "Saved" or why not; a click reruns
+the scheme's fragment, so the note under it says when (or that the stored value does not fit) and
+a `show_if` answer redraws the page as before. The
+orchestration question, whose answer the trace's layout follows and which shows a suggested
+pattern until confirmed, keeps Streamlit's radio (its answer redraws the whole page anyway)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,6 +15,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import layout_view, shell, state
+from app.ui.instant_scheme import scheme_card
 from app.ui.state import follow, widget_key
 from app.ui.text import md
 
@@ -32,10 +40,39 @@ def _free_text(scheme, build_key, cb) -> None:
         st.text_input(md(label), key=build_key, on_change=cb)
 
 
+def _tips(scheme: Scheme) -> dict[str, str]:
+    return {lab["name"]: lab["tooltip"] for lab in scheme["labels"] if lab.get("tooltip")}
+
+
 def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    names = [lab["name"] for lab in scheme["labels"]]
+    if scheme.name == ws.project.orchestration_scheme:
+        return _suggesting_radio(ws, item, scheme, names)
+    ann = shell.load(ws, item, scheme.name)
+    k_free = widget_key("radio-free", scheme.name)
+    follow(widget_key("radio-holds", scheme.name), item.id,
+           {k_free: radio_type.free_text(ann.value if ann else {})}, typed=(k_free,))
+
+    def build(picked: list[str], base) -> dict:
+        return radio_type.build(picked[0] if picked else None, st.session_state.get(k_free, ""))
+
+    scheme_card(ws, item, scheme, widget_key("radio", scheme.name), title=scheme.name, options=names,
+                chosen=lambda v: [c] if (c := radio_type.choice(v)) in names else [], build=build,
+                multi=False, tips=_tips(scheme), hide_title=True, note_below=True)
+
+    def typed():  # the free response: saved with the label on disk
+        now = shell.load(ws, item, scheme.name)
+        label = radio_type.choice(now.value) if now else None
+        base = now.value if now else None
+        shell.commit(ws, item, scheme, radio_type.build(label, st.session_state.get(k_free, "")), base=base)
+
+    _free_text(scheme, k_free, typed)
+
+
+def _suggesting_radio(ws: Workspace, item: Item, scheme: Scheme, names: list[str]) -> None:
+    """The orchestration question: Streamlit's radio, showing the suggested pattern until answered."""
     ann = shell.load(ws, item, scheme.name)
     stored = ann.value if ann else {}
-    names = [lab["name"] for lab in scheme["labels"]]
     tips = {lab["name"]: lab.get("tooltip") for lab in scheme["labels"]}
     k_choice, k_free = widget_key("radio", scheme.name), widget_key("radio-free", scheme.name)
     choice = radio_type.choice(stored)
@@ -99,27 +136,28 @@ def _suggestion_note(ws: Workspace, item: Item, scheme: Scheme, suggested, choic
 
 def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
     ann = shell.load(ws, item, scheme.name)
-    stored = ann.value if ann else {}
     names = [lab["name"] for lab in scheme["labels"]]
-    chosen = set(multiselect_type.choices(stored))
-    keys = {n: widget_key("multi", scheme.name, n) for n in names}
     k_free = widget_key("multi-free", scheme.name)
     follow(widget_key("multi-holds", scheme.name), item.id,
-           {**{keys[n]: n in chosen for n in names}, k_free: radio_type.free_text(stored)}, typed=(k_free,))
+           {k_free: radio_type.free_text(ann.value if ann else {})}, typed=(k_free,))
 
-    def build():
-        return multiselect_type.build([n for n in names if st.session_state.get(keys[n])],
-                                  st.session_state.get(k_free, ""))
+    def build(picked: list[str], base) -> dict:
+        return multiselect_type.build(picked, st.session_state.get(k_free, ""))
 
-    cb = _saver(ws, item, scheme, build, ann.value if ann else None)
-    for lab in scheme["labels"]:
-        st.checkbox(md(lab["name"]), key=keys[lab["name"]], on_change=cb,
-                    help=md(lab["tooltip"]) if lab.get("tooltip") else None)
-    _free_text(scheme, k_free, cb)
+    scheme_card(ws, item, scheme, widget_key("multi", scheme.name), title=scheme.name, options=names,
+                chosen=lambda v: multiselect_type.choices(v if isinstance(v, dict) else None), build=build,
+                multi=True, tips=_tips(scheme), hide_title=True, note_below=True)
+
+    def typed():  # the free response: saved with the labels on disk
+        now = shell.load(ws, item, scheme.name)
+        base = now.value if now else None
+        labels = multiselect_type.choices(base if isinstance(base, dict) else None)
+        shell.commit(ws, item, scheme, multiselect_type.build(labels, st.session_state.get(k_free, "")), base=base)
+
+    _free_text(scheme, k_free, typed)
 
 
 def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    ann = shell.load(ws, item, scheme.name)
     n = scheme["size"]
     points = list(range(1, n + 1))
     labels = {i: "" for i in points}
@@ -127,18 +165,15 @@ def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
         labels = {i: scheme["labels"][i - 1]["name"] for i in points}
     else:
         labels[1], labels[n] = scheme.get("min_label") or "", scheme.get("max_label") or ""
-    key = widget_key("likert", scheme.name)
-    current = likert_type.choice(ann.value) if ann else None
-    follow(widget_key("likert-holds", scheme.name), item.id, {key: current if current in points else None},
-           typed=())
 
-    def build():
-        return likert_type.build(st.session_state.get(key))
+    def chosen(value) -> list[str]:
+        point = likert_type.choice(value)
+        return [str(point)] if point in points else []
 
-    st.radio(md(scheme.name), points, index=None, key=key,
-             horizontal=True, on_change=_saver(ws, item, scheme, build, ann.value if ann else None),
-             label_visibility="collapsed",
-             format_func=lambda i: md(f"{i} {labels[i]}".strip()))
+    scheme_card(ws, item, scheme, widget_key("likert", scheme.name), title=scheme.name,
+                options=[str(i) for i in points], labels={str(i): f"{i} {labels[i]}".strip() for i in points},
+                chosen=chosen, build=lambda picked, base: likert_type.build(int(picked[0]) if picked else None),
+                multi=False, hide_title=True, note_below=True)
 
 
 def text(ws: Workspace, item: Item, scheme: Scheme) -> None:

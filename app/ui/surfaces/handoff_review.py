@@ -1,5 +1,10 @@
-"""Handoff review: a card per handoff with the two steps around it, flags and a quality rating."""
+"""Handoff review: a card per handoff with the two steps around it, flags and a quality rating.
+
+The flags and the rating are instant cards (app/ui/instant_scheme.py): a click paints in the
+browser at once and is saved behind; the handoff's line below says what is stored."""
 from __future__ import annotations
+
+from datetime import datetime
 
 import streamlit as st
 
@@ -10,12 +15,12 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view, trace_view
+from app.ui.instant_scheme import scheme_card
 from app.ui import state as state_keys
 from app.ui.state import follow, widget_key
 from app.ui.text import md
 
 PAGE_SIZE = 5
-NOT_RATED = 0  # the rating radio's "not rated" option (stored as None)
 
 
 def _place(scheme: Scheme, *parts) -> str:
@@ -39,8 +44,9 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     if not cards:
         st.info("No handoffs in this trace: the same agent acts throughout (or there are no steps).")
     else:
-        st.caption(f"{len(cards)} handoff{'s' if len(cards) != 1 else ''}. Flags are tick boxes; quality is "
-                   f"1 (poor) to {scale} (excellent), or not rated. A click re-runs only its card.")
+        st.caption(f"{len(cards)} handoff{'s' if len(cards) != 1 else ''}. Flags toggle; quality is "
+                   f"1 (poor) to {scale} (excellent): click the chosen rating again to clear it. "
+                   "A click shows at once and is saved behind.")
     for e in handoff.stale_entries(value, d.handoffs):
         st.warning(f"A saved judgement of handoff {e['index']} ({md(e['from'])} → {md(e['to'])} at step "
                    f"{e['step']}) does not match this trace (the data changed). It is kept until you judge "
@@ -88,33 +94,41 @@ def _judgement(ws: Workspace, item: Item, scheme: Scheme, card: handoff.Card, sl
     h = card.handoff
     flags = list(scheme["flags"])
     scale = int(scheme["quality_scale"])
-    drawn = _current(ws, item, scheme)  # (what the controls show: a click's change from it is saved)
+    drawn = _current(ws, item, scheme)  # (what the cards show)
     entry = handoff.entry_for(drawn, h) or {"flags": [], "quality": None}
-    k_flags = {f: _place(scheme, "slot", slot, "flag", f) for f in flags}
-    k_quality = _place(scheme, "slot", slot, "quality")
     k_saved = _place(scheme, "slot", slot, "saved")
     # another handoff in this place now: no note about what was saved for the previous one
     follow(_place(scheme, "slot", slot, "holds"), (item.id, h.index), {}, forget=(k_saved,))
-    for f in flags:  # the stored value is the truth; widgets follow it
-        st.session_state[k_flags[f]] = f in entry["flags"]
     q = entry["quality"]
-    st.session_state[k_quality] = q if isinstance(q, int) and 1 <= q <= scale else NOT_RATED
+    rated = lambda x: isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= scale  # noqa: E731
 
-    def changed():
-        ticked = [f for f in flags if st.session_state.get(k_flags[f])]
-        rating = st.session_state.get(k_quality) or None
-        shell.card_saved(ws, item, scheme, handoff.update(drawn, h, ticked, rating, flags), k_saved, base=drawn)
+    def entry_of(value) -> dict:
+        return handoff.entry_for(handoff.parse(value), h) or {"flags": [], "quality": None}
 
-    boxes = st.container(horizontal=True)  # one wrapping row: one element, not a column each
-    for f in flags:
-        boxes.checkbox(md(f), key=k_flags[f], on_change=changed)
+    def with_flags(picked: list[str], base) -> list[dict]:
+        kept = entry_of(base)["quality"]  # (a quality outside the scale is kept until rated here)
+        return handoff.update(handoff.parse(base), h, picked, kept if isinstance(kept, int) else None, flags)
+
+    def with_quality(picked: list[str], base) -> list[dict]:
+        ticked = [f for f in entry_of(base)["flags"] if f in flags]
+        return handoff.update(handoff.parse(base), h, ticked, int(picked[0]) if picked else None, flags)
+
+    def noted() -> None:  # the handoff's line below says when this session saved it
+        st.session_state[k_saved] = datetime.now().strftime("%H:%M:%S")
+
+    # a click reruns this fragment (the two cards and the line), not each card alone
+    common = dict(holds=str(h.index), on_saved=noted, own_fragment=False)
+    scheme_card(ws, item, scheme, _place(scheme, "slot", slot, "flags"), title=f"Flags of handoff {h.index}",
+                options=flags, chosen=lambda v: entry_of(v)["flags"], build=with_flags, multi=True, **common)
     extra = [f for f in entry["flags"] if f not in flags]
     if extra:
         st.caption("Also flagged (no longer in the config, kept): " + ", ".join(md(f) for f in extra))
-    if q is not None and not (isinstance(q, int) and 1 <= q <= scale):
+    if q is not None and not rated(q):
         st.caption(f"Saved quality {q} is outside 1–{scale}; it is replaced when you rate here.")
-    st.radio(f"Quality of handoff {h.index}", [NOT_RATED] + list(range(1, scale + 1)), key=k_quality,
-             horizontal=True, on_change=changed, format_func=lambda n: "not rated" if n == NOT_RATED else str(n))
+    scheme_card(ws, item, scheme, _place(scheme, "slot", slot, "quality"), title=f"Quality of handoff {h.index}",
+                options=[str(n) for n in range(1, scale + 1)],
+                chosen=lambda v: [str(x)] if rated(x := entry_of(v)["quality"]) else [],
+                build=with_quality, multi=False, **common)
     state = "not judged yet"
     if entry["flags"] or entry["quality"] is not None:
         state = ("flagged: " + ", ".join(md(f) for f in entry["flags"])) if entry["flags"] else "no flag"

@@ -1,12 +1,15 @@
 """Tool-call review: a card per tool call with its arguments and result, a verdict and notes.
 
-Cards are paged. A verdict is one click on a segmented control (no dropdown: a dropdown opened
-right after another card saved needed a second click, issue 27); clicking the chosen verdict again
-takes it back. A change re-runs the scheme's fragment (app/ui/page.scheme_block), so the count at
-the top is read after the save and agrees with the cards. Each change saves at once (value format
+Cards are paged. A verdict is one click on an instant card (app/ui/instant_scheme.py: it shows
+in the browser at once and is saved behind, no dropdown: a dropdown opened right after another
+card saved needed a second click, issue 27); clicking the chosen verdict again takes it back. A
+change re-runs the scheme's fragment (app/ui/page.scheme_block), so the count at the top is read
+after the save and agrees with the cards. Each change saves at once (value format
 in app/types/tool_call_review.py).
 """
 from __future__ import annotations
+
+from datetime import datetime
 
 import streamlit as st
 
@@ -16,6 +19,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view
+from app.ui.instant_scheme import scheme_card
 from app.ui.pager import pager
 from app.ui.state import follow, widget_key
 from app.ui.text import md
@@ -92,17 +96,30 @@ def _verdict(ws: Workspace, item: Item, scheme: Scheme, call, slot: int) -> None
     e = toolreview.reconcile(drawn, [call])[0].get(call.index)
     k_verdict, k_notes, k_saved, k_holds = (widget_key(*_slots(scheme), slot, f)
                                             for f in ("verdict", "notes", "saved", "holds"))
-    follow(k_holds, (item.id, call.index), {k_verdict: e["verdict"] if e and e["verdict"] in verdicts else None,
-                                            k_notes: e["notes"] if e else ""}, forget=(k_saved,), typed=(k_notes,))
+    follow(k_holds, (item.id, call.index), {k_notes: e["notes"] if e else ""}, forget=(k_saved,), typed=(k_notes,))
 
-    def changed():
-        entry = toolreview.entry(call, st.session_state.get(k_verdict), st.session_state.get(k_notes, ""))
+    def entry_of(value) -> dict | None:
+        return toolreview.reconcile(value, [call])[0].get(call.index)
+
+    def with_verdict(picked: list[str], base) -> list[dict]:
+        return toolreview.put(base, toolreview.entry(call, picked[0] if picked else None,
+                                                     st.session_state.get(k_notes, "")))
+
+    def noted() -> None:  # the call's line below says when this session saved it
+        st.session_state[k_saved] = datetime.now().strftime("%H:%M:%S")
+
+    # a click reruns the scheme's fragment: the count at the top follows it
+    scheme_card(ws, item, scheme, k_verdict, title=f"Verdict on call {call.index}", options=list(verdicts),
+                chosen=lambda v: [x] if (x := (entry_of(v) or {}).get("verdict")) in verdicts else [],
+                build=with_verdict, multi=False, holds=str(call.index), on_saved=noted, own_fragment=False)
+
+    def typed():  # the notes: saved with the verdict on disk
+        now = shell.stored_value(ws, item, scheme.name)
+        verdict = (entry_of(now) or {}).get("verdict")
+        entry = toolreview.entry(call, verdict, st.session_state.get(k_notes, ""))
         shell.card_saved(ws, item, scheme, toolreview.put(drawn, entry), k_saved, base=drawn)
 
-    st.segmented_control(md(f"Verdict on call {call.index}"), list(verdicts), key=k_verdict, on_change=changed,
-                         format_func=md, selection_mode="single",
-                         help="One click picks a verdict; clicking it again takes it back (no verdict)")
-    st.text_input(md(f"Notes on call {call.index}"), key=k_notes, on_change=changed,
+    st.text_input(md(f"Notes on call {call.index}"), key=k_notes, on_change=typed,
                   placeholder="What is wrong with it, or why it is right")
     if e and e["verdict"] and e["verdict"] not in verdicts:
         st.caption(f"Saved verdict “{md(e['verdict'])}” is not among this scheme's verdicts.")

@@ -3,12 +3,15 @@ modes (several per step), severity and rationale, and a live score.
 
 Paged with a step jump. A click re-runs the scheme's fragment (app/ui/page.scheme_block), so the
 score and the count at the top are read after the save, from the stored value, and agree with
-the cards. Failure modes are pills grouped by their category, every mode visible, each toggled
-with one click (or Tab, then Space). Each change saves at once (value format in
-app/types/trajectory_eval.py). Marking a step correct clears its modes and severity, in the
-stored value and in the widgets.
+the cards. A step's correctness is an instant card (app/ui/instant_scheme.py): the click shows in
+the browser at once and is saved behind. Failure modes are pills grouped by their category, every
+mode visible, each toggled with one click (or Tab, then Space): an instant card per category. Each change saves at once (value
+format in app/types/trajectory_eval.py). Marking a step correct clears its modes and severity, in
+the stored value and in the widgets.
 """
 from __future__ import annotations
+
+from datetime import datetime
 
 import streamlit as st
 
@@ -18,6 +21,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item, step_text
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view
+from app.ui.instant_scheme import scheme_card
 from app.ui.pager import pager
 from app.ui.state import follow, widget_key
 from app.ui.text import md
@@ -83,12 +87,13 @@ class _Ctx:
                 for f in ("corr", "modes", "sev", "why", "saved", "holds", "open")}
 
     def mode_keys(self, slot: int) -> list[str]:
-        """A card's pills, one widget per category of modes."""
+        """A card's failure modes, one instant card per category of modes."""
         return [widget_key(*self.slots, slot, "modes", g) for g in range(len(self.groups))]
 
-    def chosen_modes(self, slot: int) -> list[int]:
-        """The modes ticked on a card's pills, in config order."""
-        return sorted(j for key in self.mode_keys(slot) for j in st.session_state.get(key) or [])
+    def chosen_modes(self, e: dict | None) -> list[int]:
+        """The modes of a stored entry, as positions in the list of modes (config order)."""
+        found = (self.mode_index.get(stepreview.Mode(x["type"], x["subtype"])) for x in (e["errors"] if e else []))
+        return sorted(j for j in found if j is not None)
 
     def score_line(self, value) -> str:
         sc = stepreview.score(stepreview.parse(value, self.options), self.severities, self.max_score)
@@ -172,48 +177,70 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
     mode_keys = c.mode_keys(slot)
     # another step in this place now: its stored judgement, and no note about the previous one
     follow(k["holds"], (item.id, step.index), {
-        k["corr"]: e["correctness"] if e and e["correctness"] in options else None,
-        **{key: [j for j in group if j in chosen_ix] for key, (_, group) in zip(mode_keys, c.groups)},
         k["sev"]: e["severity"] if e and e["severity"] in sev_names else None,
         k["why"]: e["rationale"] if e else ""}, forget=(k["saved"], k["open"]), typed=(k["why"],))
-    correct = stepreview.is_correct(st.session_state[k["corr"]], options)
+    judged = e["correctness"] if e and e["correctness"] in options else None  # (what the card shows)
+    correct = stepreview.is_correct(judged, options)
+
+    def entry_of(value) -> dict | None:
+        return stepreview.reconcile(value, {step.index: step.agent}, c.options)[0].get(step.index)
 
     def changed(field: str):
         def cb():
             if field in ("modes", "sev"):  # the controls stay while the step is being edited, even if emptied
                 st.session_state[k["open"]] = True
-            corr = st.session_state.get(k["corr"])
-            if field == "corr" and stepreview.is_correct(corr, c.options):
-                for key in mode_keys:  # correct again: no modes, no severity
-                    st.session_state[key] = []
-                st.session_state[k["sev"]] = None
-            entry = stepreview.entry(step.index, step.agent, corr, [modes[j] for j in c.chosen_modes(slot)],
+            now = entry_of(c.current())  # the correctness and modes: their cards save them on their own
+            entry = stepreview.entry(step.index, step.agent, now["correctness"] if now else None,
+                                     [modes[j] for j in c.chosen_modes(now)],
                                      st.session_state.get(k["sev"]), st.session_state.get(k["why"], ""), c.options)
             _save(c, stepreview.put(c.stored, entry, **c.kw), k["saved"], base=c.stored)
         return cb
 
+    def with_correctness(picked: list[str], base) -> dict:
+        corr = picked[0] if picked else None
+        if stepreview.is_correct(corr, c.options):
+            st.session_state[k["sev"]] = None  # correct again: no modes, no severity (in the widget too)
+            chosen_modes, severity = [], None
+        else:
+            chosen_modes, severity = [modes[j] for j in c.chosen_modes(entry_of(base))], st.session_state.get(k["sev"])
+        entry = stepreview.entry(step.index, step.agent, corr, chosen_modes, severity,
+                                 st.session_state.get(k["why"], ""), c.options)
+        return stepreview.put(base, entry, **c.kw)
+
+    def with_modes(group: list[int], picked: list[str], base) -> dict:
+        """The step's modes of one category as the card shows them, the others as stored."""
+        st.session_state[k["open"]] = True  # the controls stay while the step is being edited, even if emptied
+        was = entry_of(base)
+        ix = sorted((set(c.chosen_modes(was)) - set(group)) | {int(p) for p in picked})
+        entry = stepreview.entry(step.index, step.agent, was["correctness"] if was else None, [modes[j] for j in ix],
+                                 st.session_state.get(k["sev"]), st.session_state.get(k["why"], ""), c.options)
+        return stepreview.put(base, entry, **c.kw)
+
+    def noted() -> None:  # the step's line below says when this session saved it
+        st.session_state[k["saved"]] = datetime.now().strftime("%H:%M:%S")
+
     def reset():
-        for f in ("corr", "sev", "why", "saved", "open"):
+        for f in ("sev", "why", "saved", "open"):  # (the correctness card shows what is stored)
             st.session_state.pop(k[f], None)
-        for key in mode_keys:
-            st.session_state.pop(key, None)
         _save(c, stepreview.drop(c.stored, step.index, **c.kw), k["saved"], base=c.stored)
 
     def mode_label(j: int) -> str:  # under its category's name: the subtype alone
-        return md(modes[j].subtype or modes[j].type if j < c.n_configured else modes[j].label)
+        return modes[j].subtype or modes[j].type if j < c.n_configured else modes[j].label  # (shown as text)
 
     def severity_label(s) -> str:
         if s is None:
             return "– no severity"
         return f"{s} ({weight[s]:+g})" if s in weight else f"{s} (not configured)"
 
-    st.radio(f"Correctness of step {step.index}", options, key=k["corr"], horizontal=True,
-             on_change=changed("corr"), format_func=md)
+    # a click reruns the scheme's fragment: the score, the count and this card's modes follow it
+    scheme_card(ws, item, scheme, k["corr"], title=f"Correctness of step {step.index}", options=options,
+                chosen=lambda v: [x] if (x := (entry_of(v) or {}).get("correctness")) in options else [],
+                build=with_correctness, multi=False, holds=str(step.index), on_saved=noted, own_fragment=False)
     # failure modes, severity and rationale once the step is judged, asked for, or saved with any of
     # them: a new item's five unjudged cards then draw a radio and a button each (step review's
     # "Done → next" at 2,000 steps: ~585 → ~400 ms without modes and severity, medians in the same
     # hour; the rationale's five text inputs up to ~40 ms more, alternated runs)
-    light = st.session_state[k["corr"]] is None and not c.chosen_modes(slot) \
+    light = judged is None and not chosen_ix \
         and st.session_state.get(k["sev"]) is None and not st.session_state.get(k["why"]) \
         and not st.session_state.get(k["open"])
     if not light:
@@ -221,8 +248,11 @@ def _card(ws: Workspace, item: Item, scheme: Scheme, step, slot: int) -> None:
         st.caption(f"Failure modes of step {step.index}"
                    + (" (a step marked correct has none)" if correct else " (click each that applies)"))
         for key, (category, group) in zip(mode_keys, c.groups):
-            st.pills(md(f"{category} (step {step.index})"), group, key=key, selection_mode="multi",
-                     format_func=mode_label, on_change=changed("modes"), disabled=correct)
+            scheme_card(ws, item, scheme, key, title=f"{category} (step {step.index})",
+                        options=[str(j) for j in group], labels={str(j): mode_label(j) for j in group},
+                        chosen=lambda v, group=group: [str(j) for j in c.chosen_modes(entry_of(v)) if j in group],
+                        build=lambda picked, base, group=group: with_modes(group, picked, base), multi=True,
+                        holds=str(step.index), on_saved=noted, own_fragment=False, disabled=correct)
     # a horizontal row, one element, not columns (three): see app/ui/pager.py
     row = st.container(horizontal=True, vertical_alignment="bottom")
     if not light:
