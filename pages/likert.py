@@ -1,5 +1,5 @@
 """The likert schemes of the project."""
 from app.ui.page import annotation_page
-from app.ui.surfaces import basic
+from app.ui.surfaces import likert
 
-annotation_page("likert", basic.likert)
+annotation_page("likert", likert.render)

@@ -1,5 +1,5 @@
 """The multiselect schemes of the project."""
 from app.ui.page import annotation_page
-from app.ui.surfaces import basic
+from app.ui.surfaces import multiselect
 
-annotation_page("multiselect", basic.multiselect)
+annotation_page("multiselect", multiselect.render)

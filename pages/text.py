@@ -1,5 +1,5 @@
 """The text schemes of the project."""
 from app.ui.page import annotation_page
-from app.ui.surfaces import basic
+from app.ui.surfaces import text
 
-annotation_page("text", basic.text)
+annotation_page("text", text.render)

@@ -11,6 +11,7 @@ from typing import Any
 
 from app.project import validators as v
 from app.project.problems import Problem
+from app.types import radio
 from app.types.base import POTATO_NOTED_SCHEME_KEYS, Scheme
 from app.types.registry import COMMON_KEYS, POTATO_IGNORED_SCHEME_KEYS, TYPES
 
@@ -120,7 +121,7 @@ def cross_checks(schemes: list[Scheme], out: list[Problem], file: str) -> None:
             out.append(Problem(file, f"{s.where}.show_if.scheme",
                                f'expected the name of another scheme, got "{cond["scheme"]}"'
                                + v.suggest(cond["scheme"], by_name)))
-        elif target.type != "radio":
+        elif target.type != radio.TYPE.name:
             out.append(Problem(file, f"{s.where}.show_if.scheme",
                                f'expected a radio scheme, "{target.name}" is {target.type}'))
         else:

@@ -1,50 +1,24 @@
-"""Potato's plain schemes: radio, likert, multiselect, text. Each change saves at once.
-
-Radio, likert and multiselect choices are instant cards (app/ui/instant_scheme.py): the click
-paints in the browser, the save goes behind and the card says "Saved" or why not; a click reruns
-the scheme's fragment, so the note under it says when (or that the stored value does not fit) and
-a `show_if` answer redraws the page as before. The
-orchestration question, whose answer the trace's layout follows and which shows a suggested
-pattern until confirmed, keeps Streamlit's radio (its answer redraws the whole page anyway)."""
+"""The radio surface: one label, an instant card (app/ui/instant_scheme.py: the click paints in
+the browser, the save goes behind, the card says "Saved" or why not; a click reruns the scheme's
+fragment, so the note under it and a `show_if` answer follow). The orchestration question,
+whose answer the trace's layout follows and which shows a suggested pattern until confirmed,
+keeps Streamlit's radio (its answer redraws the whole page anyway)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from app.types import likert as likert_type, multiselect as multiselect_type, radio as radio_type, text as text_type
 from app.project.config import Scheme
-from app.traces.trace import Item
 from app.project.workspace import Workspace
+from app.traces.trace import Item
+from app.types import radio as radio_type
 from app.ui import layout_view, shell, state
 from app.ui.instant_scheme import scheme_card
 from app.ui.state import follow, widget_key
+from app.ui.surfaces.free_response import free_text, tips
 from app.ui.text import md
 
 
-def _saver(ws: Workspace, item: Item, scheme: Scheme, build, base):
-    """An on_change callback: build the value from the widgets and apply what changed from
-    `base` (the stored value they were drawn from) on top of the disk; an emptied one is cleared."""
-    def cb():
-        shell.commit(ws, item, scheme, build(), base=base)
-    return cb
-
-
-# Widget keys name the scheme, not the item: on "Done → next" the browser updates the same
-# controls; state.follow gives them the new item's stored value (and, after a failed save, what
-# is on disk again, typed text kept). Labels, options and tooltips come from the project: md()
-# keeps them plain text (widget labels, radio options and help render Markdown).
-
-def _free_text(scheme, build_key, cb) -> None:
-    fr = scheme.get("has_free_response")
-    if fr:
-        label = fr.get("instruction", "Other (free text)") if isinstance(fr, dict) else "Other (free text)"
-        st.text_input(md(label), key=build_key, on_change=cb)
-
-
-def _tips(scheme: Scheme) -> dict[str, str]:
-    return {lab["name"]: lab["tooltip"] for lab in scheme["labels"] if lab.get("tooltip")}
-
-
-def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
+def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     names = [lab["name"] for lab in scheme["labels"]]
     if scheme.name == ws.project.orchestration_scheme:
         return _suggesting_radio(ws, item, scheme, names)
@@ -58,7 +32,7 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     scheme_card(ws, item, scheme, widget_key("radio", scheme.name), title=scheme.name, options=names,
                 chosen=lambda v: [c] if (c := radio_type.choice(v)) in names else [], build=build,
-                multi=False, tips=_tips(scheme), hide_title=True, note_below=True)
+                multi=False, tips=tips(scheme), hide_title=True, note_below=True)
 
     def typed():  # the free response: saved with the label on disk
         now = shell.load(ws, item, scheme.name)
@@ -66,7 +40,7 @@ def radio(ws: Workspace, item: Item, scheme: Scheme) -> None:
         base = now.value if now else None
         shell.commit(ws, item, scheme, radio_type.build(label, st.session_state.get(k_free, "")), base=base)
 
-    _free_text(scheme, k_free, typed)
+    free_text(scheme, k_free, typed)
 
 
 def _suggesting_radio(ws: Workspace, item: Item, scheme: Scheme, names: list[str]) -> None:
@@ -106,7 +80,7 @@ def _suggesting_radio(ws: Workspace, item: Item, scheme: Scheme, names: list[str
              captions=captions if any(captions) else None)
     if suggested:
         _suggestion_note(ws, item, scheme, suggested, choice, k_free)
-    _free_text(scheme, k_free, typed)
+    free_text(scheme, k_free, typed)
 
 
 def _suggested(ws: Workspace, item: Item, scheme: Scheme, names: list[str]):
@@ -132,59 +106,3 @@ def _suggestion_note(ws: Workspace, item: Item, scheme: Scheme, suggested, choic
 
     st.button(f"Confirm the suggestion: {md(suggested.pattern)}", key=widget_key("radio-confirm", scheme.name),
               on_click=confirm)
-
-
-def multiselect(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    ann = shell.load(ws, item, scheme.name)
-    names = [lab["name"] for lab in scheme["labels"]]
-    k_free = widget_key("multi-free", scheme.name)
-    follow(widget_key("multi-holds", scheme.name), item.id,
-           {k_free: radio_type.free_text(ann.value if ann else {})}, typed=(k_free,))
-
-    def build(picked: list[str], base) -> dict:
-        return multiselect_type.build(picked, st.session_state.get(k_free, ""))
-
-    scheme_card(ws, item, scheme, widget_key("multi", scheme.name), title=scheme.name, options=names,
-                chosen=lambda v: multiselect_type.choices(v if isinstance(v, dict) else None), build=build,
-                multi=True, tips=_tips(scheme), hide_title=True, note_below=True)
-
-    def typed():  # the free response: saved with the labels on disk
-        now = shell.load(ws, item, scheme.name)
-        base = now.value if now else None
-        labels = multiselect_type.choices(base if isinstance(base, dict) else None)
-        shell.commit(ws, item, scheme, multiselect_type.build(labels, st.session_state.get(k_free, "")), base=base)
-
-    _free_text(scheme, k_free, typed)
-
-
-def likert(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    n = scheme["size"]
-    points = list(range(1, n + 1))
-    labels = {i: "" for i in points}
-    if scheme.get("labels") and len(scheme["labels"]) == n:
-        labels = {i: scheme["labels"][i - 1]["name"] for i in points}
-    else:
-        labels[1], labels[n] = scheme.get("min_label") or "", scheme.get("max_label") or ""
-
-    def chosen(value) -> list[str]:
-        point = likert_type.choice(value)
-        return [str(point)] if point in points else []
-
-    scheme_card(ws, item, scheme, widget_key("likert", scheme.name), title=scheme.name,
-                options=[str(i) for i in points], labels={str(i): f"{i} {labels[i]}".strip() for i in points},
-                chosen=chosen, build=lambda picked, base: likert_type.build(int(picked[0]) if picked else None),
-                multi=False, hide_title=True, note_below=True)
-
-
-def text(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    ann = shell.load(ws, item, scheme.name)
-    key = widget_key("text", scheme.name)
-    follow(widget_key("text-holds", scheme.name), item.id, {key: text_type.text_of(ann.value if ann else None)},
-           typed=(key,))
-
-    def build():
-        return text_type.build(st.session_state.get(key, ""))
-
-    widget = st.text_area if scheme.get("multiline", True) else st.text_input
-    widget(md(scheme.name), key=key,
-           on_change=_saver(ws, item, scheme, build, ann.value if ann else None), label_visibility="collapsed")
