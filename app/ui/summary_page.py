@@ -18,7 +18,7 @@ from app.summary import summarize as core
 from app.project.workspace import Workspace
 from app.ui import nav, orchestration_summary, overview_view, shell, summary_tabs as views, traversal_summary
 from app.ui.summary_tables import summary_key
-from app.ui.text import excerpt
+from app.ui.text import excerpt, md
 
 PAGE = shell.ROOT / "pages" / "summary.py"
 ALL, SHARED, GOLD, CHOSEN = "All items", "Items with two or more annotators", "Items with gold", "Chosen items"
@@ -61,10 +61,32 @@ def _frame(config: str, ws: Workspace, project: str) -> tuple[pd.DataFrame, str,
 # only if that read found a change): at a million rows a summary costs seconds, a read of an
 # unchanged store a fraction of that. Shared by every session (cache_resource: no copy made
 # on each rerun); the page only reads them.
-@st.cache_resource(show_spinner="Computing the summary…", max_entries=4)
-def _summary(project: str, rows: str, filters: str, _ws: Workspace, _df: pd.DataFrame, _f: dict) -> dict:
-    # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
-    return core.summarize(_ws, _df, **_f, disagreements=False)
+@st.cache_resource(show_spinner=False)
+def _summaries() -> dict[tuple, dict]:
+    """(project, rows' fingerprint, filters) -> the summary, the last KEPT of them."""
+    return {}
+
+
+KEPT = 4
+
+
+def _summary(project: str, rows: str, filters: str, ws: Workspace, df: pd.DataFrame, f: dict) -> dict:
+    """The summary of these rows under these filters: from memory, else computed with a bar
+    saying which scheme it is on (a million rows take seconds)."""
+    kept = _summaries()
+    key = (project, rows, filters)
+    if key not in kept:
+        bar = st.empty()
+
+        def on_scheme(done: int, of: int, scheme: str) -> None:
+            bar.progress(done / max(of, 1), text=f"Computing the summary: {md(scheme)} ({done + 1} of {of})")
+        # the numbers only: the records of what annotators disagree on are listed per scheme, when opened
+        found = core.summarize(ws, df, **f, disagreements=False, on_scheme=on_scheme)
+        bar.empty()
+        while len(kept) >= KEPT:
+            kept.pop(next(iter(kept)))
+        kept[key] = found
+    return kept[key]
 
 
 @st.cache_resource(show_spinner="Listing…", max_entries=4)
