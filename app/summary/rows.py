@@ -76,13 +76,16 @@ def long_table(judged: pd.DataFrame, kind: AnnotationType, scheme: Scheme) -> pd
     and spread once, its rows then repeated for every judgement holding it (in judgement order,
     then the order `rows` gives)."""
     codes, distinct = pd.factorize(judged["value"], use_na_sentinel=True)
-    spread = [(code, row) for code, text in enumerate(distinct) for row in kind.rows(parse(text), scheme)]
+    spread: list[dict] = []
+    per_text = np.zeros(len(distinct), dtype=np.int64)
+    for code, text in enumerate(distinct.tolist()):  # (a list: iterating Arrow strings costs per element)
+        found = kind.rows(parse(text), scheme)
+        spread += found
+        per_text[code] = len(found)
     base = judged[["item_id", "annotator", "status"]]
     if not spread:
         return base.iloc[:0].reset_index(drop=True)
-    rows = records([row for _, row in spread])
-    row_code = np.fromiter((code for code, _ in spread), dtype=np.int64, count=len(spread))
-    per_text = np.bincount(row_code, minlength=len(distinct))
+    rows = records(spread)
     first_row = np.cumsum(per_text) - per_text
     per_judgement = np.where(codes >= 0, per_text[np.maximum(codes, 0)], 0)
     judgement = np.repeat(np.arange(len(codes)), per_judgement)
