@@ -73,6 +73,7 @@ export default function(component) {
       else head.appendChild(el('span', `agent c-${t.color}`, t.agent));
     }
     card.setAttribute('aria-label', head.textContent);
+    if (typeof c.step === 'number') card.dataset.step = String(c.step);  // (the keys' s: app/ui/keyboard.py)
     const focus = data.focus;
     if (focus && c.step === focus.step) {
       // the step a control asked to see: marked in words too, not by colour alone
