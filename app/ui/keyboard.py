@@ -5,7 +5,8 @@ annotation page. A card is a bordered box of the main area holding controls (a s
 handoff's, a call's); the current one is outlined and scrolled into view.
 
 - j / k: next / previous card; on a page with a step picker (failure attribution's decisive
-  step) the trace's step cards come after the page's own cards;
+  step) the trace's steps (its step cards, or the steps of its lanes, tree or board) come after
+  the page's own cards;
 - 1–9: the n-th choice of the current card (a radio option, a pill or segment, a checkbox:
   a flag is toggled); the choice saves as a click would;
 - s: the current step card's step is the one the page picks (the decisive step), saved through
@@ -33,7 +34,7 @@ _JS = """
 const CHOICE = 'input[type=radio], input[type=checkbox], [role=radio], [role=checkbox], ' +
   '[data-testid^="stBaseButton-pills"], [data-testid^="stBaseButton-segmented_control"]';
 function bordered(e) { const s = getComputedStyle(e); return s.borderTopStyle !== 'none' && s.borderTopWidth !== '0px'; }
-const TEXT = 'textarea, input[type=text]';
+const TEXT = 'textarea, input[type=text]:not([role=combobox])';
 function cards() {
   const main = document.querySelector('[data-testid="stMain"]');
   if (!main) return [];
@@ -42,7 +43,7 @@ function cards() {
   const inner = boxes.filter(b => !boxes.some(o => o !== b && b.contains(o)));  // the innermost
   // the trace's step cards, after the page's own, where the page picks a step
   const steps = main.querySelector('.baton-step-target') ?
-    Array.from(main.querySelectorAll('.baton-steps .card[data-step]')) : [];
+    Array.from(main.querySelectorAll('.baton-steps .card[data-step], .baton-layout [data-step]')) : [];
   return inner.concat(steps);
 }
 function choices(card) {

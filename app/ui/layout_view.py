@@ -224,6 +224,7 @@ function lanes(root, data) {
     const c = el('div', 'cell');
     c.appendChild(el('div', 'note', `Step ${r.step} · ${a.name}` + (r.calls ? ` · ${r.calls} tool call(s)` : '')));
     c.appendChild(el('div', 'text', r.text || '(no text)'));
+    c.dataset.step = String(r.step);  // (the keys' s: app/ui/keyboard.py)
     c.style.gridColumn = `${r.lane + 1}`; c.style.gridRow = `${row++}`; g.appendChild(c);
   }
   root.appendChild(g);
@@ -247,6 +248,7 @@ function tree(root, data) {
       body = el('div'); node.appendChild(body);
       for (const c of r.conv) body.appendChild(el('div', 'note', c));
     }
+    if (r.step !== null && r.step !== undefined) node.dataset.step = String(r.step);
     parent.appendChild(node);
     stack.length = r.d + 1; stack.push(body);
   }
@@ -258,6 +260,7 @@ function board(root, data) {
   root.appendChild(chips);
   for (const m of data.messages) {
     const box = el('div', 'msg');
+    box.dataset.step = String(m.step);
     const h = el('div', 'note');
     h.appendChild(document.createTextNode(`Step ${m.step} · `)); h.appendChild(who(m));
     if (m.reply !== null && m.reply !== undefined) h.appendChild(document.createTextNode(` · replies to step ${m.reply}`));
