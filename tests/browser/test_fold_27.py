@@ -99,3 +99,24 @@ def test_every_full_text_is_one_click_away_as_text(srv, wide, tmp_path):
     args.locator(":scope > summary").click()
     shown = args.locator("pre").evaluate_all("ps => ps.map(p => p.textContent)")
     assert any(t.startswith("FileConversionException") and len(t) > 200 for t in shown), shown
+
+
+def test_the_tree_the_run_opens_in_folds_its_inputs_too(srv, wide):
+    """The TRAIL run opens in the tree (its suggested pattern, hierarchical_manager): each LLM
+    node's new input messages are one folded line too (4,459 px before, 2,985 px after)."""
+    wide.goto(f"{srv.url}/outcome?annotator=alice&item={TRAIL}")
+    wait_app(wide)
+    wide.locator(".baton-layout details.conv").first.wait_for(timeout=T)
+    wait_app(wide)
+    wide.wait_for_timeout(1000)
+    height = wide.evaluate(HEIGHT_JS)
+    print(f"TRAIL tree, main area: {height} px (was 4,459 px)")
+    assert height < BOUND, height
+    folds = wide.locator(".baton-layout details.conv")
+    assert folds.count() >= 5 and wide.locator(".baton-layout details.conv[open]").count() == 0
+    first = folds.first
+    first.locator(":scope > summary").click()  # one click: the new messages, as text
+    assert first.evaluate("e => e.open")
+    lines = first.locator(":scope > div.note").evaluate_all("ns => ns.map(n => n.textContent)")
+    assert len(lines) == int(first.locator(":scope > summary").inner_text().split(" · ")[1].split()[0])
+    assert all(n.strip() for n in lines)
