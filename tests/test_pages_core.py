@@ -37,7 +37,8 @@ def test_failure_attribution_saved_and_restored(demo_project):
     assert stored(demo_project, item, "outcome").value == {"failure": "true"}
 
     at = open_page(make_app(demo_project, item=item), "failure_attribution")
-    agent, step = at.selectbox(key=[s.key for s in at.selectbox if s.label == "Responsible agent"][0]), \
+    # the agents a row of pills (issue 27: one click or one key), the step a dropdown
+    agent, step = at.button_group(key=[s.key for s in at.button_group if s.label == "Responsible agent"][0]), \
         at.selectbox(key=[s.key for s in at.selectbox if s.label == "Decisive step"][0])
     assert agent.options == ["human", "Orchestrator", "WebSurfer"]
     agent.set_value("WebSurfer").run()
@@ -49,7 +50,7 @@ def test_failure_attribution_saved_and_restored(demo_project):
 
     # a new session (a browser refresh) shows exactly what was saved
     at2 = open_page(make_app(demo_project, item=item), "failure_attribution")
-    sel = {s.label: s.value for s in at2.selectbox}
+    sel = {s.label: s.value for s in [*at2.selectbox, *at2.button_group]}
     assert sel["Responsible agent"] == "WebSurfer" and sel["Decisive step"] == 8
     assert at2.text_area[0].value == "Clicked the wrong link"
     assert any("Saved" in c.value for c in at2.caption)

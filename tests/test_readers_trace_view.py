@@ -17,8 +17,9 @@ def test_trace_view_shows_each_conversation_once(tmp_path):
     assert any("failed: FileConversionException" in c for c in lines)
     # the full input is folded in its card (opened in the browser, no rerun): every message
     # of that input, in full
-    full = [b for card in step_cards(at) for b in card["blocks"]
-            if b["k"] == "more" and b["t"].startswith("Full input (7 messages")]
+    # (each step's input is one fold: the full input is folded within it)
+    full = [b for card in step_cards(at) for fold in card["blocks"] if fold["k"] == "more"
+            for b in fold["b"] if b["k"] == "more" and b["t"].startswith("Full input (7 messages")]
     assert len(full) == 1
     assert sum(b["k"] == "text" for b in full[0]["b"]) == 7
 

@@ -34,15 +34,18 @@ def test_long_text_folded_and_huge_text_cut():
     huge = "x" * (step_cards.SHOW_AT_MOST + 5)
     (a, b) = _cards({"id": "r", "steps": [{"agent": "A", "content": long}, {"agent": "A", "content": huge}]})
     excerpt, more = a["blocks"]
-    assert excerpt["k"] == "text" and len(excerpt["t"]) <= step_cards.EXCERPT + 2 and excerpt["t"].endswith(" …")
+    # (the trace column folds a step's text to a few lines: OUTPUT_*)
+    assert excerpt["k"] == "text" and len(excerpt["t"]) <= step_cards.OUTPUT_EXCERPT + 2 and excerpt["t"].endswith(" …")
     assert more["k"] == "more" and more["t"] == "Full text (1,000 characters)"
     assert more["b"] == [{"k": "text", "t": long}]
     full = b["blocks"][1]["b"]
     assert len(full[0]["t"]) == step_cards.SHOW_AT_MOST
     assert full[1]["k"] == "note" and full[1]["t"].startswith(f"First {step_cards.SHOW_AT_MOST:,} of")
     # a short text is shown whole, never folded
-    (c,) = _cards({"id": "r", "steps": [{"agent": "A", "content": "x" * step_cards.COLLAPSE_AT}]})
-    assert c["blocks"] == [{"k": "text", "t": "x" * step_cards.COLLAPSE_AT}]
+    (c,) = _cards({"id": "r", "steps": [{"agent": "A", "content": "x" * step_cards.OUTPUT_AT}]})
+    assert c["blocks"] == [{"k": "text", "t": "x" * step_cards.OUTPUT_AT}]
+    # elsewhere (step review's cards) a text folds at COLLAPSE_AT, as before
+    assert step_cards.step_text_blocks("x" * step_cards.COLLAPSE_AT) == [{"k": "text", "t": "x" * step_cards.COLLAPSE_AT}]
 
 
 def test_conversation_shown_once_full_input_folded_within_budget():
@@ -55,17 +58,23 @@ def test_conversation_shown_once_full_input_folded_within_budget():
                                                            {"role": "user", "content": big},
                                                            {"role": "user", "content": "last"}]}]
     a, b = _cards({"id": "r", "steps": steps})
-    assert step_cards.plain(a)[1].startswith("New conversation thread of A · 2 input messages")
+    # the whole input is one fold (one line on the card); the new part in it, the full input below that
+    (fold,) = [x for x in a["blocks"] if x["k"] == "more" and x["t"].startswith("Input")]
+    assert fold["t"] == "Input · new thread · 2 message(s), 14 characters"
+    assert step_cards.plain(a)[2].startswith("New conversation thread of A · 2 input messages")
+    assert [x["t"] for x in fold["b"] if x["k"] == "text"] == ["You are A.", "task"]  # in full, one click
     lines = step_cards.plain(b)
+    fold = b["blocks"][0]
+    assert fold["k"] == "more" and fold["t"].startswith("Input · 4 new of 6 messages")
     assert "Input: 2 earlier message(s) of this conversation not repeated" in lines
     assert any("repeats step 0 (its output)" in x for x in lines)
-    more = next(x for x in b["blocks"] if x["k"] == "more" and x["t"].startswith("Full input (6 messages"))
+    more = next(x for x in fold["b"] if x["k"] == "more" and x["t"].startswith("Full input (6 messages"))
     texts = [x for x in more["b"] if x["k"] == "text"]
     # within the budget: the messages that fit, then a note naming the rest
     assert sum(len(x["t"]) for x in texts) <= step_cards.SHOW_AT_MOST
     assert more["b"][-2]["t"].startswith("First 99,980 of 100,001 characters of message 4 shown")
     assert more["b"][-1]["k"] == "note" and more["b"][-1]["t"].startswith("Messages 5–5 not shown")
-    assert lines[-2:] == ["Output", "out 1"]
+    assert [x["k"] for x in b["blocks"]] == ["more", "text"] and lines[-1] == "out 1"  # the input folded, the output open
 
 
 def test_handoff_card_sides_and_folded_full_text():

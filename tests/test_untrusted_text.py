@@ -76,8 +76,8 @@ def test_look_alike_agent_names_and_ids_differ_where_shown(tmp_path):
     cfg = write_project(tmp_path, data_files=[str(data)], schemes=[
         {"annotation_type": "failure_attribution", "name": "attribution", "steps_key": "steps", "agent_key": "agent"}])
     at = open_page(make_app(cfg), "failure_attribution")
-    agents = next(s for s in at.selectbox if s.label == "Responsible agent")
-    assert agents.options == ["Planner", "Planner\\u202e"]
+    agents = next(s for s in at.button_group if s.label == "Responsible agent")  # (pills: Markdown, escaped)
+    assert agents.options == ["Planner", "Planner\\\\u202e"]
     titles = ["".join(t if isinstance(t, str) else t["agent"] for t in c["title"]) for c in step_cards(at)]
     assert any("Planner\\u202e" in t for t in titles) and not any("\u202e" in t for t in titles)
     picker = at.sidebar.selectbox(key=widget_key("nav", "item"))

@@ -82,22 +82,22 @@ def markdown_blocks(text: str) -> list[dict]:
     return out
 
 
-def _head(text: str) -> str:
-    """A folded text's first few lines (at most EXCERPT characters)."""
-    lines = text.split("\n")[:FOLD_LINES // 2]
-    return "\n".join(lines)[:EXCERPT].rstrip() + " …"
+def _head(text: str, lines: int = FOLD_LINES // 2, limit: int = EXCERPT) -> str:
+    """A folded text's first few lines (at most `limit` characters)."""
+    return "\n".join(text.split("\n")[:lines])[:limit].rstrip() + " …"
 
 
-def text_blocks(text: str, label: str) -> list[dict]:
-    """A text with its structure (markdown_blocks); a long one (many characters or lines) as its
-    first lines with the whole folded under `label`."""
-    if len(text) <= COLLAPSE_AT and text.count("\n") < FOLD_LINES:
+def text_blocks(text: str, label: str, at: int = COLLAPSE_AT, lines: int = FOLD_LINES,
+                excerpt: int = EXCERPT) -> list[dict]:
+    """A text with its structure (markdown_blocks); a long one (`at` characters or `lines` lines
+    or more) as its first lines (`excerpt` characters at most) with the whole folded under `label`."""
+    if len(text) <= at and text.count("\n") < lines:
         return markdown_blocks(text)
     full = markdown_blocks(text[:SHOW_AT_MOST])
     if len(text) > SHOW_AT_MOST:
         full.append(note(f"First {SHOW_AT_MOST:,} of {len(text):,} characters shown; "
                          "`python -m app derive` or the data file has the rest."))
-    return [{"k": "text", "t": _head(text)}, more(f"{label} ({len(text):,} characters)", full)]
+    return [{"k": "text", "t": _head(text, lines // 2, excerpt)}, more(f"{label} ({len(text):,} characters)", full)]
 
 
 def step_text_blocks(text: str) -> list[dict]:
@@ -105,29 +105,48 @@ def step_text_blocks(text: str) -> list[dict]:
     return text_blocks(text, "Full text") if text else [note("(no text)")]
 
 
+def _input_label(sv: conversation.StepView, msgs: list, new_chars: int) -> str:
+    """The one line a step's folded input shows (short: it fits the trace column's width)."""
+    if sv.new_thread:
+        return "Input · new thread" + (f" · {len(msgs)} message(s), {sv.input_chars:,} characters" if msgs else "")
+    return f"Input · {len(msgs) - sv.known} new of {len(msgs)} messages, {new_chars:,} characters"
+
+
 def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
-    """The new part of a step's input; earlier messages only referred to, all of them folded."""
+    """A step's input as one fold (a 10-step TRAIL page was ~10,000 px tall with every input's
+    messages drawn): the line says where the input comes from; opened, it shows each new message
+    in full, messages that repeat earlier steps only referred to, and the whole input as sent
+    folded below them."""
     msgs = conversation.messages_of(s.raw) or []
     if sv.new_thread:
-        out = [note(f"New conversation thread of {_short(sv.agent, 60)}" + (f" · {len(msgs)} input messages" if msgs else ""))]
+        inner = [note(f"New conversation thread of {_short(sv.agent, 60)}" + (f" · {len(msgs)} input messages" if msgs else ""))]
     else:
         line = f"Input: {sv.known} earlier message(s) of this conversation not repeated"
         if sv.branch_of is not None:
             line += f" · branches from step {sv.branch_of} (its later messages are not in this input)"
-        out = [note(line)]
+        inner = [note(line)]
+    budget, new_chars = SHOW_AT_MOST, 0
     for p in range(sv.known, len(msgs)):
         role, text = msgs[p]
         echo = sv.echoes.get(p)
         who = f"{_short(role or 'message', 30)} · message {p}"
         if echo is not None and not echo.partial:
             what = "its output" if echo.pos is None else f"its input message {echo.pos}"
-            out.append(note(f"{who}: repeats step {echo.step} ({what}), {len(text):,} characters"))
+            inner.append(note(f"{who}: repeats step {echo.step} ({what}), {len(text):,} characters"))
             continue
-        out.append(note(who))
         if echo is not None:
             text = (text[:echo.start] + f"[… output of step {echo.step}, {echo.end - echo.start:,} characters …]"
                     + text[echo.end:])
-        out += text_blocks(text, "Full message")
+        new_chars += len(text)
+        inner.append(note(who))
+        if budget <= 0:
+            inner.append(note(f"Not shown (more than {SHOW_AT_MOST:,} characters of input above); "
+                              "`python -m app derive` has it."))
+            continue
+        inner += markdown_blocks(text[:budget])
+        if len(text) > budget:
+            inner.append(note(f"First {budget:,} of {len(text):,} characters of message {p} shown."))
+        budget -= len(text)
     if msgs and (sv.known or sv.echoes):
         full, budget = [], SHOW_AT_MOST
         for p, (role, text) in enumerate(msgs):
@@ -139,9 +158,9 @@ def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
             if len(text) > budget:
                 full.append(note(f"First {budget:,} of {len(text):,} characters of message {p} shown."))
             budget -= len(text)
-        out.append(more(f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)", full))
-    out.append(note("Output"))
-    return out
+        inner.append(more(f"Full input ({len(msgs)} messages, {sv.input_chars:,} characters)", full))
+    # (no "Output" line after it: the one folded line is plainly the input, what follows the output)
+    return [more(_input_label(sv, msgs, new_chars), inner)]
 
 
 def call_error(d: Derivation, tc) -> str | None:
@@ -158,12 +177,20 @@ def call_error(d: Derivation, tc) -> str | None:
 
 
 def _call_blocks(tc, raw_calls: dict) -> list[dict]:
-    """A tool call under its step: name, failure, arguments pretty-printed as in the reviewer."""
+    """A tool call under its step: name, failure, arguments pretty-printed as in the reviewer
+    (a few short lines shown, longer ones folded; the whole error in the fold too)."""
     raw = raw_calls.get(str(tc.call_id), {})
     line = f"Tool call {tc.index}: {_short(str(tc.tool), 80)}"
-    if raw.get("status") == "error":
-        line += f" · failed: {_short(str(raw.get('error') or 'error'), 160)}"
-    return [note(line), code(pretty(tc.arguments)[0])]
+    error = str(raw.get("error") or "error") if raw.get("status") == "error" else None
+    if error is not None:
+        line += f" · failed: {_short(error, CALL_ERROR_SHOWN)}"
+    args = pretty(tc.arguments)[0]
+    if len(args) <= ARGS_SHOWN and args.count("\n") < ARGS_LINES and (error is None or len(error) <= CALL_ERROR_SHOWN):
+        return [note(line), code(args)]
+    inner = [note("Error"), code(error)] if error is not None and len(error) > CALL_ERROR_SHOWN else []
+    inner += [note("Arguments"), code(args)]
+    return [note(line), more(f"Arguments ({len(args):,} characters)" + (" and the whole error" if len(inner) > 2 else ""),
+                             inner)]
 
 
 def tool_result_blocks(s) -> list[dict]:
@@ -179,6 +206,13 @@ def is_tool_result(s) -> bool:
     return isinstance(s.raw, dict) and s.raw.get("role") == "tool"
 
 
+# In the trace column a step's text folds sooner than elsewhere: ten steps of a TRAIL run, each
+# with its input, output and calls, made a page ~10,000 px tall.
+OUTPUT_AT, OUTPUT_LINES, OUTPUT_EXCERPT = 240, 6, 120  # characters, lines (3 shown), characters shown
+ARGS_SHOWN, ARGS_LINES = 120, 4  # a call's pretty-printed arguments shown open up to this size
+CALL_ERROR_SHOWN = 80  # characters of a failed call's error on its line (the whole error folded)
+
+
 def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: int) -> list[dict[str, Any]]:
     """The cards of steps start..stop-1: header fields and blocks (see the module's docstring)."""
     calls_by_step: dict[int, list] = {}
@@ -192,7 +226,11 @@ def cards(d: Derivation, view: conversation.ConversationView, start: int, stop: 
         if sv is not None and sv.has_input:
             blocks += _input_blocks(s, sv)
         tool_result = is_tool_result(s)
-        blocks += tool_result_blocks(s) if tool_result else step_text_blocks(s.text)
+        if tool_result:
+            blocks += tool_result_blocks(s)
+        else:  # what the step said, folded to a few lines (the trace column is narrow)
+            blocks += text_blocks(s.text, "Full text", OUTPUT_AT, OUTPUT_LINES, OUTPUT_EXCERPT) if s.text \
+                else [note("(no text)")]
         raw_calls = {str(x.get("id")): x for x in (s.raw.get("tool_calls") or [])
                      if isinstance(x, dict)} if isinstance(s.raw, dict) else {}
         for tc in calls_by_step.get(s.index, []):

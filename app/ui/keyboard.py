@@ -4,13 +4,19 @@ One small v2 component (no iframe, in the page's own DOM) listens to the documen
 annotation page. A card is a bordered box of the main area holding controls (a scheme's box, a
 handoff's, a call's); the current one is outlined and scrolled into view.
 
-- j / k: next / previous card;
+- j / k: next / previous card; on a page with a step picker (failure attribution's decisive
+  step) the trace's steps (its step cards, or the steps of its lanes, tree or board) come after
+  the page's own cards;
 - 1–9: the n-th choice of the current card (a radio option, a pill or segment, a checkbox:
   a flag is toggled); the choice saves as a click would;
+- s: the current step card's step is the one the page picks (the decisive step), saved through
+  the surface (its on-change, the type's validate) as a choice in its own control would be;
+- t: into the current card's first text box; Esc: out of a text box (which saves what was typed);
 - n / p: next / previous item; d: done with this item, go to the next (the sidebar's buttons).
 
-Keys typed into a text box, or with Ctrl/Alt/Meta held, are left alone. Nothing from a trace
-reaches this script: it only clicks the page's own controls.
+Keys typed into a text box, or with Ctrl/Alt/Meta held, are left alone (but Esc). Nothing from a
+trace reaches this script: it only clicks the page's own controls and hands a step number (the
+card's own `data-step`) to the step picker's element.
 """
 from __future__ import annotations
 
@@ -18,6 +24,8 @@ import streamlit as st
 
 KEYS = [("j / k", "next / previous card (outlined, scrolled into view)"),
         ("1 … 9", "pick the n-th label or rating of the card, or toggle its n-th flag"),
+        ("s", "the current step card is the decisive step (failure attribution)"),
+        ("t / Esc", "into the card's text box / out of it (saves what was typed)"),
         ("n / p", "next / previous item"), ("d", "done with this item → next")]
 
 _CSS = ".baton-kb-current { outline: 3px solid #2e86de !important; outline-offset: 4px; border-radius: .5rem; }"
@@ -26,12 +34,17 @@ _JS = """
 const CHOICE = 'input[type=radio], input[type=checkbox], [role=radio], [role=checkbox], ' +
   '[data-testid^="stBaseButton-pills"], [data-testid^="stBaseButton-segmented_control"]';
 function bordered(e) { const s = getComputedStyle(e); return s.borderTopStyle !== 'none' && s.borderTopWidth !== '0px'; }
+const TEXT = 'textarea, input[type=text]:not([role=combobox])';
 function cards() {
   const main = document.querySelector('[data-testid="stMain"]');
   if (!main) return [];
   const boxes = Array.from(main.querySelectorAll('[data-testid="stVerticalBlock"]'))
-    .filter(e => bordered(e) && e.querySelector(CHOICE));
-  return boxes.filter(b => !boxes.some(o => o !== b && b.contains(o)));  // the innermost
+    .filter(e => bordered(e) && (e.querySelector(CHOICE) || e.querySelector(TEXT)));
+  const inner = boxes.filter(b => !boxes.some(o => o !== b && b.contains(o)));  // the innermost
+  // the trace's step cards, after the page's own, where the page picks a step
+  const steps = main.querySelector('.baton-step-target') ?
+    Array.from(main.querySelectorAll('.baton-steps .card[data-step], .baton-layout [data-step]')) : [];
+  return inner.concat(steps);
 }
 function choices(card) {
   const seen = new Set(), out = [];
@@ -45,12 +58,17 @@ function choices(card) {
 }
 function current(list) {
   const i = list.findIndex(c => c.classList.contains('baton-kb-current'));
-  return i;
+  if (i >= 0 || window.__batonStep === undefined) return i;
+  // a step card drawn anew (the trace marked the chosen step): the same step is still current
+  const j = list.findIndex(c => c.dataset.step === window.__batonStep);
+  if (j >= 0) list[j].classList.add('baton-kb-current');
+  return j;
 }
 function mark(list, i) {
   list.forEach(c => c.classList.remove('baton-kb-current'));
-  const c = list[i]; if (!c) return;
+  const c = list[i]; window.__batonStep = undefined; if (!c) return;
   c.classList.add('baton-kb-current');
+  if (c.dataset.step !== undefined) window.__batonStep = c.dataset.step;
   c.scrollIntoView({block: 'center'});
 }
 function press(label) {
@@ -61,7 +79,10 @@ function onKey(ev) {
   if (ev.ctrlKey || ev.altKey || ev.metaKey) return;
   const t = ev.target;
   if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) &&
-      !(t.type === 'radio' || t.type === 'checkbox')) return;
+      !(t.type === 'radio' || t.type === 'checkbox')) {
+    if (ev.key === 'Escape' && t.matches(TEXT)) { t.blur(); ev.preventDefault(); }  // (Streamlit saves it on leaving)
+    return;
+  }
   const list = cards();
   let i = current(list);
   if (ev.key === 'j' || ev.key === 'k') {
@@ -71,6 +92,14 @@ function onKey(ev) {
     if (i < 0) { i = 0; mark(list, 0); }
     const c = list[i] && choices(list[i])[Number(ev.key) - 1];
     if (c) { c.click(); ev.preventDefault(); }
+  } else if (ev.key === 's') {
+    const card = list[i], target = document.querySelector('.baton-step-target');
+    if (card && card.dataset.step !== undefined && target && target.__pick) {
+      target.__pick(Number(card.dataset.step)); ev.preventDefault();
+    }
+  } else if (ev.key === 't') {
+    const box = list[i] && list[i].querySelector(TEXT);
+    if (box) { box.focus(); ev.preventDefault(); }  // (prevented: the "t" is not typed into it)
   } else if (ev.key === 'n') { press('Item ▶'); }
   else if (ev.key === 'p') { press('◀ Item'); }
   else if (ev.key === 'd') { press('Done with this item'); }
@@ -88,6 +117,37 @@ _component = st.components.v2.component("baton_keyboard", css=_CSS, js=_JS, isol
 def listen() -> None:
     """Turn the keys on for this page (drawn once per run; an empty element)."""
     _component(key="baton-keyboard", data={})
+
+
+_TARGET_JS = """
+export default function(component) {
+  const { data, parentElement, setTriggerValue } = component;
+  let box = parentElement.querySelector(':scope > .baton-step-target');
+  if (!box) { box = document.createElement('span'); box.className = 'baton-step-target'; parentElement.appendChild(box); }
+  // the keys' "s" calls this with the current step card's number; the item is named, so a late
+  // key never lands on the next item
+  const item = data && data.item;
+  box.__pick = (step) => setTriggerValue('step', { item: item, step: step });
+}
+"""
+
+_target = st.components.v2.component("baton_step_target", js=_TARGET_JS, isolate_styles=False)
+
+
+def step_target(key: str, item_id: str, on_pick) -> None:
+    """Make this page's step picker the receiver of the key `s` (the current step card's step):
+    `on_pick()` runs then; read the pick with `picked(key, item_id)`."""
+    _target(key=key, data={"item": item_id}, on_step_change=on_pick)
+
+
+def picked(key: str, item_id: str) -> int | None:
+    """The step the key `s` picked for this item in this run, or None."""
+    got = st.session_state.get(key)
+    got = got.get("step") if isinstance(got, dict) else None
+    if not isinstance(got, dict) or got.get("item") != item_id:
+        return None
+    step = got.get("step")
+    return step if isinstance(step, int) and not isinstance(step, bool) else None
 
 
 def help_table() -> str:

@@ -187,6 +187,7 @@ _CSS = """
 .baton-layout details, .baton-layout .leaf { margin-left: 0.9rem; border-left: 1px solid
   var(--st-border-color, rgba(49, 51, 63, 0.2)); padding-left: 0.5rem; margin-top: 0.2rem; }
 .baton-layout summary { cursor: pointer; overflow-wrap: anywhere; }
+.baton-layout details.conv { border-left: none; margin-top: 0; }
 .baton-layout .err { color: #e02b2b; font-weight: 600; }
 .baton-layout .chips { display: flex; flex-wrap: wrap; gap: 0.4rem; }
 .baton-layout .chip { border: 1px solid currentColor; border-radius: 1rem; padding: 0 0.5rem; }
@@ -224,6 +225,7 @@ function lanes(root, data) {
     const c = el('div', 'cell');
     c.appendChild(el('div', 'note', `Step ${r.step} · ${a.name}` + (r.calls ? ` · ${r.calls} tool call(s)` : '')));
     c.appendChild(el('div', 'text', r.text || '(no text)'));
+    c.dataset.step = String(r.step);  // (the keys' s: app/ui/keyboard.py)
     c.style.gridColumn = `${r.lane + 1}`; c.style.gridRow = `${row++}`; g.appendChild(c);
   }
   root.appendChild(g);
@@ -245,8 +247,14 @@ function tree(root, data) {
       node = el('details'); node.open = true;
       const s = el('summary'); s.appendChild(line); node.appendChild(s);
       body = el('div'); node.appendChild(body);
-      for (const c of r.conv) body.appendChild(el('div', 'note', c));
+      if (r.conv.length) {  // the new input messages: one folded line (they made a TRAIL tree ~4,000 px tall)
+        const inp = el('details', 'conv');
+        inp.appendChild(el('summary', 'note', `Input · ${r.conv.length} new message(s)`));
+        for (const c of r.conv) inp.appendChild(el('div', 'note', c));
+        body.appendChild(inp);
+      }
     }
+    if (r.step !== null && r.step !== undefined) node.dataset.step = String(r.step);
     parent.appendChild(node);
     stack.length = r.d + 1; stack.push(body);
   }
@@ -258,6 +266,7 @@ function board(root, data) {
   root.appendChild(chips);
   for (const m of data.messages) {
     const box = el('div', 'msg');
+    box.dataset.step = String(m.step);
     const h = el('div', 'note');
     h.appendChild(document.createTextNode(`Step ${m.step} · `)); h.appendChild(who(m));
     if (m.reply !== null && m.reply !== undefined) h.appendChild(document.createTextNode(` · replies to step ${m.reply}`));

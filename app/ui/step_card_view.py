@@ -29,7 +29,7 @@ _CSS = """
   background: var(--st-secondary-background-color, rgba(128, 128, 128, 0.1));
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .baton-steps details { border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
-  border-radius: 0.5rem; padding: 0.4rem 0.75rem; }
+  border-radius: 0.5rem; padding: 0.25rem 0.75rem; }
 .baton-steps details[open] > summary { margin-bottom: 0.4rem; }
 .baton-steps summary { cursor: pointer; font-size: 0.875rem; }
 .baton-steps details > div, .baton-steps .col { display: flex; flex-direction: column; gap: 0.4rem; min-width: 0; }
@@ -73,6 +73,7 @@ export default function(component) {
       else head.appendChild(el('span', `agent c-${t.color}`, t.agent));
     }
     card.setAttribute('aria-label', head.textContent);
+    if (typeof c.step === 'number') card.dataset.step = String(c.step);  // (the keys' s: app/ui/keyboard.py)
     const focus = data.focus;
     if (focus && c.step === focus.step) {
       // the step a control asked to see: marked in words too, not by colour alone

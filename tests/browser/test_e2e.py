@@ -10,7 +10,7 @@ ITEM = "whowhen-hand-crafted-33"
 
 def choose(pg, label: str, option: str):
     """Pick an option of a Streamlit selectbox by its label."""
-    box = pg.get_by_label(label, exact=False).first
+    box = pg.get_by_role("combobox", name=label, exact=False).first  # (not its help button)
     box.click()
     pg.get_by_role("option", name=option, exact=False).first.click()
     wait_app(pg)
@@ -31,7 +31,10 @@ def test_sign_in_attribute_refresh(server, page):
 
     pg.goto(f"{server.url}/failure_attribution?annotator=alice&item={ITEM}")
     wait_app(pg)
-    choose(pg, "Responsible agent", "WebSurfer")
+    # the agents are a row of pills (issue 27: one click or key each); the step a dropdown
+    pg.get_by_role("radiogroup", name="Responsible agent").get_by_role("radio", name="WebSurfer", exact=True).click()
+    wait_app(pg)
+    pg.get_by_text("Saved ·").first.wait_for()
     choose(pg, "Decisive step", "Step 8 ")
     reason = pg.get_by_label("Reason")
     reason.fill("Opened the wrong search result")
@@ -45,6 +48,8 @@ def test_sign_in_attribute_refresh(server, page):
     # the saved choices are shown again (the trace's cards are drawn by a script after the run: wait)
     pg.wait_for_function("() => ['WebSurfer', 'Step 8'].every(t => document.body.innerText.includes(t))",
                          timeout=15000)
+    chosen = pg.get_by_role("radiogroup", name="Responsible agent").locator("[aria-checked=true]")
+    assert chosen.inner_text().strip() == "WebSurfer"
     assert pg.get_by_label("Reason").input_value() == "Opened the wrong search result"
 
     df = pd.read_parquet(server.config.parent / "annotations")

@@ -1,4 +1,8 @@
-"""Failure attribution: responsible agent, decisive step, reason — chosen among what happened."""
+"""Failure attribution: responsible agent, decisive step, reason — chosen among what happened.
+
+By keyboard alone (app/ui/keyboard.py): the agents are a row of pills (j/k to this box, then
+1–9), the decisive step is the trace's current step card (j/k past this box to the step, then
+s), the reason is t, type, Esc. Every way in goes through the same on_change and commit."""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,7 +12,7 @@ from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import shell, suggestion_view, trace_view
+from app.ui import keyboard, shell, suggestion_view, trace_view
 from app.ui.state import follow, widget_key
 from app.ui.text import excerpt, md, visible
 
@@ -21,6 +25,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if stored.get("responsible_agent") and stored["responsible_agent"] not in agents:
         agents.append(stored["responsible_agent"])  # keep a saved choice visible even if data changed
     k_agent, k_step, k_reason = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step", "reason"))
+    k_key_step = widget_key("fa", scheme.name, "place", "key-step")  # (keyed by place: one per page)
     steps = [s.index for s in d.steps]
     agent_of = {s.index: s.agent for s in d.steps}
     # made once per derivation (5,000 options on every rerun), hidden characters in names shown
@@ -55,12 +60,22 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
         suggestion_view.offer(f"decisive step: step {hint.step} ({hint.agent})", hint.reason,
                               widget_key("fa", scheme.name, item.id, "accept"), accept)
-    st.selectbox("Responsible agent", agents, index=None,
-                 key=k_agent, on_change=on_change, placeholder="Choose the agent that caused the failure",
-                 format_func=visible)
+    # a row of pills, one click or one number key each (a dropdown needed Tab and Enter); a
+    # click on the chosen one takes it back
+    st.pills("Responsible agent", agents, key=k_agent, on_change=on_change, format_func=md,
+             help="The agent that caused the failure (keys: j/k to this box, then 1–9)")
     st.selectbox("Decisive step", steps, index=None,
                  key=k_step, on_change=on_change, placeholder="Choose the step where it went wrong",
-                 format_func=label_of.__getitem__)
+                 format_func=label_of.__getitem__,
+                 help="Or by keys: j/k past this box to the step's card in the trace, then s")
+
+    def key_step():  # the key s on a step card of the trace: as if chosen above
+        step = keyboard.picked(k_key_step, item.id)
+        if step in agent_of:
+            st.session_state[k_step] = step
+            on_change()
+
+    keyboard.step_target(k_key_step, item.id, key_step)
     chosen_step = st.session_state.get(k_step)
     chosen_agent = st.session_state.get(k_agent)
     if chosen_step is not None and chosen_agent and agent_of.get(chosen_step) != chosen_agent:
