@@ -2,7 +2,7 @@
 its step to the surface's step target, saved through the same on_change and commit as a choice in
 the dropdown; a pick for another item or a step the run does not have is not saved."""
 from app.store.storage import AnnotationStore
-from tests.conftest import components, make_app, open_page, send_trigger
+from tests.conftest import click_card, components, make_app, open_page, send_trigger
 
 ITEM = "whowhen-hand-crafted-33"  # 9 steps: 0-8
 
@@ -14,7 +14,7 @@ def _stored(project):
 
 def _attribution_page(project):
     at = open_page(make_app(project, item=ITEM), "radio")
-    at.radio(key=[r.key for r in at.radio if "outcome" in r.key][0]).set_value("failure").run()
+    click_card(at, "outcome", ["failure"])  # (the outcome is an instant card)
     return open_page(make_app(project, item=ITEM), "failure_attribution")
 
 
