@@ -1,4 +1,6 @@
 """End to end in headless Chromium: sign in, attribute a failure, refresh, still there, on disk."""
+import re
+
 import pandas as pd
 import pytest
 
@@ -26,8 +28,9 @@ def test_sign_in_attribute_refresh(server, page):
 
     pg.goto(f"{server.url}/radio?annotator=alice&item={ITEM}")
     wait_app(pg)
-    pg.get_by_text("failure", exact=True).first.click()
-    pg.get_by_text("Saved ·").first.wait_for()
+    # the outcome is an instant card (issue 31): its option's text ends with its key
+    pg.locator(".bi-card button.bi-opt").filter(has_text=re.compile(r"^failure\d?$")).first.click()
+    pg.wait_for_function("() => [...document.querySelectorAll('.bi-status')].some(s => s.textContent.startsWith('Saved'))")
 
     pg.goto(f"{server.url}/failure_attribution?annotator=alice&item={ITEM}")
     wait_app(pg)
