@@ -5,6 +5,7 @@ what is stored again, and hostile labels from the config stay text."""
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -139,7 +140,19 @@ def test_a_burst_of_20_clicks_in_2_s_lands_as_the_last_state(page, served):
 def unwritable(folder: Path):
     """The annotation folder cannot be written (the tests run as root: chmod would not stop it,
     the immutable attribute does), whatever happens in between."""
-    subprocess.run(["chattr", "-R", "+i", str(folder)], check=True)
+    if os.geteuid() != 0:  # (as another user, taking the write bit away is enough)
+        modes = {p: p.stat().st_mode for p in [folder, *folder.rglob("*")] if p.is_dir()}
+        for p in modes:
+            p.chmod(modes[p] & ~0o222)
+        try:
+            yield
+        finally:
+            for p, mode in modes.items():
+                p.chmod(mode)
+        return
+    made = subprocess.run(["chattr", "-R", "+i", str(folder)], capture_output=True, text=True)
+    if made.returncode != 0:  # (a file system without the attribute, e.g. some container overlays)
+        pytest.skip(f"cannot make {folder} unwritable as root here: chattr says {made.stderr.strip()}")
     try:
         yield
     finally:
