@@ -27,14 +27,19 @@ def open_page(pg, url: str) -> None:
     wait_app(pg)
 
 
+def option(pg, label: str):
+    """The outcome's option `label` on its instant card (issue 31: its text ends with its key)."""
+    return pg.locator(".bi-card button.bi-opt").filter(has_text=re.compile("^" + re.escape(label) + r"\d?$")).first
+
+
 def choose(pg, label: str) -> None:
-    pg.get_by_text(label, exact=True).first.click()
-    pg.get_by_text("Saved ·").first.wait_for()
+    option(pg, label).click()
+    pg.wait_for_function("() => [...document.querySelectorAll('.bi-status')].some(s => s.textContent.startsWith('Saved'))")
     wait_app(pg)
 
 
 def checked(pg, label: str) -> bool:
-    return pg.get_by_role("radio", name=label, exact=True).first.is_checked()
+    return option(pg, label).get_attribute("aria-checked") == "true"
 
 
 def history(pg, step: int) -> None:
