@@ -7,6 +7,7 @@ session to die with "StreamlitAPIException: This page cannot be called directly"
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 
 import pytest
@@ -47,13 +48,15 @@ async def _session(browser, url: str, who: str, found: list[str]) -> None:
         menu = pg.locator('[data-testid="stSidebar"]').get_by_role("link")
         titles = [t.strip().splitlines()[-1] for t in await menu.all_inner_texts()]  # (after an icon's name)
         assert len(titles) > 10 and titles[-1] == "Summary", titles  # every page of the project
+        assert "Outcome" in titles, titles  # (the page used below)
         for i, title in enumerate(titles):
             await pg.locator('[data-testid="stSidebar"]').get_by_role("link").nth(i).click()
             await _settled(pg)
             found += await _problems(pg, f"{who} {title}")
-            if title == "Single choice":  # use it: an answer, saved
-                await pg.get_by_text("failure", exact=True).first.click()
-                await pg.get_by_text("Saved ·").first.wait_for(timeout=180_000)
+            if title == "Outcome":  # use it: an answer on its instant card, saved
+                await pg.locator(".bi-card button.bi-opt").filter(has_text=re.compile(r"^failure\d?$")).first.click()
+                await pg.wait_for_function("() => [...document.querySelectorAll('.bi-status')]"
+                                           ".some(s => s.textContent.startsWith('Saved'))", timeout=180_000)
                 await _settled(pg)
                 found += await _problems(pg, f"{who} {title} after a click")
         await pg.goto(f"{url}/summary?annotator={who}", timeout=180_000)  # a page opened by its address

@@ -18,6 +18,7 @@ from app.store.storage import AnnotationStore
 from app.traces.palette import agent_hex
 from tests.browser.conftest import Server, wait_app
 from tests.browser.test_graph import FIND_NETWORK, FRAME
+from tests.browser.test_instant_surfaces import card as instant_card, option
 from tests.conftest import ROOT, write_project
 
 pytestmark = pytest.mark.browser
@@ -161,27 +162,27 @@ def test_step_review_modes_one_click_each_and_the_score_follows(srv, page, item)
     _open(page, srv, "trajectory_eval", item)
     score = page.locator("p", has=page.locator("strong", has_text=re.compile(r"^Score: ")))  # the whole line
     expect(score).to_contain_text("Score: 100 / 100", timeout=T)
-    page.get_by_role("radiogroup", name="Correctness of step 1").get_by_text("incorrect", exact=True).click()
+    option(instant_card(page, "Correctness of step 1"), "incorrect").click()  # (instant cards, issue 31)
     expect(score).to_contain_text("1 of", timeout=T)
-    groups = page.locator('[data-testid="stButtonGroup"]').filter(has_text="(step 1)")
-    expect(groups).to_have_count(3, timeout=T)  # one row of pills per category
-    pills = groups.locator("button")
+    groups = page.locator(".bi-card").filter(has=page.locator(".bi-opts[aria-label$='(step 1)']"))
+    expect(groups).to_have_count(3, timeout=T)  # one card of modes per category
+    pills = groups.locator("button.bi-opt")
     assert pills.count() == 14  # all fourteen visible, no "Select all", nothing to scroll
     for i in range(14):
         assert pills.nth(i).is_visible()
     assert page.get_by_text("Select all").count() == 0
     # right after one save, the next click lands (no dropdown to open)
-    groups.nth(2).get_by_text("3.2 No or incomplete verification").click()
+    option(groups.nth(2), "3.2 No or incomplete verification").click()
     expect(page.get_by_text(re.compile(r"^Step 1: "))).to_contain_text("1 failure mode", timeout=T)
-    groups.nth(0).get_by_text("1.3 Step repetition").click()
+    option(groups.nth(0), "1.3 Step repetition").click()
     expect(page.get_by_text(re.compile(r"^Step 1: "))).to_contain_text("2 failure modes", timeout=T)
-    # and by key: Space on a focused pill
-    groups.nth(2).locator("button", has_text="3.2 No or incomplete verification").focus()
+    # and by key: Space on a focused mode
+    option(groups.nth(2), "3.2 No or incomplete verification").focus()
     page.keyboard.press("Space")
     expect(page.get_by_text(re.compile(r"^Step 1: "))).to_contain_text("1 failure mode", timeout=T)
     page.get_by_role("radiogroup", name="Severity of step 1").get_by_role("radio", name=re.compile("^major")).click()
     expect(score).to_contain_text("Score: 95 / 100", timeout=T)
-    page.get_by_role("radiogroup", name="Correctness of step 2").get_by_text("correct", exact=True).click()
+    option(instant_card(page, "Correctness of step 2"), "correct").click()
     expect(score).to_contain_text("2 of", timeout=T)
     value = _wait_for(lambda: _stored(srv, item, "mast_steps"))
     assert value["score"] == 95 and value["steps"][0]["errors"] == [
@@ -234,7 +235,7 @@ def test_show_step_scrolls_to_and_marks_the_step(srv, page, item):
 @pytest.mark.parametrize("item, step", [("whowhen-hand-crafted-33", 8), (TRAIL, 7)], ids=["demo", "trail"])
 def test_decisive_step_is_marked_in_the_trace(srv, page, item, step):
     _open(page, srv, "radio", item)
-    page.get_by_role("radiogroup", name="outcome").get_by_text("failure", exact=True).click()
+    option(instant_card(page, "outcome"), "failure").click()
     assert _wait_for(lambda: _stored(srv, item, "outcome"))
     _open(page, srv, "failure_attribution", item)
     page.get_by_role("combobox", name=re.compile("Decisive step")).click()
