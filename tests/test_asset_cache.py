@@ -1,5 +1,6 @@
 """app/ui/asset_cache.py: a component's content-hashed files are marked immutable, nothing else."""
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -37,7 +38,10 @@ def _serve(path: str, status: int = 200, method_type: str = "http") -> list[dict
     async def receive():
         return {"type": "http.request"}
 
-    asyncio.run(HashedComponentFiles(app)({"type": method_type, "path": path}, receive, send))
+    # (in a thread of its own: a browser test earlier in the run may leave an event loop
+    # running in this one, and asyncio.run refuses to start inside it)
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, HashedComponentFiles(app)({"type": method_type, "path": path}, receive, send)).result()
     return sent
 
 

@@ -53,15 +53,24 @@ def test_two_tabs_tick_two_labels_and_both_are_kept(tmp_path):
     assert stored(cfg, "symptoms") == {"loop": "true"}
 
 
+def agents(at):
+    """The responsible agent's pills (issue 27: one click or key each)."""
+    return next(g for g in at.button_group if g.label == "Responsible agent")
+
+
+def step_box(at):
+    return next(s for s in at.selectbox if s.label == "Decisive step")
+
+
 def test_a_reason_typed_in_a_stale_tab_keeps_the_agent_picked_in_the_other(tmp_path):
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "outcome", {"failure": "true"})
     a, b = tab(cfg, "failure_attribution"), tab(cfg, "failure_attribution")
-    a.selectbox[0].set_value("Coder").run()
+    agents(a).set_value("Coder").run()
     b.text_area[0].input("it never ran the tests").run()
     assert not a.exception and not b.exception
     assert stored(cfg, "attribution") == attribution("Coder", None, "it never ran the tests")
-    assert b.selectbox[0].value == "Coder"  # B is shown the agent A picked
+    assert agents(b).value == "Coder"  # B is shown the agent A picked
     assert not b.warning
 
 
@@ -69,13 +78,13 @@ def test_the_same_field_set_differently_keeps_the_disk_and_the_later_tab_is_told
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "outcome", {"failure": "true"})
     a, b = tab(cfg, "failure_attribution"), tab(cfg, "failure_attribution")
-    a.selectbox[0].set_value("Tester").run()
-    b.selectbox[0].set_value("Manager").run()  # B was drawn before A's save
+    agents(a).set_value("Tester").run()
+    agents(b).set_value("Manager").run()  # B was drawn before A's save
     assert stored(cfg, "attribution")["responsible_agent"] == "Tester"
     told = as_read(" ".join(w.value for w in b.warning))
     assert "another tab or session set it to 'Tester' meanwhile" in told and "'Manager' was not saved" in told
-    assert b.selectbox[0].value == "Tester"  # and shown the current value
-    b.selectbox[1].set_value(4).run()  # B's next click is no conflict: it applies
+    assert agents(b).value == "Tester"  # and shown the current value
+    step_box(b).set_value(4).run()  # B's next click is no conflict: it applies
     assert stored(cfg, "attribution") == attribution("Tester", 4, "")
     assert not any("another tab" in w.value for w in b.warning)
 
