@@ -94,6 +94,10 @@ def page(browser):
 def wait_app(pg, timeout=60000):
     """Wait until Streamlit finished running the script (generous: CI machines may be busy)."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
-    pg.wait_for_timeout(300)
+    # (the running indicator shows only some time after a run starts, and the summary's bar says
+    # it is still computing: idle means neither, twice in a row, 300 ms apart)
+    idle = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+            " && !document.body.innerText.includes('Computing the summary')")
+    for _ in range(2):
+        pg.wait_for_function(idle, timeout=timeout)
+        pg.wait_for_timeout(300)
