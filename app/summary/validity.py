@@ -73,7 +73,7 @@ def report(ws, rows: list[tuple[Any, Any, Any, list[str]]]) -> dict:
     """The summary's ``invalid`` entry for the rows left out, (item, annotator, scheme, reasons)
     each: how many, and the first LISTED with the store's file."""
     store = AnnotationStore(ws.project.output_dir)
-    listed = sorted(rows[:], key=lambda r: (str(r[1]), str(r[0]), str(r[2])))[:LISTED]  # (the store's order)
+    listed = sorted(rows, key=lambda r: (str(r[1]), str(r[0]), str(r[2])))[:LISTED]  # (the store's order)
     return {"count": len(rows),
             "rows": [{"file": _file(store, item, who, scheme), "item_id": item, "annotator": who, "scheme": scheme,
                       "reasons": why} for item, who, scheme, why in listed]}
