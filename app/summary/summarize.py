@@ -119,8 +119,9 @@ def _summarize(ws, df: pd.DataFrame | None = None, *, annotators: Iterable[str] 
     df = apply_filters(df, annotators, schemes, item_ids).reset_index(drop=True)
     project = ws.project
     chosen = [s for s in project.schemes if not schemes or s.name in set(schemes)]
+    wanted = set(item_ids)
     golds = Derivations.of(ws).memo("golds", tuple(item_ids), lambda: {
-        it.id: g for it in ws.items if it.id in set(item_ids) and (g := goldmod.normalize(it.gold))})
+        it.id: g for it in ws.items if it.id in wanted and (g := goldmod.normalize(it.gold))})
     options = Options(item_ids=item_ids, k=k, listed=disagreements, validate=validate, golds=golds)
     row_hashes = pd.util.hash_pandas_object(df, index=False).to_numpy()
     at = df.groupby("scheme", sort=False, observed=True).indices
