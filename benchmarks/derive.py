@@ -26,7 +26,8 @@ from pathlib import Path
 
 from benchmarks.gen import ROOT, best_of, make_item, table, verdict, write_project
 
-from app.traces.contention import find_regions, find_regions_quadratic, normalize_calls  # noqa: E402
+from app.traces.contention import find_regions, find_regions_quadratic  # noqa: E402
+from app.traces.timed_calls import normalize_calls  # noqa: E402
 from app.traces.derive import count_edges, derive, find_handoffs, no_gc  # noqa: E402
 from app.traces.toolcall import extract_tool_calls  # noqa: E402
 from app.traces.trace import read_steps  # noqa: E402

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.traces import contention
-from app.traces.contention import Call, _label, Region, find_regions, find_regions_quadratic, normalize_calls
+from app.traces.contention import Region, find_regions, find_regions_quadratic
+from app.traces.timed_calls import Call, _label, normalize_calls
 from app.traces.timeparse import parse_duration, parse_time
 
 

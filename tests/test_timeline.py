@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 from app.ui import contention_view as tl
-from app.traces.contention import Call, Region, find_regions, normalize_calls
+from app.traces.contention import Region, find_regions
+from app.traces.timed_calls import Call, normalize_calls
 from app.traces.derive import derive
 from app.traces.timeparse import parse_duration, parse_time
 from app.traces.palette import agent_hex

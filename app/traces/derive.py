@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.traces.contention import Call, Region, find_regions, normalize_calls
+from app.traces.contention import Region, find_regions
+from app.traces.timed_calls import Call, normalize_calls
 from app.traces.toolcall import ToolCall, extract_tool_calls
 from app.traces.trace import UNKNOWN_AGENT, Step, one_line, raw_steps, read_steps, step_label
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from app.traces.clock import SECONDS
-from app.traces.contention import Call, Region
+from app.traces.contention import Region
+from app.traces.timed_calls import Call
 
 MAX_SHAPES = 400  # shaded rectangles drawn at most (Plotly slows down with many shapes)
 

@@ -14,7 +14,8 @@ import math
 from typing import Any, Iterable
 
 from app.paging import page_count  # noqa: F401  (the surface pages the regions with it)
-from app.traces.contention import Call, Region
+from app.traces.contention import Region
+from app.traces.timed_calls import Call
 # the calls' times as the chart writes them (kept apart: plain functions of times, no drawing)
 from app.traces.clock import (DATETIME, SECONDS, UNIX_FROM, UNIX_TO, axis_value, fmt_duration,  # noqa: F401
                               fmt_span, fmt_time, time_kind, to_datetime)
