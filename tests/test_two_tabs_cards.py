@@ -73,7 +73,9 @@ def test_scorecard_two_tabs_keep_both_scores_and_the_later_is_told_of_a_clash(tm
 # --- emergent behaviour -----------------------------------------------------------------------------
 
 def turn_box(at, behaviour: str, turn: int):
-    return at.checkbox(key=widget_key("emergent_behavior", "emergent", TRIP, behaviour, "turn", turn))
+    """The turn on the page's instant card of turns (tests/test_emergent_behavior_page.py)."""
+    from tests.test_emergent_behavior_page import box
+    return box(at, behaviour, turn)
 
 
 def note_box(at, behaviour: str):
