@@ -173,4 +173,4 @@ def _turns(ws, item, scheme, b, behaviors, shown, page: int, load) -> None:
                 title=f"Turns showing {b} (steps {shown[0].index}–{shown[-1].index})",
                 options=[str(t.index) for t in shown], labels={str(t.index): t.label for t in shown},
                 chosen=lambda v: [str(t) for t in bh.get(v, b)["turns"] if t in on_page],
-                build=with_page, multi=True, holds=f"{b}\u241f{page}", on_saved=noted, note_below=True)
+                build=with_page, multi=True, holds=f"{b}\u241f{page}", on_saved=noted, own_fragment=False)
