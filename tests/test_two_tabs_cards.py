@@ -12,7 +12,7 @@ import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import as_read, components, make_app, open_page, send_trigger
+from tests.conftest import as_read, components, make_app, open_page
 from tests.summary_data import demo
 
 TRIP = "trip-planner-001"
