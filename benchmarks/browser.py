@@ -215,9 +215,20 @@ def _opt(pg, text: str):
     return pg.locator(".bi-card button.bi-opt").filter(has_text=re.compile(f"^{re.escape(text)}\\d?$")).first
 
 
+def _turn(pg, text: re.Pattern):
+    """A turn on the emergent-behaviour page's instant card of turns."""
+    return pg.locator(".bi-card button.bi-opt").filter(has_text=text).first
+
+
+def _region_label(pg, label: str):
+    """The first region card's radio `label` (app/ui/region_cards.py: painted at once, saved behind)."""
+    return pg.locator(f".baton-regions section.card input[type=radio][value='{label}']").first
+
+
 # surfaces whose choices are instant cards: clicks.py times those from the click to the first
 # change (painted in the browser) and to the card's "Saved" (stored)
-INSTANT = {"radio", "multiselect", "likert", "handoff_review", "tool_call_review_verdict", "trajectory_eval"}
+INSTANT = {"radio", "multiselect", "likert", "handoff_review", "tool_call_review_verdict", "trajectory_eval",
+           "emergent_behavior", "tool_contention_label"}
 
 
 # Each surface: its page and a list of (what, locator factory, expected text after the click);
@@ -254,9 +265,12 @@ def surfaces(n: int) -> dict:
              lambda pg: pg.get_by_role("button", name="Select", exact=True).first, "selected from the list"),
             ("select another", lambda pg: pg.get_by_role("button", name="Select", exact=True).first,
              "selected from the list")]),
+        "tool_contention_label": ("tool_contention", [
+            ("label a region (instant radio)", lambda pg: _region_label(pg, "deadlock"), "1 labelled"),
+            ("unlabel it (clear)", lambda pg: _region_label(pg, "unlabelled"), "0 labelled")]),
         "emergent_behavior": ("emergent_behavior", [
-            ("mark a turn (save)", lambda pg: _box(pg, first_turn), "Marked: 1 turn"),
-            ("unmark it (clear)", lambda pg: _box(pg, first_turn), "No turns marked")]),
+            ("mark a turn (instant card)", lambda pg: _turn(pg, first_turn), "Marked: 1 turn"),
+            ("unmark it (clear)", lambda pg: _turn(pg, first_turn), "No turns marked")]),
         "tool_call_review": ("tool_call_review", [
             ("later calls (fragment)", lambda pg: pg.get_by_role("button", name="Later ▶").last,
              f"Call {TOOL_PAGE} · "),

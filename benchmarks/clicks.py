@@ -272,8 +272,10 @@ def instant_click(pg, locator) -> tuple[float, float]:
     card's "Saved" after its "Saving…"), then the page settled."""
     locator.wait_for(state="attached", timeout=60000)
     settle(pg)
-    idx = locator.evaluate("(b) => [...document.querySelectorAll('.bi-card')].indexOf(b.closest('.bi-card'))")
-    pg.evaluate(STATUS_JS, [".bi-card", idx])
+    # an instant card, or a region card of the contention list (its status line is its last line too)
+    sel = ".bi-card, .baton-regions section.card"
+    idx = locator.evaluate("(b, sel) => [...document.querySelectorAll(sel)].indexOf(b.closest(sel))", sel)
+    pg.evaluate(STATUS_JS, [sel, idx])
     s = click(pg, locator)
     deadline, t_saved = time.time() + 60, None
     while t_saved is None and time.time() < deadline:

@@ -6,7 +6,7 @@ import json
 from app.store.storage import AnnotationStore
 from app.ui.surfaces.emergent_behavior import PAGE_SIZE
 from app.ui.state import widget_key
-from tests.conftest import make_app, open_page, write_project
+from tests.conftest import click_card, instant_card, make_app, open_page, write_project
 
 PAGE = "emergent_behavior"
 SEP = "\u241f"
@@ -31,17 +31,51 @@ def key_of(widgets, *suffix):
     return next(w.key for w in widgets if w.key and w.key.endswith(end))
 
 
+CARD = SEP + "place" + SEP + "turns"  # the page's turns: one instant card (app/ui/instant_scheme.py)
+
+
+def turns_card(at) -> dict:
+    return instant_card(at, CARD)
+
+
+def page_turns(at) -> list[int]:
+    return [int(o["value"]) for o in turns_card(at)["options"]]
+
+
+class TurnBox:
+    """A turn on the instant card, driven as the browser drives it: a click sends the card's
+    whole choice (the page's turns), numbered after the card's last acknowledged click."""
+
+    def __init__(self, at, turn: int):
+        self.at, self.turn = at, turn
+        card = turns_card(at)
+        self.label = next(o["label"] for o in card["options"] if o["value"] == str(turn))
+        self.value = str(turn) in card["stored"]
+
+    def _set(self, on: bool):
+        card = turns_card(self.at)
+        chosen = [v for v in card["stored"] if v != str(self.turn)] + ([str(self.turn)] if on else [])
+        click_card(self.at, CARD, [o["value"] for o in card["options"] if o["value"] in chosen])
+        return self
+
+    def check(self):
+        return self._set(True)
+
+    def uncheck(self):
+        return self._set(False)
+
+    def run(self):  # (the click ran with check / uncheck)
+        return self.at
+
+
 def box(at, behaviour, turn):
-    """A turn's box, showing the behaviour and turning to the page holding it first (paged by PAGE_SIZE)."""
+    """A turn on the card, showing the behaviour and turning to the page holding it first (paged by PAGE_SIZE)."""
     show(at, behaviour)
-    shown = [int(c.key.rsplit(SEP, 1)[1]) for c in at.checkbox if SEP + behaviour + SEP + "turn" + SEP in c.key]
-    while shown and turn > max(shown):
+    while turn > max(page_turns(at)):
         at.button(key=key_of(at.button, behaviour, "next")).click().run()
-        shown = [int(c.key.rsplit(SEP, 1)[1]) for c in at.checkbox if SEP + behaviour + SEP + "turn" + SEP in c.key]
-    while shown and turn < min(shown):
+    while turn < min(page_turns(at)):
         at.button(key=key_of(at.button, behaviour, "prev")).click().run()
-        shown = [int(c.key.rsplit(SEP, 1)[1]) for c in at.checkbox if SEP + behaviour + SEP + "turn" + SEP in c.key]
-    return at.checkbox(key=key_of(at.checkbox, behaviour, "turn", turn))
+    return TurnBox(at, turn)
 
 
 def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
@@ -50,9 +84,10 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     assert at.radio(key=shown_key()).options == ["echoing", "role\\_swap", "sycophantic\\_agreement",
                                                  "ignored\\_critique"]
     assert at.radio(key=shown_key()).value == "echoing"  # one behaviour's turns at a time
-    echo = [c for c in at.checkbox if SEP + "echoing" + SEP in c.key]
-    assert PAGE_SIZE == 10 and len(echo) == 10  # every step of the trace, across all agents, paged
-    assert echo[3].label.startswith("Step 3 · ")
+    echo = turns_card(at)
+    assert PAGE_SIZE == 10 and len(echo["options"]) == 10  # every step of the trace, across all agents, paged
+    assert echo["options"][3]["label"].startswith("Step 3 · ") and echo["title"].startswith("Turns showing echoing")
+    assert not at.checkbox  # no checkbox per turn: the card holds them
     assert box(at, "echoing", 12).label.startswith("Step 12 · Critic · ")  # on the second page
     assert stored(demo_project, item) is None
 
@@ -62,7 +97,7 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     at.text_area(key=key_of(at.text_area, "echoing", "note")).input("Critic repeats the plan").run()
     # a range: from 9 to 6 (either order) on role_swap
     show(at, "role_swap")
-    assert not [c for c in at.checkbox if SEP + "echoing" + SEP in c.key]  # the other behaviour is not drawn
+    assert turns_card(at)["title"].startswith("Turns showing role_swap")  # the other behaviour is not drawn
     at.number_input(key=key_of(at.number_input, "role_swap", "from")).set_value(9).run()
     at.number_input(key=key_of(at.number_input, "role_swap", "to")).set_value(6).run()
     at.button(key=key_of(at.button, "role_swap", "add")).click().run()
@@ -141,13 +176,13 @@ def test_long_run_is_paged(tmp_path):
     project = write_project(tmp_path, data_files=[str(data)], annotation_schemes=[{
         "annotation_type": "emergent_behavior", "name": "emergent", "behaviors": ["loop"]}])
     at = open_page(make_app(project, item="long"), PAGE)
-    assert len(at.checkbox) == PAGE_SIZE
-    # escaped by md(): a colon as &#58;, a word joiner in "://" (no bare link)
-    assert at.checkbox[1].label == "Step 1 · B · turn 1 \\<b\\>bold\\<\\/b\\> \\[link\\]\\(http&#58;\u2060\\/\\/x\\)"
+    assert len(page_turns(at)) == PAGE_SIZE
+    # text, not Markdown: the card writes it with textContent (app/ui/instant.py)
+    assert turns_card(at)["options"][1]["label"] == "Step 1 · B · turn 1 <b>bold</b> [link](http://x)"
     assert any(f"Steps 0–{PAGE_SIZE - 1} of 45 (page 1/{-(-45 // PAGE_SIZE)})" in c.value for c in at.caption)
     for _ in range(45 // PAGE_SIZE):
         at.button(key=key_of(at.button, "loop", "next")).click().run()
-    assert [c.key.rsplit(SEP, 1)[1] for c in at.checkbox] == [str(i) for i in range(45 // PAGE_SIZE * PAGE_SIZE, 45)]
+    assert page_turns(at) == list(range(45 // PAGE_SIZE * PAGE_SIZE, 45))
     box(at, "loop", 44).check().run()
     at.number_input(key=key_of(at.number_input, "loop", "from")).set_value(10).run()
     at.number_input(key=key_of(at.number_input, "loop", "to")).set_value(25).run()

@@ -30,13 +30,23 @@ class LabelControl:
         self.options, self.value = card["options"], card["label"]
 
     def set_value(self, label):
-        cards = components(self.at, "baton_region_cards")[0]
-        send_trigger(self.at, cards, "label", {"item": json.loads(cards.proto.json)["item"],
-                                               "region": self.card["region"], "label": label})
+        label_click(self.at, self.card["region"], label)
         return self
 
     def run(self):  # the choice ran with set_value
         return self.at
+
+
+def label_click(at, region: int, label: str, seq: int | None = None, mount: str = "apptest"):
+    """What the browser sends when a region's label is clicked (app/ui/region_cards.py): the
+    change, numbered after the last one the server acknowledged from this mount."""
+    (cards,) = components(at, "baton_region_cards")
+    data = json.loads(cards.proto.json)
+    if seq is None:
+        seq = 1 + max([a["seq"] for a in data["acks"].values() if a["mount"] == mount], default=0)
+    holds = next((c["holds"] for c in data["cards"] if c["region"] == region), f"{data['item']}\u241f{region}")
+    return send_trigger(at, cards, "label", {"item": data["item"], "mount": mount, "changes": [
+        {"region": region, "seq": seq, "value": [label], "holds": holds}]})
 
 
 def label_widgets(at):
@@ -99,7 +109,8 @@ def test_label_regions_saved_exactly_and_shown_again(demo_project):
     assert ann.value == {"contentions": {"0": "race_condition", "1": "deadlock"}}
     assert ann.status == "annotated" and ann.annotation_type == "tool_contention"
     status = [c["status"] for c in region_cards(at)]
-    assert status[0].startswith("race_condition · saved ") and status[1].startswith("deadlock · saved ")
+    assert status[0].startswith("Saved · ") and status[1].startswith("Saved · ")
+    assert [c["state"] for c in region_cards(at)] == ["saved", "saved"]
     assert any("2 labelled" in m.value for m in at.markdown)
 
     at2 = open_page(make_app(demo_project, item=item), PAGE)  # a new session (a refresh)
@@ -108,7 +119,7 @@ def test_label_regions_saved_exactly_and_shown_again(demo_project):
     assert stored(demo_project, item).value == {"contentions": {"1": "deadlock"}}
     label_box(at2, 1).set_value("unlabelled").run()
     assert stored(demo_project, item) is None  # nothing labelled: back to "not annotated"
-    assert region_cards(at2)[1]["status"].startswith("unlabelled · saved ")
+    assert region_cards(at2)[1]["status"].startswith("Saved · ")
     assert any("0 labelled" in m.value for m in at2.markdown)
 
 
@@ -344,3 +355,62 @@ def test_chart_views_are_kept_with_the_derivation_a_few_at_a_time(demo_project):
     views = shell.per_derivation(d, "tool_contention:views", dict)
     assert len(views) == tc.VIEWS_KEPT and ("seconds", (), (0.0, 700.0)) in views
     assert ("seconds", (), (0.0, 100.0)) not in views  # the oldest went first
+
+
+def acks_of(at) -> dict:
+    (cards,) = components(at, "baton_region_cards")
+    return json.loads(cards.proto.json)["acks"]
+
+
+def test_label_clicks_are_saved_only_when_newer_per_region_and_in_order(demo_project):
+    """Issue 31: the page numbers its clicks; a trigger overtaken by a later one (or sent again)
+    changes nothing, and an event carrying several regions' changes saves them in click order."""
+    item = "code-team-002"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    label_click(at, 0, "deadlock", seq=2)
+    label_click(at, 0, "benign", seq=1)  # older than what was saved: not saved
+    label_click(at, 0, "deadlock", seq=2)  # sent again: nothing more
+    assert stored(demo_project, item).value == {"contentions": {"0": "deadlock"}}
+    assert acks_of(at) == {"0": {"mount": "apptest", "seq": 2}}
+    (cards,) = components(at, "baton_region_cards")
+    holds = {c["region"]: c["holds"] for c in region_cards(at)}
+    send_trigger(at, cards, "label", {"item": item, "mount": "apptest", "changes": [  # a burst, resent whole
+        {"region": 1, "seq": 5, "value": ["benign"], "holds": holds[1]},
+        {"region": 0, "seq": 3, "value": ["race_condition"], "holds": holds[0]},
+        {"region": 1, "seq": 4, "value": ["circular_wait"], "holds": holds[1]}]})
+    assert stored(demo_project, item).value == {"contentions": {"0": "race_condition", "1": "benign"}}
+    assert acks_of(at) == {"0": {"mount": "apptest", "seq": 3}, "1": {"mount": "apptest", "seq": 5}}
+    label_click(at, 1, "deadlock", seq=1, mount="another")  # a new mount (a refreshed page) starts again
+    assert stored(demo_project, item).value == {"contentions": {"0": "race_condition", "1": "deadlock"}}
+    # what the page could not have sent changes nothing: a label not offered, another item's
+    # region, a region the run does not have, a bad number
+    for change in ({"region": 0, "seq": 9, "value": ["<b>x</b>"], "holds": holds[0]},
+                   {"region": 0, "seq": 9, "value": ["benign"], "holds": "trip-planner-001\u241f0"},
+                   {"region": 7, "seq": 9, "value": ["benign"], "holds": f"{item}\u241f7"},
+                   {"region": 0, "seq": True, "value": ["benign"], "holds": holds[0]},
+                   {"region": 0, "seq": 9, "value": ["benign", "deadlock"], "holds": holds[0]}):
+        send_trigger(at, cards, "label", {"item": item, "mount": "apptest", "changes": [change]})
+    send_trigger(at, cards, "label", {"item": "trip-planner-001", "mount": "apptest", "changes": [
+        {"region": 0, "seq": 10, "value": ["benign"], "holds": holds[0]}]})
+    assert stored(demo_project, item).value == {"contentions": {"0": "race_condition", "1": "deadlock"}}
+
+
+def test_a_failed_label_says_why_and_the_card_shows_what_is_stored(demo_project, monkeypatch):
+    import errno
+    item = "code-team-002"
+    at = open_page(make_app(demo_project, item=item), PAGE)
+    label_click(at, 0, "deadlock")
+    real = AnnotationStore.save
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", "/secret/path")
+    monkeypatch.setattr(AnnotationStore, "save", refuse)
+    label_click(at, 0, "benign")
+    card = region_cards(at)[0]
+    assert card["label"] == "deadlock" and card["state"] == "failed"
+    assert card["status"].startswith("Not saved: ") and "not writable" in card["status"].lower()
+    assert "/secret" not in card["status"] and card["status"].endswith("Showing what is stored.")
+    monkeypatch.setattr(AnnotationStore, "save", real)
+    label_click(at, 0, "benign")  # writable again: saved, and said so
+    assert stored(demo_project, item).value == {"contentions": {"0": "benign"}}
+    assert region_cards(at)[0]["state"] == "saved" and region_cards(at)[0]["status"].startswith("Saved · ")

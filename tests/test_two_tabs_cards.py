@@ -12,7 +12,7 @@ import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import as_read, components, make_app, open_page, send_trigger
+from tests.conftest import as_read, components, make_app, open_page
 from tests.summary_data import demo
 
 TRIP = "trip-planner-001"
@@ -73,7 +73,9 @@ def test_scorecard_two_tabs_keep_both_scores_and_the_later_is_told_of_a_clash(tm
 # --- emergent behaviour -----------------------------------------------------------------------------
 
 def turn_box(at, behaviour: str, turn: int):
-    return at.checkbox(key=widget_key("emergent_behavior", "emergent", TRIP, behaviour, "turn", turn))
+    """The turn on the page's instant card of turns (tests/test_emergent_behavior_page.py)."""
+    from tests.test_emergent_behavior_page import box
+    return box(at, behaviour, turn)
 
 
 def note_box(at, behaviour: str):
@@ -114,8 +116,8 @@ def region_cards(at) -> list[dict]:
 
 
 def label(at, region: int, name: str):
-    (cards,) = components(at, "baton_region_cards")
-    return send_trigger(at, cards, "label", {"item": CODE, "region": region, "label": name})
+    from tests.test_tool_contention_page import label_click  # (the browser's label click)
+    return label_click(at, region, name)
 
 
 def test_contention_two_tabs_keep_both_labels_and_the_later_is_told_of_a_clash(tmp_path):

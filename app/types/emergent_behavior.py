@@ -112,6 +112,11 @@ def set_turn(value: Any, behavior: str, turn: int, on: bool, order: Iterable[str
     return _update(value, behavior, order, turns_=cur)
 
 
+def set_turns(value: Any, behavior: str, turns_: Iterable[int], order: Iterable[str] = ()) -> dict:
+    """The value with the behaviour's turns replaced by `turns_` (its note kept)."""
+    return _update(value, behavior, order, turns_=set(turns_))
+
+
 def turn_range(start: int, stop: int, valid: Iterable[int]) -> list[int]:
     """The valid turns from start to stop inclusive (either order)."""
     lo, hi = sorted((int(start), int(stop)))

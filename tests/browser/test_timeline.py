@@ -81,9 +81,9 @@ def test_click_bar_selects_region_then_label_it(server, page):
     group.scroll_into_view_if_needed()
     group.get_by_text("deadlock", exact=True).click()
     wait_app(pg)
-    # the list re-ran alone: the region says what it holds
-    pg.locator(".baton-regions .head",
-               has_text=re.compile(r"Region #1 · repo_lock · deadlock · saved \d")).first.wait_for(timeout=10000)
+    # the list re-ran alone: the region's status line says it is saved
+    pg.locator(".baton-regions section[aria-label='Region #1'] .state[data-state=saved]",
+               has_text=re.compile(r"^Saved · \d")).first.wait_for(timeout=10000)
 
     ann = wait_for(lambda: stored(server))
     assert ann is not None and ann.value == {"contentions": {"1": "deadlock"}}
@@ -177,10 +177,11 @@ def test_region_labels_by_keyboard_keep_the_focus(server, page):
     group.get_by_role("radio", name="unlabelled").focus()
     pg.keyboard.press("ArrowRight")
     assert wait_for(lambda: (a := stored(server)) and a.value == {"contentions": {"1": "deadlock"}})
-    pg.locator(".baton-regions .head", has_text="deadlock · saved").wait_for(timeout=10000)
+    pg.locator(".baton-regions section[aria-label='Region #1'] .state[data-state=saved]").wait_for(timeout=10000)
     assert pg.evaluate("() => document.activeElement.value") == "deadlock"
     pg.keyboard.press("ArrowRight")
     assert wait_for(lambda: (a := stored(server)) and a.value == {"contentions": {"1": "circular_wait"}})
-    pg.locator(".baton-regions .head", has_text="circular_wait · saved").wait_for(timeout=10000)
+    pg.wait_for_function("() => document.querySelector(\"section[aria-label='Region #1'] .state\").dataset.state"
+                         " === 'saved'", timeout=10000)
     assert pg.evaluate("() => document.activeElement.value") == "circular_wait"
     assert group.get_by_role("radio", name="circular_wait").is_checked()

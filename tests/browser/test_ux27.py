@@ -148,10 +148,11 @@ def test_emergent_overview_follows_the_ticks(srv, page):
     _open(page, srv, "emergent_behavior", "code-team-002")
     overview = page.get_by_text(re.compile(r"^echoing: "))
     expect(overview).to_contain_text("echoing: no turns", timeout=T)
-    page.locator('[data-testid="stCheckbox"]').filter(has_text=re.compile(r"^Step 3 · ")).first.click()
+    turn = page.locator(".bi-card button.bi-opt")  # the page's turns: one instant card
+    turn.filter(has_text=re.compile(r"^Step 3 · ")).first.click()
     expect(page.get_by_text(re.compile(r"^Marked: 1 turn"))).to_be_visible(timeout=T)
     expect(overview).to_contain_text("echoing: 1 turn (3)", timeout=T)
-    page.locator('[data-testid="stCheckbox"]').filter(has_text=re.compile(r"^Step 4 · ")).first.click()
+    turn.filter(has_text=re.compile(r"^Step 4 · ")).first.click()
     expect(overview).to_contain_text("echoing: 2 turns", timeout=T)
 
 

@@ -1,9 +1,12 @@
 """Emergent behaviour: for each configured behaviour, the turns of the run that show it
-(a checkbox per turn, paged; a from/to range to add or remove at once) and a note.
+(an instant card per page of turns; a from/to range to add or remove at once) and a note.
 
-One behaviour is shown at a time (a choice above its turns). A tick re-runs the scheme's fragment
-(app/ui/page.scheme_block), so the overview at the top is read after the save, from the stored
-value, and agrees with the turns below it.
+One behaviour is shown at a time (a choice above its turns). A page's turns are one instant card
+(app/ui/instant_scheme.py): a click paints in the browser at once and is saved behind; the card
+is drawn without a fragment of its own, so the click re-runs the scheme's fragment
+(app/ui/page.scheme_block) and the overview at the top and the "Marked" line are read after the
+save, from the stored value, and agree with the card. The card saves the page's turns only: the
+behaviour's turns on other pages stay as stored. Keys 1–9 pick the card's turns when it has focus.
 
 A click saves only what it changed from the value the turns were drawn from (`base`), on top of
 what is on disk (app/types/merge.py): a second tab of the same annotator never unmarks what this
@@ -11,6 +14,8 @@ one marked. A note another tab wrote differently meanwhile is kept; the behaviou
 and the box shows that note (the words of the one not saved are in the message).
 """
 from __future__ import annotations
+
+from datetime import datetime
 
 import streamlit as st
 
@@ -20,11 +25,12 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import saving, shell
+from app.ui.instant_scheme import scheme_card
 from app.ui.pager import arrows
 from app.ui.state import follow, remembered, widget_key
 from app.ui.text import md
 
-PAGE_SIZE = 10  # turn boxes a page: a tick re-runs the scheme's fragment, which redraws these
+PAGE_SIZE = 10  # turns a page (one card): a click re-runs the scheme's fragment, which redraws it
 
 
 def _k(scheme: Scheme, item: Item, *parts) -> str:
@@ -75,7 +81,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
             st.session_state[k_shown] = behaviors[0]
         b = st.radio("Behaviour", behaviors, key=k_shown, horizontal=True, format_func=md, on_change=keep,
                      help="The turns and note of this behaviour are shown below; the overview above counts all")
-        _behavior(item, scheme, b, behaviors, rows, valid, drawn, save)
+        _behavior(ws, item, scheme, b, behaviors, rows, valid, drawn, save)
 
     def clean():
         if bh.parse(load()):  # the behaviour re-runs alone, so this button cannot follow it: it checks here
@@ -88,16 +94,12 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-def _behavior(item, scheme, b, behaviors, rows, valid, drawn, save) -> None:
+def _behavior(ws, item, scheme, b, behaviors, rows, valid, drawn, save) -> None:
     """One behaviour's turns and note (`drawn()`: the value they are drawn from)."""
-    _marks(item, scheme, b, behaviors, rows, valid, bh.parse(drawn()).get(b, bh.entry()), drawn, save)
+    _marks(ws, item, scheme, b, behaviors, rows, valid, bh.parse(drawn()).get(b, bh.entry()), drawn, save)
 
 
-def _box(scheme, item, b, t: int) -> str:
-    return _k(scheme, item, b, "turn", t)
-
-
-def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
+def _marks(ws, item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
     k_from, k_to = _k(scheme, item, b, "from"), _k(scheme, item, b, "to")
 
     def by_range(add: bool):
@@ -129,7 +131,7 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
         shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
         arrows((_k(scheme, item, b, "prev"), _k(scheme, item, b, "next")), page, n_pages, turn,
                f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
-    _turns(item, scheme, b, behaviors, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], load, save)
+    _turns(ws, item, scheme, b, behaviors, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], page, load)
     if scheme.get("allow_note", True):
         k_note = _k(scheme, item, b, "note")
         # the box shows the note on disk, also after another tab's save; text typed stays in it
@@ -147,17 +149,28 @@ def _marks(item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
                      placeholder="What did you see? (optional)")
 
 
-def _turns(item, scheme, b, behaviors, shown, load, save) -> None:
-    """What is marked and the page's turn boxes."""
+def _turns(ws, item, scheme, b, behaviors, shown, page: int, load) -> None:
+    """What is marked, and the page's turns as one instant card."""
     marked = set(bh.parse(load()).get(b, bh.entry())["turns"])
     n = len(marked)
     st.caption((f"Marked: {n} turn{'s' if n != 1 else ''} ({bh.ranges_text(marked)})" if n
                 else "No turns marked for this behaviour yet.") + md(shell.card_note(_k(scheme, item, b, "saved"))))
+    on_page = {t.index for t in shown}
 
-    def toggle(t):
-        save(bh.set_turn(load(), b, t, bool(st.session_state.get(_box(scheme, item, b, t))), behaviors), b)
+    def with_page(picked: list[str], base) -> dict:
+        """The behaviour's turns: this page's as the card shows them, the other pages' as stored."""
+        kept = set(bh.parse(base).get(b, bh.entry())["turns"]) - on_page
+        return bh.set_turns(base, b, kept | {int(p) for p in picked}, behaviors)
 
-    for t in shown:
-        box = _box(scheme, item, b, t.index)
-        st.session_state[box] = t.index in marked  # the disk is the truth (saved, failed or another tab's)
-        st.checkbox(md(t.label), key=box, on_change=toggle, args=(t.index,))
+    def noted() -> None:  # the "Marked" line says when this session saved (the turns or the note)
+        other = saving.conflict(item, scheme.name)
+        st.session_state[_k(scheme, item, b, "saved")] = \
+            datetime.now().strftime("%H:%M:%S") + (f" · ⚠ {other}" if other else "")
+
+    # keyed by its place: the next item, page or behaviour updates the same card (`holds` names
+    # what it shows, so a late click is never saved onto another page's turns)
+    scheme_card(ws, item, scheme, widget_key("emergent_behavior", scheme.name, "place", "turns"),
+                title=f"Turns showing {b} (steps {shown[0].index}–{shown[-1].index})",
+                options=[str(t.index) for t in shown], labels={str(t.index): t.label for t in shown},
+                chosen=lambda v: [str(t) for t in bh.get(v, b)["turns"] if t in on_page],
+                build=with_page, multi=True, holds=f"{b}\u241f{page}", on_saved=noted, own_fragment=False)

@@ -24,7 +24,8 @@ from app.project.config import Scheme
 from app.traces.derive import Derivation
 from app.traces.trace import Item, one_line
 from app.project.workspace import Workspace
-from app.ui import contention_selection as selection, region_cards, shell, timeline_chart
+from app.ui import contention_selection as selection, region_cards, saving, shell, timeline_chart
+from app.ui.instant import NotSaved
 from app.ui.pager import arrows
 from app.ui.state import follow, trigger, widget_key
 from app.ui.text import md, visible
@@ -342,22 +343,28 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if selected is not None and not any(r.index == selected for r in listed):
         st.caption(f"Region #{selected} is selected but hidden by the filters above.")
     options = [tl.UNLABELLED] + [x for x in scheme["contention_labels"] if x != tl.UNLABELLED]
-    shown = listed[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
-    cards, choices = [], {}
-    for r in shown:
-        current = labels.get(r.index, tl.UNLABELLED)
-        k_saved = _k(scheme, item, "saved", r.index)
-        # a saved label no longer in the config stays a choice
-        choices[r.index] = options if current in options else options + [current]
+    # every region's labels (a saved label no longer in the config stays a choice): a click still
+    # on its way from a page turned since is saved too
+    choices = {r.index: options if labels.get(r.index, tl.UNLABELLED) in options
+               else options + [labels[r.index]] for r in d.contentions}
+    cards_key = _place(scheme, "regions")
+    handled, base_key = region_cards.acks(cards_key, item.id), _k(scheme, item, "labels-base")
+    st.session_state[base_key] = drawn  # a click's change is saved from this, then from what each save left
+    cards = []
+    for r in listed[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
+        current, k_saved, ack = labels.get(r.index, tl.UNLABELLED), _k(scheme, item, "saved", r.index), \
+            handled.get(r.index)
+        at = st.session_state.get(k_saved) or ""
+        status, state_ = ((ack.error, "failed") if ack and ack.error else
+                          (f"Saved · {at}", "saved") if at and not at.startswith(saving.NOT_SAVED) else
+                          ("Saved", "saved") if ack else ("", "empty"))
         cards.append({
             "region": r.index, "head": f"Region #{r.index} · {visible(one_line(r.resource, 60))}",
-            # what the region holds, once changed in this session
-            "status": f"{current}{shell.card_note(k_saved)}" if k_saved in st.session_state else "",
+            "status": status, "state": state_, "holds": region_cards.holds_of(item.id, r.index),
             "lines": [visible(line) for line in tl.region_lines(r, by_index, kind)],
             "options": choices[r.index], "label": current,
             # a few labels are a radio row (one click); more, a dropdown
             "dropdown": len(choices[r.index]) > RADIO_UP_TO, "selected": r.index == selected})
-    cards_key = _place(scheme, "regions")
 
     def chosen(name: str) -> dict:
         """The cards' event, if it was made on this item's cards (a late one may arrive after
@@ -365,18 +372,21 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
         found = trigger(cards_key, name)
         return found if isinstance(found, dict) and found.get("item") == item.id else {}
 
-    def on_label():
-        event = chosen("label")
-        idx, label = event.get("region"), event.get("label")
-        if idx not in choices or label not in choices[idx]:  # not a card on this page, or not one of its labels
+    def save(idx: int, picked: list[str]) -> None:
+        # only this region's change from what this session last knew was stored, on top of the
+        # disk (other regions, on other pages or labelled in another tab, keep theirs); a region
+        # another tab labelled differently meanwhile keeps that label, and its card says so
+        base = st.session_state.get(base_key, drawn)
+        value = tl.set_label(base, idx, picked[0] if picked else tl.UNLABELLED)
+        if tl.labels_of(value) == tl.labels_of(base):
             return
-        # only this region's change from what the cards were drawn from, on top of the disk (other
-        # regions, on other pages or labelled in another tab, keep theirs); a region another tab
-        # labelled differently meanwhile keeps that label, and its card says so
-        value = tl.set_label(drawn, idx, label)
-        if tl.labels_of(value) != labels:
-            shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx), empty=tl.is_empty(value),
-                             base=drawn)
+        if not shell.card_saved(ws, item, scheme, value, _k(scheme, item, "saved", idx),
+                                empty=tl.is_empty(value), base=base):
+            raise NotSaved(saving.failure(item, scheme.name) or "you are signed out")
+        st.session_state[base_key] = _stored(ws, item, scheme)
+
+    def on_label():
+        region_cards.apply_labels(chosen("label"), item.id, choices, handled, save)
 
     def on_select():
         idx = chosen("select").get("region")
@@ -385,5 +395,5 @@ def _region_list(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     region_cards.draw(cards, cards_key, item.id, on_label=on_label, on_select=on_select,
                       select_help="Name this region above the list (its ◆ marker on the chart); "
-                                  "“Zoom to the selected region” then brings it into view")
+                                  "“Zoom to the selected region” then brings it into view", handled=handled)
     shell.rerun_if_asked()
