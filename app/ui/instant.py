@@ -21,6 +21,7 @@ against the card's options before anything is saved.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -29,6 +30,7 @@ import streamlit as st
 from app.ui.text import md, visible
 
 _log = logging.getLogger(__name__)
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")  # the only colours a card draws (a CSS value, never markup)
 
 SAVED = "Saved"
 NOTHING = "Not annotated yet"
@@ -49,6 +51,8 @@ _CSS = """
   border-color: var(--st-primary-color, #f63); }
 .bi-opt[aria-checked="true"]::before { content: "✓ "; }
 .bi-opt:disabled { opacity: .45; cursor: not-allowed; }
+.bi-opt[data-colour]::after { content: ""; display: inline-block; width: .7em; height: .7em;
+  border-radius: 50%; margin-left: .35rem; background: var(--bi-colour); }
 .bi-key { opacity: .6; font-size: .8em; margin-left: .3rem; }
 .bi-status { font-size: .85em; opacity: .8; }
 .bi-status[data-state="failed"] { color: #b00020; opacity: 1; }
@@ -121,6 +125,8 @@ export default function (component) {
       b.dataset.value = o.value;
       b.textContent = o.label;  // text, never markup
       if (o.tip) b.title = o.tip;  // (an attribute: text)
+      // an agent's colour, as elsewhere on the page (checked as #rrggbb on the server)
+      if (o.colour) { b.dataset.colour = 'true'; b.style.setProperty('--bi-colour', o.colour); }
       if (i < 9) { const k = document.createElement('span'); k.className = 'bi-key'; k.textContent = String(i + 1);
         k.setAttribute('aria-hidden', 'true'); b.appendChild(k); b.setAttribute('aria-keyshortcuts', String(i + 1)); }
       b.addEventListener('click', () => { if (!b.disabled) s.choose(o.value); });
@@ -233,14 +239,15 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
                    tips: dict[str, str] | None = None, hide_title: bool = False,
                    saved_text: Callable[[], str | None] | None = None,
                    after: Callable[[], None] | None = None, own_fragment: bool = True,
-                   disabled: bool = False) -> None:
+                   disabled: bool = False, colours: dict[str, str] | None = None) -> None:
     """A Components v2 card (see the module docstring), in a fragment of its own.
 
     A card keyed by its place on the page names the object it shows in `holds` (item, handoff…):
     clicks are saved only onto that object. `saved_text()` says "Saved" in more words (when);
     `after()` runs once the card is drawn (a surface asking for a whole-page rerun). Without
     `own_fragment`, a click reruns the fragment the card is drawn in (a card of several controls
-    and a line saying what they hold)."""
+    and a line saying what they hold). `colours`: an option's colour (an agent's, `#rrggbb`),
+    drawn as a dot beside its label; any other value is left out."""
 
     def on_change() -> None:
         if disabled:  # (the page cannot send it: its buttons are disabled)
@@ -261,7 +268,9 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
             stored, error = [], failed_words(err)
         data = {"title": visible(title), "multi": multi, "stored": stored, "error": error,
                 "options": [{"value": o, "label": visible((labels or {}).get(o, o)),
-                             **({"tip": visible(tips[o])} if tips and tips.get(o) else {})} for o in options],
+                             **({"tip": visible(tips[o])} if tips and tips.get(o) else {}),
+                             **({"colour": colours[o]} if colours and _HEX.fullmatch(str(colours.get(o, ""))) else {})}
+                            for o in options],
                 "ack": {"mount": ack.mount, "seq": ack.seq, "value": list(ack.value), "holds": ack.holds},
                 "holds": holds, "hide_title": hide_title, "card": key, "disabled": disabled,
                 "saved_text": saved_text() if saved_text else None}

@@ -54,7 +54,8 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
                 labels: dict[str, str] | None = None, tips: dict[str, str] | None = None,
                 hide_title: bool = False, whole_page: bool = False,
                 on_saved: Callable[[], None] | None = None, own_fragment: bool = True,
-                disabled: bool = False, note_below: bool = False) -> None:
+                disabled: bool = False, note_below: bool = False,
+                colours: dict[str, str] | None = None) -> None:
     """One instant card for a part of `scheme`'s value on `item` (see the module docstring).
     `whole_page`: something outside the card shows the answer (a `show_if`), so a save asks for
     a rerun of the whole page; `on_saved()` runs after each save that succeeded. `note_below`: the
@@ -83,4 +84,5 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
     instant_choice(key, title=title, options=options, load=load, save=save, multi=multi, labels=labels,
                    holds=owner, tips=tips, hide_title=hide_title,
                    saved_text=None if note_below else (lambda: saved_words(item, scheme, ws)),
-                   after=saving.rerun_if_asked, own_fragment=own_fragment and not note_below, disabled=disabled)
+                   after=saving.rerun_if_asked, own_fragment=own_fragment and not note_below, disabled=disabled,
+                   colours=colours)
