@@ -71,7 +71,8 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     scheme_card(ws, item, scheme, widget_key("fa", scheme.name, "place", "agent"), title="Responsible agent",
                 options=agents, multi=False, note_below=True, colours={a: agent_hex(a) for a in agents},
                 chosen=lambda v: [a] if isinstance(v, dict) and (a := v.get("responsible_agent")) in agents else [],
-                build=lambda picked, base: {**failure_attribution_type.build(None, None, ""), **(base or {}),
+                build=lambda picked, base: {**failure_attribution_type.build(None, None, ""),
+                                            **(base if isinstance(base, dict) else {}),
                                             "responsible_agent": picked[0] if picked else None})
     st.selectbox("Decisive step", steps, index=None,
                  key=k_step, on_change=on_change, placeholder="Choose the step where it went wrong",
