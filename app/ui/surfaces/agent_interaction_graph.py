@@ -32,7 +32,7 @@ from app.project.config import Scheme
 from app.traces.palette import agent_hex
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import graph_view as view, shell, state, suggestion_view
+from app.ui import graph_view as view, shell, suggestion_view
 from app.ui.instant_scheme import scheme_card
 from app.ui.state import follow, widget_key
 from app.ui.text import md, visible
