@@ -232,10 +232,10 @@ def _edge_cards(ws: Workspace, item: Item, scheme: Scheme, agents: list[str], ed
                             format_func=lambda p: f"Pairs {p * EDGES_PER_PAGE + 1}–"
                                                   f"{min(len(edges), (p + 1) * EDGES_PER_PAGE)} of {len(edges)}")
         shown = edges[page * EDGES_PER_PAGE:(page + 1) * EDGES_PER_PAGE]
-    cols = st.columns(2)
-    for slot, (a, b, n) in enumerate(shown):
-        with cols[slot % 2], st.container(border=True):
-            _edge_card(ws, item, scheme, agents, a, b, n, slot, on_saved)
+    for row in range(0, len(shown), 2):  # two a row, in reading order (the keys' j / k go so)
+        for col, (slot, (a, b, n)) in zip(st.columns(2), enumerate(shown[row:row + 2], start=row)):
+            with col, st.container(border=True):
+                _edge_card(ws, item, scheme, agents, a, b, n, slot, on_saved)
 
 
 def _edge_card(ws: Workspace, item: Item, scheme: Scheme, agents: list[str], a: str, b: str, n: int,
