@@ -236,11 +236,23 @@ def _region_label(pg, label: str):
     return pg.locator(f".baton-regions section.card input[type=radio][value='{label}']").first
 
 
+def _critical(pg, agent: str):
+    """The agent on the graph's critical-path card (an instant card, the agent's colour beside it)."""
+    return pg.locator(".bi-card:has(.bi-opts[aria-label='Critical path (agents)']) button.bi-opt").filter(
+        has_text=re.compile(f"^{re.escape(agent)}\\d?$")).first
+
+
+def _handoff(pg, state: str):
+    """A state on the graph's card of its first handoff pair (titled "A → B (n handoffs)")."""
+    return pg.locator(".bi-card:has(.bi-opts[aria-label*=' → ']) button.bi-opt").filter(
+        has_text=re.compile(f"^{re.escape(state)}\\d?$")).first
+
+
 # surfaces whose choices are instant cards: clicks.py times those from the click to the first
 # change (painted in the browser) and to the card's "Saved" (stored)
 INSTANT = {"radio", "multiselect", "likert", "handoff_review", "tool_call_review_verdict", "trajectory_eval",
-           "emergent_behavior", "tool_contention_label", "failure_attribution_agent", "agent_scorecard",
-           "agent_scorecard_cell"}
+            "emergent_behavior", "tool_contention_label", "failure_attribution_agent", "agent_scorecard",
+            "agent_scorecard_cell", "agent_interaction_graph", "agent_interaction_graph_handoff"}
 
 
 # Each surface: its page and a list of (what, locator factory, expected text after the click);
@@ -261,10 +273,12 @@ def surfaces(n: int) -> dict:
             ("no failure to attribute (save)",
              lambda pg: pg.get_by_role("button", name="No failure to attribute"), "Reviewed, nothing to flag")]),
         "agent_interaction_graph": ("agent_interaction_graph", [
-            ("toggle an agent on (keyboard control, save)",
-             lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: Planner"),
-            ("toggle it off (clear)",
-             lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: none marked")]),
+            ("put an agent on the critical path (instant card)", lambda pg: _critical(pg, "Planner"),
+             "Critical path: Planner"),
+            ("take it off (clear)", lambda pg: _critical(pg, "Planner"), "Critical path: none marked")]),
+        "agent_interaction_graph_handoff": ("agent_interaction_graph", [
+            ("flag a handoff critical (instant card)", lambda pg: _handoff(pg, "★ critical"), ": ★ critical"),
+            ("back to normal", lambda pg: _handoff(pg, "normal"), "Flagged handoffs: none flagged")]),
         "handoff_review": ("handoff_review", [
             ("flag a handoff (instant card)", lambda pg: _opt(pg, "info_loss"), "flagged: info_loss"),
             ("unflag it (clear)", lambda pg: _opt(pg, "info_loss"), "not judged yet")]),

@@ -15,6 +15,8 @@ from app.ui.state import widget_key
 from tests.conftest import as_read, click_card, components, make_app, open_page
 from tests.summary_data import demo
 from tests.test_agent_scorecard_page import TEAM, card, reach, score, scores
+# the graph's instant cards, driven as the browser drives them
+from tests.test_graph_page import critical, edge_card, edge_shown, set_critical, set_edge
 
 TRIP = "trip-planner-001"
 TOLD = "another tab or session set it to"
@@ -163,23 +165,24 @@ def test_graph_two_tabs_keep_both_marks_and_the_later_is_told_of_a_clashing_hand
     monkeypatch.setattr(graph_view, "DOUBLE_CLICK", 0.0)
     cfg, _save = demo(tmp_path)
     a, b = tab(cfg, "agent_interaction_graph"), tab(cfg, "agent_interaction_graph")
-    ok(a.toggle(key=gkey("node", "Critic")).set_value(True).run())
-    ok(b.toggle(key=gkey("node", "Planner")).set_value(True).run())  # B was drawn before A's save
+    ok(set_critical(a, "Critic", True))
+    ok(set_critical(b, "Planner", True))  # B was drawn before A's save
     assert set(stored(cfg, "graph")["critical_nodes"]) == {"Critic", "Planner"}
-    assert b.toggle(key=gkey("node", "Critic")).value is True  # B shows A's agent
+    assert "Critic" in critical(b)  # B shows A's agent
     # a click on the drawing of stale A (it never saw Planner marked): toggles Critic off, Planner stays
     graph_click(a, "n4")
     assert stored(cfg, "graph") == {"critical_nodes": ["Planner"], "edges": {}}
     # a handoff set in A, then otherwise in B (drawn before A's save): A's stays, B told and shown it
-    ok(a.selectbox(key=gkey("edge", "Planner->Critic")).set_value("critical").run())
-    ok(b.selectbox(key=gkey("edge", "Planner->Critic")).set_value("problematic").run())
+    ok(set_edge(a, "Planner", "Critic", "critical"))
+    ok(set_edge(b, "Planner", "Critic", "problematic"))
     assert stored(cfg, "graph")["edges"] == {"Planner->Critic": "critical"}
     told = texts(b)
     assert f"edge Planner → Critic: {TOLD} 'critical' meanwhile" in told and "'problematic' was not saved" in told
-    assert b.selectbox(key=gkey("edge", "Planner->Critic")).value == "critical"
-    assert b.toggle(key=gkey("node", "Critic")).value is False  # and A's click on the drawing too
+    assert f"{TOLD} 'critical' meanwhile" in as_read(edge_card(b, "Planner", "Critic")["saved_text"])  # on its card
+    assert edge_shown(b, "Planner", "Critic") == "critical"
+    assert "Critic" not in critical(b)  # and A's click on the drawing too
     # the same clash through the drawing: B cycles the handoff (drawn critical) while A set it normal
-    ok(a.selectbox(key=gkey("edge", "Planner->Critic")).set_value("normal").run())
+    ok(set_edge(a, "Planner", "Critic", "normal"))
     graph_click(b, "e6")  # Planner → Critic, drawn critical: B makes it problematic
     assert stored(cfg, "graph") == {"critical_nodes": ["Planner"], "edges": {}}
     assert f"{TOLD} nothing meanwhile" in texts(b)
@@ -219,7 +222,7 @@ def test_two_tabs_of_one_annotator_on_the_scorecard_and_the_graph_long(tmp_path)
         who = rng.randrange(2)
         agent = rng.choice(agents[who])
         at = boards[who]
-        on = not at.toggle(key=gkey("node", agent)).value
-        ok(at.toggle(key=gkey("node", agent)).set_value(on).run())
+        on = agent not in critical(at)
+        ok(set_critical(at, agent, on))
         (marked.add if on else marked.discard)(agent)
         assert set((stored(cfg, "graph") or {"critical_nodes": []})["critical_nodes"]) == marked, click
