@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.ui.state import element_key
+
 KEYS = [("j / k", "next / previous card (outlined, scrolled into view)"),
         ("1 … 9", "pick the n-th label or rating of the card, or toggle its n-th flag"),
         ("s", "the current step card is the decisive step (failure attribution)"),
@@ -137,12 +139,12 @@ _target = st.components.v2.component("baton_step_target", js=_TARGET_JS, isolate
 def step_target(key: str, item_id: str, on_pick) -> None:
     """Make this page's step picker the receiver of the key `s` (the current step card's step):
     `on_pick()` runs then; read the pick with `picked(key, item_id)`."""
-    _target(key=key, data={"item": item_id}, on_step_change=on_pick)
+    _target(key=element_key(key), data={"item": item_id}, on_step_change=on_pick)
 
 
 def picked(key: str, item_id: str) -> int | None:
     """The step the key `s` picked for this item in this run, or None."""
-    got = st.session_state.get(key)
+    got = st.session_state.get(element_key(key))
     got = got.get("step") if isinstance(got, dict) else None
     if not isinstance(got, dict) or got.get("item") != item_id:
         return None

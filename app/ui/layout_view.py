@@ -128,7 +128,7 @@ def draw(item: Item, d: Derivation, layout: str, view) -> None:
     page = pager(("layout", layout, item.id), n, PAGE[layout], noun[layout], ("layout", layout))
     data = {orchestration.LANES: lanes_data, orchestration.TREE: tree_data,
             orchestration.BOARD: board_data}[layout](built, page, PAGE[layout])
-    _component(key=state.widget_key("trace", "place", "layout-drawing"), data=data)
+    _component(key=state.element_key(state.widget_key("trace", "place", "layout-drawing")), data=data)
 
 
 def _agent(name: str) -> dict:
