@@ -33,8 +33,12 @@ def key_of(widgets, *suffix):
 
 
 def note_key(at, behaviour) -> str:
-    """The key of the behaviour's note: an instant text card (app/ui/instant_text.py)."""
-    return next(k for k in text_cards(at) if k.endswith(SEP + behaviour + SEP + "note"))
+    """The key of the behaviour's note (an instant text card, app/ui/instant_text.py, keyed by its
+    place), showing that behaviour first."""
+    show(at, behaviour)
+    key = next(k for k in text_cards(at) if k.endswith(SEP + "place" + SEP + "note"))
+    assert text_cards(at)[key]["holds"].endswith(SEP + behaviour)
+    return key
 
 
 CARD = SEP + "place" + SEP + "turns"  # the page's turns: one instant card (app/ui/instant_scheme.py)

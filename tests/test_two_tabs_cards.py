@@ -80,11 +80,13 @@ def turn_box(at, behaviour: str, turn: int):
 
 def note_card(at, behaviour: str) -> dict:
     """The behaviour's note: an instant text card (app/ui/instant_text.py), as the browser gets it."""
-    return text_card(at, widget_key("emergent_behavior", "emergent", TRIP, behaviour, "note"))
+    from tests.test_emergent_behavior_page import note_key
+    return text_card(at, note_key(at, behaviour))
 
 
 def type_note(at, behaviour: str, text: str):
-    return ok(type_card(at, widget_key("emergent_behavior", "emergent", TRIP, behaviour, "note"), text))
+    from tests.test_emergent_behavior_page import note_key
+    return ok(type_card(at, note_key(at, behaviour), text))
 
 
 def test_emergent_two_tabs_keep_both_turns_and_the_later_is_told_of_a_clashing_note(tmp_path):

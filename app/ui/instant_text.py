@@ -6,9 +6,9 @@ shown, "Saving…" while typed text is on its way, "Not annotated yet", or, when
 in words. Typing is the browser's own; the box's text goes to the server after a pause in typing,
 when the box loses focus, and on Ctrl+Enter (Enter in a one-line box), as a trigger value
 numbered in order inside a fragment, so only the card reruns. The server saves it only if it is
-newer than the last text it saved from that mount and made on the object the card holds now
-(`holds`): a burst of edits lands as its last text, and a late one for the previous item is
-never saved on the next item's card.
+newer than the last text it saved from that mount for the object it was typed on (`holds`), and
+saves it on that object: a burst of edits lands as its last text, and a late one for the
+previous item is saved on that item, never on the next item the card's place holds (`handle`).
 
 A failed save never takes typed words away: the box keeps them, the status line says in words
 that they were not saved, and a fold "What is stored" shows the stored text. The stored text
@@ -69,7 +69,7 @@ export default function (component) {
   };
   if (!s) {
     s = parentElement.__batonText = {
-      mount: Math.random().toString(36).slice(2) + Date.now().toString(36), seq: 0, mark: 0, sent: null,
+      mount: Math.random().toString(36).slice(2) + Date.now().toString(36), seq: 0, mark: 0, sent: null, acked: 0,
       holds: data.holds || '', dirty: false, failed: false, pause: null, timer: null, sentAt: 0, box: null,
       status: parentElement.querySelector('.bt-status'), fold: parentElement.querySelector('.bt-stored'),
       foldText: parentElement.querySelector('.bt-stored-text'), data: data,
@@ -89,10 +89,26 @@ export default function (component) {
       clearInterval(s.timer);
       s.timer = setInterval(() => { if (performance.now() - s.sentAt > 1500) send(); }, 500);
     };
+    s.replayKey = () => {  // the shortcut held back while the typed text was sent
+      const r = s.replay;
+      if (!r) return;
+      s.replay = null;
+      const ev = new KeyboardEvent('keydown', {...r, bubbles: true, cancelable: true});
+      for (const k of ['keyCode', 'which']) Object.defineProperty(ev, k, {get: () => r.keyCode});  // (read by Streamlit's keys)
+      ev.batonReplay = true;
+      s.box.dispatchEvent(ev);
+    };
     s.show = () => {  // the status line (and the box, when nothing typed is waiting) from `data`
       const d = s.data, ack = d.ack || {};
       const current = s.seq > s.mark && ack.mount === s.mount && ack.seq >= s.seq && (ack.holds || '') === s.holds;
-      if (current) clearInterval(s.timer);
+      if (current) {
+        clearInterval(s.timer);
+        s.acked = ack.seq;
+        // the shortcut held back goes on once the text is stored; not after a failed save (the
+        // typed words would leave with the box: pressed again, it goes)
+        if (s.replay && d.error) s.replay = null;
+        if (s.replay) setTimeout(s.replayKey, 0);
+      }
       if (s.dirty || (s.seq > s.mark && !current)) { status('Saving…', 'saving'); return; }
       if (current && d.error) {  // not saved: the typed words stay in the box
         s.failed = true;
@@ -107,6 +123,17 @@ export default function (component) {
       else if (!blank(d.stored) || (current && d.saved_text)) status(d.saved_text || 'Saved', 'saved');
       else status('Not annotated yet', 'empty');
     };
+  }
+  if ((data.holds || '') !== s.holds) {  // the card's place holds another object now (next item)
+    // what was typed on the object it held goes there (the server saves it on that object)
+    if (s.dirty) s.commit(false);
+    else if (s.seq > s.mark && s.seq > s.acked) send();  // sent, not yet acknowledged: once more
+    s.holds = data.holds || '';
+    s.mark = s.seq;
+    s.dirty = false;
+    s.failed = false;
+    clearTimeout(s.pause);
+    clearInterval(s.timer);
   }
   s.data = data;
   // the title and the box, made again when they change (a one-line box or a textarea)
@@ -138,20 +165,24 @@ export default function (component) {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey || !data.multiline)) {
         e.preventDefault(); e.stopPropagation(); s.commit(true); return;
       }
-      // an Alt/Ctrl shortcut (next item…) may leave the box's object: what was typed goes first
-      if (e.ctrlKey || e.metaKey || e.altKey) { s.commit(false); return; }
+      // an Alt shortcut (next item, next page…) may leave the box's object: what was typed is
+      // sent first and the shortcut pressed again once the server has it (sent at once, Streamlit
+      // sends both in one rerun of this card's fragment only, and the shortcut's page is never
+      // drawn; after it, the card may be gone). Ctrl, Cmd and AltGr keys are the box's own.
+      if (e.ctrlKey || e.metaKey || e.altKey) {
+        if (s.dirty && !e.batonReplay && e.altKey && !e.ctrlKey && !e.metaKey && /^(Key[A-Z]|Digit\d)$/.test(e.code)) {
+          e.preventDefault(); e.stopPropagation();
+          s.replay = {key: e.key, code: e.code, keyCode: e.keyCode, altKey: e.altKey, ctrlKey: e.ctrlKey,
+                      metaKey: e.metaKey, shiftKey: e.shiftKey};
+          s.commit(false);
+          setTimeout(s.replayKey, 1500);  // (no answer by then: pressed again all the same)
+        }
+        return;
+      }
       e.stopPropagation();  // typed text: never the page's j/k/1–9/n/p/d
     });
     parentElement.querySelector('.bt-place').replaceChildren(box);
     s.box = box;
-  }
-  if ((data.holds || '') !== s.holds) {  // the card's place holds another object now (next item)
-    s.holds = data.holds || '';
-    s.mark = s.seq;
-    s.dirty = false;
-    s.failed = false;
-    clearTimeout(s.pause);
-    clearInterval(s.timer);
   }
   s.show();
   return () => { clearInterval(s && s.timer); clearTimeout(s && s.pause); };
@@ -181,8 +212,25 @@ def apply_text(event: Any, last: Ack, save: SaveText, holds: str = "", multiline
     return settle(event, checked_text(event), last, save, holds, kept_words(multiline))
 
 
+KEEP = 8  # the objects a card's place held lately whose late texts are still saved on them
+
+
 def _ack_key(key: str) -> str:
-    return f"instant_text_ack::{key}"
+    return f"instant_text_ack::{key}"  # {holds: Ack}
+
+
+def _saves_key(key: str) -> str:
+    return f"instant_text_saves::{key}"  # {holds: the save of the text typed on that object}
+
+
+def handle(event: Any, acks: dict[str, Ack], saves: dict[str, SaveText], multiline: bool = True) -> None:
+    """Save the text an event carries onto the object it was typed on (its `holds`), if the card's
+    place held that object lately (`saves`), in order (`acks`, by object: see apply_text). A late
+    text for the previous item is saved there, never on the item the card holds now."""
+    holds = str(event.get("holds", "")) if isinstance(event, dict) else ""
+    save = saves.get(holds)
+    if save is not None:
+        acks[holds] = apply_text(event, acks.get(holds, Ack(holds=holds)), save, holds, multiline)
 
 
 def instant_text(key: str, *, title: str, load: LoadText, save: SaveText, multiline: bool = True,
@@ -192,20 +240,24 @@ def instant_text(key: str, *, title: str, load: LoadText, save: SaveText, multil
     """A Components v2 text card (see the module docstring), in a fragment of its own.
 
     A card keyed by its place on the page names the object it shows in `holds`: text is saved
-    only onto that object. `saved_text()` says "Saved" in more words (when); `after()` runs once
+    only onto the object it was typed on (see `handle`). `saved_text()` says "Saved" in more words (when); `after()` runs once
     the card is drawn (a surface asking for a whole-page rerun). Without `own_fragment`, a save
     reruns the fragment the card is drawn in."""
 
     def on_change() -> None:
         result = st.session_state.get(element_key(key))
         event = result.get("change") if hasattr(result, "get") else None
-        last = st.session_state.get(_ack_key(key), Ack())
-        st.session_state[_ack_key(key)] = apply_text(event, last, save, holds, multiline)
+        handle(event, st.session_state.setdefault(_ack_key(key), {}),
+               st.session_state.get(_saves_key(key), {}), multiline)
 
     def card() -> None:
-        ack = st.session_state.get(_ack_key(key), Ack())
-        if ack.holds != holds:
-            ack = Ack(holds=holds)
+        saves = st.session_state.setdefault(_saves_key(key), {})
+        saves.pop(holds, None)
+        saves[holds] = save  # (the newest last)
+        for old in list(saves)[:-KEEP]:
+            del saves[old]
+            st.session_state.get(_ack_key(key), {}).pop(old, None)
+        ack = st.session_state.get(_ack_key(key), {}).get(holds, Ack(holds=holds))
         try:
             stored, error = load(), ack.error
         except OSError as err:

@@ -137,8 +137,10 @@ def _marks(ws, item, scheme, b, behaviors, rows, valid, load, save) -> None:
     _turns(ws, item, scheme, b, behaviors, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], page, load)
     if scheme.get("allow_note", True):
         # the box shows the note on disk, also after another tab's save; text typed stays in it
-        # when a save failed (to retry), the stored note under "What is stored"
-        scheme_text(ws, item, scheme, _k(scheme, item, b, "note"), title=f"Note on {b}",
+        # when a save failed (to retry), the stored note under "What is stored". Keyed by place,
+        # holding this behaviour: a late text is saved on the item and behaviour it was typed on
+        scheme_text(ws, item, scheme, widget_key("emergent_behavior", scheme.name, "place", "note"),
+                    title=f"Note on {b}", holds=b,
                     text_of=lambda v: bh.get(v, b)["note"],
                     build=lambda text, base: bh.set_note(base, b, text, behaviors),
                     placeholder="What did you see? (optional)", on_saved=_noted(item, scheme, b))

@@ -27,7 +27,9 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     stored = ann.value if ann else {}
     if stored.get("responsible_agent") and stored["responsible_agent"] not in agents:
         agents.append(stored["responsible_agent"])  # keep a saved choice visible even if data changed
-    k_agent, k_step, k_reason = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step", "reason"))
+    k_agent, k_step = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step"))
+    # (keyed by place: the next item's reason is the same card, and a late text goes to its own item)
+    k_reason = widget_key("fa", scheme.name, "place", "reason")
     k_key_step = widget_key("fa", scheme.name, "place", "key-step")  # (keyed by place: one per page)
     steps = [s.index for s in d.steps]
     agent_of = {s.index: s.agent for s in d.steps}
