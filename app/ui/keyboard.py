@@ -12,6 +12,7 @@ handoff's, a call's); the current one is outlined and scrolled into view.
 - s: the current step card's step is the one the page picks (the decisive step), saved through
   the surface (its on-change, the type's validate) as a choice in its own control would be;
 - t: into the current card's first text box; Esc: out of a text box (which saves what was typed);
+- [ / ]: previous / next page of the trace (its steps, or the rows of its lanes, tree or board);
 - n / p: next / previous item; d: done with this item, go to the next (the sidebar's buttons).
 
 Keys typed into a text box, or with Ctrl/Alt/Meta held, are left alone (but Esc). Nothing from a
@@ -28,6 +29,7 @@ KEYS = [("j / k", "next / previous card (outlined, scrolled into view)"),
         ("1 … 9", "pick the n-th label or rating of the card, or toggle its n-th flag"),
         ("s", "the current step card is the decisive step (failure attribution)"),
         ("t / Esc", "into the card's text box / out of it (saves what was typed)"),
+        ("[ / ]", "previous / next page of the trace"),
         ("n / p", "next / previous item"), ("d", "done with this item → next")]
 
 _CSS = ".baton-kb-current { outline: 3px solid #2e86de !important; outline-offset: 4px; border-radius: .5rem; }"
@@ -73,6 +75,11 @@ function mark(list, i) {
   if (c.dataset.step !== undefined) window.__batonStep = c.dataset.step;
   c.scrollIntoView({block: 'center'});
 }
+function turnTrace(next) {  // the trace pager's first button turns back, its last one on
+  const bs = Array.from(document.querySelectorAll('.st-key-baton-trace-pager button'));
+  const b = next ? bs[bs.length - 1] : bs[0];
+  if (b && !b.disabled) b.click();
+}
 function press(label) {
   const b = Array.from(document.querySelectorAll('button')).find(x => !x.disabled && x.innerText.trim().startsWith(label));
   if (b) b.click();
@@ -102,7 +109,8 @@ function onKey(ev) {
   } else if (ev.key === 't') {
     const box = list[i] && list[i].querySelector(TEXT);
     if (box) { box.focus(); ev.preventDefault(); }  // (prevented: the "t" is not typed into it)
-  } else if (ev.key === 'n') { press('Item ▶'); }
+  } else if (ev.key === '[' || ev.key === ']') { turnTrace(ev.key === ']'); ev.preventDefault(); }
+  else if (ev.key === 'n') { press('Item ▶'); }
   else if (ev.key === 'p') { press('◀ Item'); }
   else if (ev.key === 'd') { press('Done with this item'); }
 }

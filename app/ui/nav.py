@@ -182,6 +182,7 @@ KEYS_HELP = """
 | 1 … 9 | pick the n-th label or rating of the card, or toggle its n-th flag (saved at once) |
 | s | the current step card (j/k past the page's boxes) is the decisive step |
 | t, Esc | into the card's text box; out of it (what was typed is saved) |
+| [ / ] | previous / next page of the trace |
 | n / p, d | next / previous item; done with this item → next |
 | Alt+N / Alt+P | next / previous item |
 | Alt+J / Alt+K | next / previous surface (page) |
