@@ -215,6 +215,17 @@ def _opt(pg, text: str):
     return pg.locator(".bi-card button.bi-opt").filter(has_text=re.compile(f"^{re.escape(text)}\\d?$")).first
 
 
+def _card_opt(pg, title: str, k: int):
+    """The k-th option of the instant card whose options' group is named `title`."""
+    return pg.locator(".bi-card").filter(has=pg.locator(f".bi-opts[aria-label='{title}']")) \
+        .locator("button.bi-opt").nth(k)
+
+
+def _cell(pg, row: str, score: int):
+    """A score in a row of an agent scorecard's card (its radio row is named "dimension of agent")."""
+    return pg.locator(f".bi-card .bi-row[aria-label='{row}'] button.bi-opt").nth(score - 1)
+
+
 def _turn(pg, text: re.Pattern):
     """A turn on the emergent-behaviour page's instant card of turns."""
     return pg.locator(".bi-card button.bi-opt").filter(has_text=text).first
@@ -225,10 +236,23 @@ def _region_label(pg, label: str):
     return pg.locator(f".baton-regions section.card input[type=radio][value='{label}']").first
 
 
+def _critical(pg, agent: str):
+    """The agent on the graph's critical-path card (an instant card, the agent's colour beside it)."""
+    return pg.locator(".bi-card:has(.bi-opts[aria-label='Critical path (agents)']) button.bi-opt").filter(
+        has_text=re.compile(f"^{re.escape(agent)}\\d?$")).first
+
+
+def _handoff(pg, state: str):
+    """A state on the graph's card of its first handoff pair (titled "A → B (n handoffs)")."""
+    return pg.locator(".bi-card:has(.bi-opts[aria-label*=' → ']) button.bi-opt").filter(
+        has_text=re.compile(f"^{re.escape(state)}\\d?$")).first
+
+
 # surfaces whose choices are instant cards: clicks.py times those from the click to the first
 # change (painted in the browser) and to the card's "Saved" (stored)
 INSTANT = {"radio", "multiselect", "likert", "handoff_review", "tool_call_review_verdict", "trajectory_eval",
-           "emergent_behavior", "tool_contention_label"}
+            "emergent_behavior", "tool_contention_label", "failure_attribution_agent", "agent_scorecard",
+            "agent_scorecard_cell", "agent_interaction_graph", "agent_interaction_graph_handoff"}
 
 
 # Each surface: its page and a list of (what, locator factory, expected text after the click);
@@ -249,17 +273,27 @@ def surfaces(n: int) -> dict:
             ("no failure to attribute (save)",
              lambda pg: pg.get_by_role("button", name="No failure to attribute"), "Reviewed, nothing to flag")]),
         "agent_interaction_graph": ("agent_interaction_graph", [
-            ("toggle an agent on (keyboard control, save)",
-             lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: Planner"),
-            ("toggle it off (clear)",
-             lambda pg: pg.get_by_role("switch", name="Critical path: Planner"), "Critical path: none marked")]),
+            ("put an agent on the critical path (instant card)", lambda pg: _critical(pg, "Planner"),
+             "Critical path: Planner"),
+            ("take it off (clear)", lambda pg: _critical(pg, "Planner"), "Critical path: none marked")]),
+        "agent_interaction_graph_handoff": ("agent_interaction_graph", [
+            ("flag a handoff critical (instant card)", lambda pg: _handoff(pg, "★ critical"), ": ★ critical"),
+            ("back to normal", lambda pg: _handoff(pg, "normal"), "Flagged handoffs: none flagged")]),
         "handoff_review": ("handoff_review", [
             ("flag a handoff (instant card)", lambda pg: _opt(pg, "info_loss"), "flagged: info_loss"),
             ("unflag it (clear)", lambda pg: _opt(pg, "info_loss"), "not judged yet")]),
+        "failure_attribution_agent": ("failure_attribution", [
+            ("choose the responsible agent (instant card)", lambda pg: _card_opt(pg, "Responsible agent", 0),
+             "Saved · "),
+            ("choose another (instant card)", lambda pg: _card_opt(pg, "Responsible agent", 1), "Saved · ")]),
         "agent_scorecard": ("agent_scorecard", [
-            ("tick a milestone (save, its section)", lambda pg: _box(pg, "plan produced"),
+            ("tick a milestone (instant card)", lambda pg: _box(pg, "plan produced"),
              "Milestones: 1 of 3 reached"),
             ("untick it", lambda pg: _box(pg, "plan produced"), "Milestones: 0 of 3 reached")]),
+        "agent_scorecard_cell": ("agent_scorecard", [
+            ("score a cell 4 (instant card of rows)", lambda pg: _cell(pg, "role fidelity of Planner", 4),
+             "1 of "),
+            ("score it 2", lambda pg: _cell(pg, "role fidelity of Planner", 2), "1 of ")]),
         "tool_contention": ("tool_contention", [
             ("select a region from the list (fragment: chart and list)",
              lambda pg: pg.get_by_role("button", name="Select", exact=True).first, "selected from the list"),

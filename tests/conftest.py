@@ -221,6 +221,12 @@ def instant_card(at, key: str) -> dict:
     return found[0]
 
 
+def agent_card(at, scheme: str = "attribution") -> dict:
+    """The failure attribution's instant card of agents (app/ui/surfaces/failure_attribution.py)."""
+    from app.ui.state import widget_key
+    return instant_card(at, widget_key("fa", scheme, "place", "agent"))
+
+
 def click_card(at, key: str, value: list[str]):
     """What the browser sends when a click leaves the instant card `key` showing `value` (the
     next number of the card's acknowledged clicks, for the object it holds)."""

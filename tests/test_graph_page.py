@@ -1,12 +1,15 @@
-"""The agent interaction graph page in AppTest: controls, injected graph clicks, reopening."""
+"""The agent interaction graph page in AppTest: its instant cards, injected graph clicks, reopening."""
 from __future__ import annotations
 
+import json
+
+from app.traces.palette import agent_hex
 from app.types import agent_interaction_graph as graph
 from app.ui import graph_view as view
 from app.store.storage import STATUS_ANNOTATED, STATUS_REVIEWED_CLEAN
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import make_app, open_page
+from tests.conftest import click_card, instant_card, instant_cards, make_app, open_page
 
 ITEM = "trip-planner-001"
 PAGE = "agent_interaction_graph"
@@ -18,6 +21,44 @@ def _key(*parts):
 
 def _stored(tmp_path, item=ITEM):
     return AnnotationStore(tmp_path / "annotations").load(item, "alice", "graph")
+
+
+SEP = "\u241f"
+CRITICAL = widget_key("graph", "graph", "place", "critical")  # the card of the critical path's agents
+
+
+def critical_card(at) -> dict:
+    """The instant card of the agents on the critical path, as the browser gets it."""
+    return instant_card(at, CRITICAL)
+
+
+def critical(at) -> list[str]:
+    """The agents the critical path's card shows chosen."""
+    return critical_card(at)["stored"]
+
+
+def set_critical(at, agent: str, on: bool):
+    """A click on `agent` on the critical path's card (the browser sends the card's whole choice)."""
+    card = critical_card(at)
+    chosen = [v for v in card["stored"] if v != agent] + ([agent] if on else [])
+    return click_card(at, CRITICAL, [o["value"] for o in card["options"] if o["value"] in chosen])
+
+
+def edge_card(at, src: str, dst: str) -> dict:
+    """The instant card of the handoff pair src → dst."""
+    (card,) = [c for c in instant_cards(at).values() if c["holds"].endswith(SEP + graph.edge_key(src, dst))]
+    return card
+
+
+def edge_shown(at, src: str, dst: str) -> str | None:
+    """The state the pair's card shows chosen (None: nothing stored yet, no state chosen)."""
+    stored = edge_card(at, src, dst)["stored"]
+    return stored[0] if stored else None
+
+
+def set_edge(at, src: str, dst: str, state: str):
+    """A click on `state` on the pair's card."""
+    return click_card(at, edge_card(at, src, dst)["card"], [state])
 
 
 def _summary(at) -> list[str]:
@@ -34,40 +75,52 @@ def _click(at, name: str):
     assert not at.exception, [e.value for e in at.exception]
 
 
-def test_controls_save_the_documented_value_and_reopen(demo_project, tmp_path):
+def test_cards_save_the_documented_value_and_reopen(demo_project, tmp_path):
     at = open_page(make_app(demo_project), PAGE)
     assert _summary(at) == ["**Critical path:** none marked", "**Flagged handoffs:** none flagged"]
-    at.toggle(key=_key("node", "Critic")).set_value(True).run()
-    at.toggle(key=_key("node", "Planner")).set_value(True).run()
-    at.selectbox(key=_key("edge", "Planner->Critic")).set_value("problematic").run()
-    at.selectbox(key=_key("edge", "Critic->Planner")).set_value("critical").run()
+    assert critical_card(at)["options"][0] == {"value": "Planner", "label": "Planner",
+                                               "tip": "6 steps in this trace", "colour": agent_hex("Planner")}
+    set_critical(at, "Critic", True)
+    set_critical(at, "Planner", True)
+    set_edge(at, "Planner", "Critic", "problematic")
+    set_edge(at, "Critic", "Planner", "critical")
     expected = {"critical_nodes": ["Planner", "Critic"],
                 "edges": {"Planner->Critic": "problematic", "Critic->Planner": "critical"}}
     ann = _stored(tmp_path)
     assert ann.value == expected and ann.status == STATUS_ANNOTATED
+    # the drawing and the summary follow the cards' saves (the scheme's fragment reruns)
     assert _summary(at) == ["**Critical path:** Planner, Critic",
                             "**Flagged handoffs:** Planner → Critic: **⚠ problematic**; "
                             "Critic → Planner: **★ critical**"]
-    assert any(c.value.startswith("Saved ") for c in at.caption)  # the graph's part says when it saved
-    # the graph's part re-runs alone, so "nothing to flag" checks what is stored when clicked
+    drawn = _drawn(at)
+    assert drawn["g2-0-n4"]["shape"] == "star" and drawn["g2-0-n2"]["shape"] == "dot"  # Critic, not HotelAgent
+    assert drawn["g2-0-e6"]["label"].endswith("⚠")  # Planner → Critic's count box
+    assert edge_card(at, "Planner", "Critic")["saved_text"].startswith("Saved · ")  # the card says when it saved
+    # "nothing to flag" checks what is stored when clicked
     at.button(key=_key("clean")).click().run()
     assert _stored(tmp_path).value == expected and _stored(tmp_path).status == STATUS_ANNOTATED
     assert "Nothing changed" in [t.value for t in at.toast][-1]
 
     again = open_page(make_app(demo_project), PAGE)
-    assert again.toggle(key=_key("node", "Critic")).value is True
-    assert again.toggle(key=_key("node", "FoodAgent")).value is False
-    assert again.selectbox(key=_key("edge", "Planner->Critic")).value == "problematic"
-    assert again.selectbox(key=_key("edge", "Critic->Planner")).value == "critical"
-    assert again.selectbox(key=_key("edge", "Planner->FlightAgent")).value == "normal"
+    assert critical(again) == ["Planner", "Critic"]
+    assert edge_shown(again, "Planner", "Critic") == "problematic"
+    assert edge_shown(again, "Critic", "Planner") == "critical"
+    assert edge_shown(again, "Planner", "FlightAgent") == "normal"  # (a row is stored: the others are normal)
     assert _summary(again) == _summary(at)
 
     # back to nothing marked: the row goes, "not annotated" again
-    again.toggle(key=_key("node", "Critic")).set_value(False).run()
-    again.toggle(key=_key("node", "Planner")).set_value(False).run()
-    again.selectbox(key=_key("edge", "Planner->Critic")).set_value("normal").run()
-    again.selectbox(key=_key("edge", "Critic->Planner")).set_value("normal").run()
+    set_critical(again, "Critic", False)
+    set_critical(again, "Planner", False)
+    set_edge(again, "Planner", "Critic", "normal")
+    set_edge(again, "Critic", "Planner", "normal")
     assert _stored(tmp_path) is None
+    assert critical(again) == [] and edge_shown(again, "Planner", "Critic") is None
+
+
+def _drawn(at) -> dict:
+    """The nodes the graph component is given, by id."""
+    (el,) = at.get("component_instance")
+    return {n["id"]: n for n in json.loads(json.loads(el.proto.json_args)["data"])["nodes"]}
 
 
 def test_graph_clicks_toggle_nodes_and_cycle_edges(demo_project, tmp_path, monkeypatch):
@@ -76,12 +129,12 @@ def test_graph_clicks_toggle_nodes_and_cycle_edges(demo_project, tmp_path, monke
     node = "n4"  # Critic, the fifth agent (the demo's graph scheme is annotation_schemes[2])
     _click(at, node)
     assert _stored(tmp_path).value == {"critical_nodes": ["Critic"], "edges": {}}
-    assert at.toggle(key=_key("node", "Critic")).value is True
+    assert critical(at) == ["Critic"]  # the card follows the drawing
     at.run()  # the component keeps returning its last click: not applied twice
     assert _stored(tmp_path).value["critical_nodes"] == ["Critic"]
     _click(at, node)  # the same node again (drawn with a new id)
     assert _stored(tmp_path) is None
-    assert at.toggle(key=_key("node", "Critic")).value is False
+    assert critical(at) == []
 
     handle = "e6"  # the seventh pair in first-occurrence order: Planner → Critic
     states = []
@@ -89,7 +142,7 @@ def test_graph_clicks_toggle_nodes_and_cycle_edges(demo_project, tmp_path, monke
         _click(at, handle)
         ann = _stored(tmp_path)
         states.append(ann.value["edges"].get("Planner->Critic") if ann else "normal")
-        assert at.selectbox(key=_key("edge", "Planner->Critic")).value == states[-1]
+        assert edge_shown(at, "Planner", "Critic") == (states[-1] if ann else None)
     assert states == ["critical", "problematic", "normal"]
     _click(at, "pad0")  # the invisible padding: nothing happens
     assert _stored(tmp_path) is None
@@ -111,7 +164,8 @@ def test_reviewed_clean_is_not_the_same_as_not_annotated(demo_project, tmp_path)
     assert ann.status == STATUS_REVIEWED_CLEAN and ann.value == graph.empty_value()
     again = open_page(make_app(demo_project), PAGE)
     assert any("Reviewed, nothing to flag" in c.value for c in again.caption)
-    again.toggle(key=_key("node", "Critic")).set_value(True).run()
+    assert edge_shown(again, "Planner", "Critic") == "normal" and critical(again) == []
+    set_critical(again, "Critic", True)
     ann = _stored(tmp_path)
     assert ann.status == STATUS_ANNOTATED and ann.value["critical_nodes"] == ["Critic"]
 
@@ -126,10 +180,12 @@ def test_agent_names_are_escaped_in_labels(tmp_path):
         {"agent": name, "content": "a"}, {"agent": "b->c", "content": "b"}, {"agent": name, "content": "c"}]}) + "\n")
     cfg = write_project(tmp_path, data_files=[str(data)])
     at = open_page(make_app(cfg), PAGE)
-    labels = [t.label for t in at.main.toggle]
-    assert all("\\*\\*bold\\*\\*" in lab or "b\\-\\>c" in lab for lab in labels)
-    key = widget_key("graph", "graph", "r1", "edge", graph.edge_key("b->c", name))
-    at.selectbox(key=key).set_value("critical").run()
+    # the cards write names with textContent: as they are, not escaped for Markdown
+    assert [o["label"] for o in critical_card(at)["options"]] == [name, "b->c"]
+    assert [c["title"] for c in instant_cards(at).values() if c["card"] != CRITICAL] == [
+        f"{name} → b->c (1 handoff)", f"b->c → {name} (1 handoff)"]
+    set_edge(at, "b->c", name, "critical")
+    assert "b\\-\\>c → \\*\\*bold\\*\\*" in _summary(at)[1]  # the summary is Markdown: escaped
     ann = AnnotationStore(tmp_path / "annotations").load("r1", "alice", "graph")
     assert ann.value == {"critical_nodes": [], "edges": {"b-\\>c->**bold** [link](http://x) <b\\>": "critical"}}
     assert graph.parse_edge_key(next(iter(ann.value["edges"]))) == ("b->c", name)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.__main__ import main
-from app.store.storage import Annotation, AnnotationStore
+from app.store.storage import AnnotationStore
 from tests.summary_data import CODE, OLDER, attribution, demo
 
 HANDOFF0 = {"index": 0, "step": 1, "from": "Manager", "to": "Coder"}

@@ -5,9 +5,10 @@ from __future__ import annotations
 import errno
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.ui.instant import NOT_SAVED, Ack, apply, checked_value, newer
+from app.ui.instant import NOT_SAVED, Ack, Row, apply, checked_value, instant_choice, newer
 
 OPTIONS = ["info_loss", "garbling", "goal_drift"]
 
@@ -21,6 +22,37 @@ def test_checked_value_keeps_card_order_and_refuses_what_the_card_cannot_send():
     assert checked_value({"value": "garbling"}, OPTIONS, True) is None
     assert checked_value(None, OPTIONS, True) is None
     assert checked_value({"value": [1]}, OPTIONS, True) is None
+
+
+ROWS = [Row("role fidelity", ("0:1", "0:2", "0:3")), Row("contribution", ("1:1", "1:2", "1:3"))]
+GRID = [o for r in ROWS for o in r.options]
+
+
+def test_checked_value_of_a_card_of_rows_takes_one_pick_per_row_at_most():
+    assert checked_value({"value": ["1:3", "0:2"]}, GRID, False, ROWS) == ["0:2", "1:3"]  # the card's order
+    assert checked_value({"value": ["1:1"]}, GRID, False, ROWS) == ["1:1"]
+    assert checked_value({"value": []}, GRID, False, ROWS) == []
+    assert checked_value({"value": ["0:1", "0:3"]}, GRID, False, ROWS) is None  # two in one row
+    assert checked_value({"value": ["0:1", "0:1"]}, GRID, False, ROWS) is None
+    assert checked_value({"value": ["2:1"]}, GRID, False, ROWS) is None  # no such option
+    assert checked_value({"value": ["0:1"]}, GRID + ["x"], False, ROWS[:1]) == ["0:1"]
+    assert checked_value({"value": ["x"]}, GRID + ["x"], False, ROWS) is None  # an option of no row
+    assert checked_value({"value": ["0:1", "1:2"]}, GRID, False) is None  # (without rows: a radio)
+
+
+def test_a_burst_on_a_card_of_rows_lands_as_its_last_state():
+    saved: list[list[str]] = []
+    ack = Ack()
+    clicks = [["0:1"], ["0:1", "1:2"], ["0:3", "1:2"], ["0:3", "1:1", "0:2"], ["1:1"]]
+    for seq, value in enumerate(clicks, 1):
+        ack = apply({"mount": "m", "seq": seq, "value": value}, GRID, False, ack, saved.append, rows=ROWS)
+    assert saved == [["0:1"], ["0:1", "1:2"], ["0:3", "1:2"], ["1:1"]] and ack.seq == 5  # (the 4th refused)
+
+
+def test_a_card_of_rows_must_split_its_options_and_be_a_radio():
+    for rows, options, multi in ((ROWS, GRID, True), (ROWS, GRID[::-1], False), (ROWS[:1], GRID, False)):
+        with pytest.raises(ValueError):
+            instant_choice("k", title="t", options=options, load=list, save=print, multi=multi, rows=rows)
 
 
 def test_newer_orders_clicks_within_a_mount_and_accepts_a_new_mount():
@@ -69,7 +101,7 @@ def test_an_invalid_event_saves_nothing():
 def _fragment_app():
     import streamlit as st
 
-    from app.ui.instant import fragment_choice
+    from app.ui.instant_fragment import fragment_choice
     st.session_state.setdefault("db", ["garbling"])
 
     def save(value):

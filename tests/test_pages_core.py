@@ -1,11 +1,13 @@
 """AppTest tests of the app shell and the core pages: sign in, pick an item, annotate,
 value on disk, a new session (a refresh) shows it again."""
+import re
+
 import pandas as pd
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import (click_card, instant_card, make_app, open_page, step_cards, text_card, type_card,
-                            write_project)
+from tests.conftest import (agent_card, click_card, instant_card, make_app, open_page, step_cards, text_card,
+                            type_card, write_project)
 
 
 def stored(project, item, scheme, who="alice"):
@@ -38,11 +40,12 @@ def test_failure_attribution_saved_and_restored(demo_project):
     assert stored(demo_project, item, "outcome").value == {"failure": "true"}
 
     at = open_page(make_app(demo_project, item=item), "failure_attribution")
-    # the agents a row of pills (issue 27: one click or one key), the step a dropdown
-    agent, step = at.button_group(key=[s.key for s in at.button_group if s.label == "Responsible agent"][0]), \
-        at.selectbox(key=[s.key for s in at.selectbox if s.label == "Decisive step"][0])
-    assert agent.options == ["human", "Orchestrator", "WebSurfer"]
-    agent.set_value("WebSurfer").run()
+    # the agents an instant radio card (issues 27, 31: one click or one key), the step a dropdown
+    agent, step = agent_card(at), at.selectbox(key=[s.key for s in at.selectbox if s.label == "Decisive step"][0])
+    assert agent["title"] == "Responsible agent" and not agent["multi"]
+    assert [o["value"] for o in agent["options"]] == ["human", "Orchestrator", "WebSurfer"]
+    assert all(re.fullmatch(r"#[0-9a-f]{6}", o["colour"]) for o in agent["options"])  # each agent's colour
+    click_card(at, agent["card"], ["WebSurfer"])
     at.selectbox(key=step.key).set_value(8).run()
     type_card(at, "Reason", "Clicked the wrong link")
     assert text_card(at, "Reason")["error"] is None
@@ -52,8 +55,8 @@ def test_failure_attribution_saved_and_restored(demo_project):
 
     # a new session (a browser refresh) shows exactly what was saved
     at2 = open_page(make_app(demo_project, item=item), "failure_attribution")
-    sel = {s.label: s.value for s in [*at2.selectbox, *at2.button_group]}
-    assert sel["Responsible agent"] == "WebSurfer" and sel["Decisive step"] == 8
+    assert agent_card(at2)["stored"] == ["WebSurfer"]
+    assert next(s for s in at2.selectbox if s.label == "Decisive step").value == 8
     assert text_card(at2, "Reason")["stored"] == "Clicked the wrong link"
     assert any("Saved" in c.value for c in at2.caption)
 

@@ -10,7 +10,7 @@ from app.traces import suggestions as sg
 from app.traces.derive import derive
 from app.types import traversal_review as tr
 from app.ui.state import widget_key
-from tests.conftest import ROOT, make_app, open_page, write_project
+from tests.conftest import ROOT, agent_card, make_app, open_page, write_project
 from tests.summary_data import Saver, attribution
 
 TRAIL = "512475a321c616e45337da3575f6a185"
@@ -107,6 +107,7 @@ def test_accepting_on_the_attribution_and_graph_pages(tmp_path):
     at.button(key=widget_key("fa", "attribution", TRAIL, "accept")).click().run()
     assert store.load(TRAIL, "alice", "attribution").value["decisive_step"] == 2
     assert store.load(TRAIL, "alice", "attribution").value["responsible_agent"] == "manager"
+    assert agent_card(at)["stored"] == ["manager"]  # the agents' card shows the accepted agent
     assert not [i for i in at.info if "Suggested decisive step" in i.value]  # accepted: no longer offered
     at = open_page(make_app(cfg, item=TRAIL), "agent_interaction_graph")
     assert any("Suggested critical path" in i.value for i in at.info)

@@ -13,7 +13,7 @@ import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import as_read, click_card, instant_card, make_app, open_page, text_card, type_card
+from tests.conftest import agent_card, as_read, click_card, instant_card, make_app, open_page, text_card, type_card
 from tests.summary_data import CODE, attribution, demo
 
 
@@ -53,9 +53,13 @@ def test_two_tabs_tick_two_labels_and_both_are_kept(tmp_path):
     assert stored(cfg, "symptoms") == {"loop": "true"}
 
 
-def agents(at):
-    """The responsible agent's pills (issue 27: one click or key each)."""
-    return next(g for g in at.button_group if g.label == "Responsible agent")
+def pick_agent(at, agent: str):
+    """A click on the responsible agent's instant card (issues 27, 31: one click or key each)."""
+    return click_card(at, agent_card(at)["card"], [agent])
+
+
+def agent_shown(at) -> str | None:
+    return next(iter(agent_card(at)["stored"]), None)
 
 
 def step_box(at):
@@ -66,11 +70,11 @@ def test_a_reason_typed_in_a_stale_tab_keeps_the_agent_picked_in_the_other(tmp_p
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "outcome", {"failure": "true"})
     a, b = tab(cfg, "failure_attribution"), tab(cfg, "failure_attribution")
-    agents(a).set_value("Coder").run()
+    pick_agent(a, "Coder")
     type_card(b, "Reason", "it never ran the tests")
     assert not a.exception and not b.exception and text_card(b, "Reason")["error"] is None
     assert stored(cfg, "attribution") == attribution("Coder", None, "it never ran the tests")
-    assert agents(b).value == "Coder"  # B is shown the agent A picked
+    assert agent_shown(b) == "Coder"  # B is shown the agent A picked
     assert not b.warning
 
 
@@ -78,12 +82,12 @@ def test_the_same_field_set_differently_keeps_the_disk_and_the_later_tab_is_told
     cfg, save = demo(tmp_path)
     save(CODE, "alice", "outcome", {"failure": "true"})
     a, b = tab(cfg, "failure_attribution"), tab(cfg, "failure_attribution")
-    agents(a).set_value("Tester").run()
-    agents(b).set_value("Manager").run()  # B was drawn before A's save
+    pick_agent(a, "Tester")
+    pick_agent(b, "Manager")  # B was drawn before A's save
     assert stored(cfg, "attribution")["responsible_agent"] == "Tester"
     told = as_read(" ".join(w.value for w in b.warning))
     assert "another tab or session set it to 'Tester' meanwhile" in told and "'Manager' was not saved" in told
-    assert agents(b).value == "Tester"  # and shown the current value
+    assert agent_shown(b) == "Tester"  # and shown the current value
     step_box(b).set_value(4).run()  # B's next click is no conflict: it applies
     assert stored(cfg, "attribution") == attribution("Tester", 4, "")
     assert not any("another tab" in w.value for w in b.warning)

@@ -12,8 +12,11 @@ import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import as_read, components, make_app, open_page, text_card, type_card
+from tests.conftest import as_read, click_card, components, make_app, open_page, text_card, type_card
 from tests.summary_data import demo
+from tests.test_agent_scorecard_page import TEAM, card, reach, score, scores
+# the graph's instant cards, driven as the browser drives them
+from tests.test_graph_page import critical, edge_card, edge_shown, set_critical, set_edge
 
 TRIP = "trip-planner-001"
 TOLD = "another tab or session set it to"
@@ -40,34 +43,40 @@ def ok(at):
 
 # --- agent scorecard ------------------------------------------------------------------------------
 
-def cell(at, *parts):
-    return at.button_group(key=widget_key("scorecard", "scorecard", TRIP, *parts))
-
-
 def test_scorecard_two_tabs_keep_both_scores_and_the_later_is_told_of_a_clash(tmp_path):
+    """The scorecard's instant cards (tests/test_agent_scorecard_page.py): a card's click sends
+    every row's score, and only the cell it changed is applied on top of the disk."""
     cfg, _save = demo(tmp_path)
     a, b = tab(cfg, "agent_scorecard"), tab(cfg, "agent_scorecard")
-    ok(cell(a, "agent", "Planner", "role fidelity").set_value(4).run())
-    ok(cell(b, "agent", "Critic", "coordination").set_value(2).run())  # B was drawn before A's save
+    ok(score(a, "Planner", role_fidelity=4))
+    ok(score(b, "Critic", coordination=2))  # B was drawn before A's save
     assert stored(cfg, "scorecard")["agents"] == {"Planner": {"role fidelity": 4}, "Critic": {"coordination": 2}}
-    assert cell(b, "agent", "Planner", "role fidelity").value == 4  # B now shows A's score
+    assert scores(b, "Planner") == {"role fidelity": 4}  # B now shows A's score
     assert TOLD not in texts(b)
+    # one agent's card in both tabs, other cells: both kept (B's card still showed no Planner score)
+    b_planner = card(b, "Planner")["card"]
+    ok(score(a, "Planner", contribution=5))
+    ok(click_card(b, b_planner, ["0:4", "2:1"]))  # B's card: role fidelity as drawn, coordination 1
+    assert stored(cfg, "scorecard")["agents"]["Planner"] == {"role fidelity": 4, "contribution": 5, "coordination": 1}
     # the same cell, set differently: A first, then B (drawn before A's save)
-    ok(cell(a, "team", "efficiency").set_value(3).run())
-    ok(cell(b, "team", "efficiency").set_value(5).run())
+    b_team = card(b, "Team scores")["card"]
+    ok(score(a, "Team scores", TEAM, efficiency=3))
+    ok(click_card(b, b_team, ["2:5"]))
     assert stored(cfg, "scorecard")["team"] == {"efficiency": 3}
     told = texts(b)
     assert f"team efficiency: {TOLD} 3 meanwhile" in told and "your 5 was not saved" in told
-    assert cell(b, "team", "efficiency").value == 3  # and shown the current value
+    assert TOLD in card(b, "Team scores")["saved_text"]  # the card says so too
+    assert scores(b, "Team scores", TEAM) == {"efficiency": 3}  # and shows the current value
     # a milestone ticked in B keeps both tabs' scores
-    ok(b.checkbox(key=widget_key("scorecard", "scorecard", TRIP, "milestone", "plan produced")).check().run())
+    ok(reach(b, "plan produced"))
     v = stored(cfg, "scorecard")
-    assert v["team"] == {"efficiency": 3} and v["agents"]["Planner"] == {"role fidelity": 4}
+    assert v["team"] == {"efficiency": 3} and v["agents"]["Planner"]["role fidelity"] == 4
     assert v["milestones"]["plan produced"] is True
-    # A (stale) takes its Planner score back: only that goes
-    ok(cell(a, "agent", "Planner", "role fidelity").set_value(None).run())
+    # A (stale) takes its Planner scores back: only those go
+    ok(score(a, "Planner", role_fidelity=None, contribution=None))
     v = stored(cfg, "scorecard")
-    assert v["agents"] == {"Critic": {"coordination": 2}} and v["milestones"]["plan produced"] is True
+    assert v["agents"] == {"Critic": {"coordination": 2}, "Planner": {"coordination": 1}}
+    assert v["milestones"]["plan produced"] is True
 
 
 # --- emergent behaviour -----------------------------------------------------------------------------
@@ -166,23 +175,24 @@ def test_graph_two_tabs_keep_both_marks_and_the_later_is_told_of_a_clashing_hand
     monkeypatch.setattr(graph_view, "DOUBLE_CLICK", 0.0)
     cfg, _save = demo(tmp_path)
     a, b = tab(cfg, "agent_interaction_graph"), tab(cfg, "agent_interaction_graph")
-    ok(a.toggle(key=gkey("node", "Critic")).set_value(True).run())
-    ok(b.toggle(key=gkey("node", "Planner")).set_value(True).run())  # B was drawn before A's save
+    ok(set_critical(a, "Critic", True))
+    ok(set_critical(b, "Planner", True))  # B was drawn before A's save
     assert set(stored(cfg, "graph")["critical_nodes"]) == {"Critic", "Planner"}
-    assert b.toggle(key=gkey("node", "Critic")).value is True  # B shows A's agent
+    assert "Critic" in critical(b)  # B shows A's agent
     # a click on the drawing of stale A (it never saw Planner marked): toggles Critic off, Planner stays
     graph_click(a, "n4")
     assert stored(cfg, "graph") == {"critical_nodes": ["Planner"], "edges": {}}
     # a handoff set in A, then otherwise in B (drawn before A's save): A's stays, B told and shown it
-    ok(a.selectbox(key=gkey("edge", "Planner->Critic")).set_value("critical").run())
-    ok(b.selectbox(key=gkey("edge", "Planner->Critic")).set_value("problematic").run())
+    ok(set_edge(a, "Planner", "Critic", "critical"))
+    ok(set_edge(b, "Planner", "Critic", "problematic"))
     assert stored(cfg, "graph")["edges"] == {"Planner->Critic": "critical"}
     told = texts(b)
     assert f"edge Planner → Critic: {TOLD} 'critical' meanwhile" in told and "'problematic' was not saved" in told
-    assert b.selectbox(key=gkey("edge", "Planner->Critic")).value == "critical"
-    assert b.toggle(key=gkey("node", "Critic")).value is False  # and A's click on the drawing too
+    assert f"{TOLD} 'critical' meanwhile" in as_read(edge_card(b, "Planner", "Critic")["saved_text"])  # on its card
+    assert edge_shown(b, "Planner", "Critic") == "critical"
+    assert "Critic" not in critical(b)  # and A's click on the drawing too
     # the same clash through the drawing: B cycles the handoff (drawn critical) while A set it normal
-    ok(a.selectbox(key=gkey("edge", "Planner->Critic")).set_value("normal").run())
+    ok(set_edge(a, "Planner", "Critic", "normal"))
     graph_click(b, "e6")  # Planner → Critic, drawn critical: B makes it problematic
     assert stored(cfg, "graph") == {"critical_nodes": ["Planner"], "edges": {}}
     assert f"{TOLD} nothing meanwhile" in texts(b)
@@ -203,27 +213,26 @@ def test_two_tabs_of_one_annotator_on_the_scorecard_and_the_graph_long(tmp_path)
     for click in range(120):
         who = rng.randrange(2)
         cellkey = (rng.choice(agents[who]), rng.choice(dims))
-        score = rng.choice([None, 1, 2, 3, 4, 5])
+        given = rng.choice([None, 1, 2, 3, 4, 5])
         at = tabs[who]
-        widget = cell(at, "agent", *cellkey)
-        if widget.value == score:
+        if scores(at, cellkey[0]).get(cellkey[1]) == given:
             continue
-        ok(widget.set_value(score).run())
-        if score is None:
+        ok(score(at, cellkey[0], **{cellkey[1].replace(" ", "_"): given}))
+        if given is None:
             want.pop(cellkey, None)
         else:
-            want[cellkey] = score
+            want[cellkey] = given
         v = stored(cfg, "scorecard") or {"agents": {}}
-        on_disk = {(a, d): s for a, scores in v["agents"].items() for d, s in scores.items()}
+        on_disk = {(a, d): s for a, cells in v["agents"].items() for d, s in cells.items()}
         assert on_disk == want, click
-        assert {k: cell(at, "agent", *k).value for k in want} == want, click
+        assert {k: scores(at, k[0]).get(k[1]) for k in want} == want, click
     boards = [tab(cfg, "agent_interaction_graph"), tab(cfg, "agent_interaction_graph")]
     marked: set[str] = set()
     for click in range(40):
         who = rng.randrange(2)
         agent = rng.choice(agents[who])
         at = boards[who]
-        on = not at.toggle(key=gkey("node", agent)).value
-        ok(at.toggle(key=gkey("node", agent)).set_value(on).run())
+        on = agent not in critical(at)
+        ok(set_critical(at, agent, on))
         (marked.add if on else marked.discard)(agent)
         assert set((stored(cfg, "graph") or {"critical_nodes": []})["critical_nodes"]) == marked, click

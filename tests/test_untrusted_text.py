@@ -14,7 +14,7 @@ import pytest
 from app.project.config import load_config
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
-from tests.conftest import instant_card, make_app, open_page, step_cards, text_card, write_project
+from tests.conftest import agent_card, instant_card, make_app, open_page, step_cards, text_card, write_project
 
 HOSTILE = ["![x](http://leak.invalid/a.png)", ":red[x]", "$x$", "[a](b)"]
 HIDDEN = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u200e\u200f\ufeff\u2060"
@@ -77,8 +77,9 @@ def test_look_alike_agent_names_and_ids_differ_where_shown(tmp_path):
     cfg = write_project(tmp_path, data_files=[str(data)], schemes=[
         {"annotation_type": "failure_attribution", "name": "attribution", "steps_key": "steps", "agent_key": "agent"}])
     at = open_page(make_app(cfg), "failure_attribution")
-    agents = next(s for s in at.button_group if s.label == "Responsible agent")  # (pills: Markdown, escaped)
-    assert agents.options == ["Planner", "Planner\\\\u202e"]
+    agents = agent_card(at)  # (an instant card: text, the hidden character shown as an escape)
+    assert [o["label"] for o in agents["options"]] == ["Planner", "Planner\\u202e"]
+    assert [o["value"] for o in agents["options"]] == ["Planner", twin]  # (saved as it is)
     titles = ["".join(t if isinstance(t, str) else t["agent"] for t in c["title"]) for c in step_cards(at)]
     assert any("Planner\\u202e" in t for t in titles) and not any("\u202e" in t for t in titles)
     picker = at.sidebar.selectbox(key=widget_key("nav", "item"))

@@ -21,7 +21,7 @@ from app.project.workspace import Workspace
 from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.traces.trace import Item
 from app.ui import saving, state
-from app.ui.instant import NotSaved, instant_choice
+from app.ui.instant import NotSaved, Row, instant_choice
 from app.ui.instant_text import instant_text
 
 Chosen = Callable[[Any], list[str]]  # the card's options chosen in a stored scheme value (or None)
@@ -88,18 +88,21 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
                 labels: dict[str, str] | None = None, tips: dict[str, str] | None = None,
                 hide_title: bool = False, whole_page: bool = False,
                 on_saved: Callable[[], None] | None = None, own_fragment: bool = True,
-                disabled: bool = False, note_below: bool = False) -> None:
+                disabled: bool = False, note_below: bool = False,
+                colours: dict[str, str] | None = None, rows: list[Row] | None = None) -> None:
     """One instant card for a part of `scheme`'s value on `item` (see the module docstring).
     `whole_page`: something outside the card shows the answer (a `show_if`), so a save asks for
     a rerun of the whole page; `on_saved()` runs after each save that succeeded. `note_below`: the
     scheme's saved note under the card says when it saved (app/ui/saving.saved_note), so a click
-    reruns the fragment holding both and the card says only "Saved"."""
+    reruns the fragment holding both and the card says only "Saved". `rows`: radio rows of the
+    card (instant.Row), one pick in each."""
     owner = f"{item.id}\u241f{holds}"
     bound = _Bound(ws, item, scheme, key, owner, build, whole_page, on_saved)
     instant_choice(key, title=title, options=options, load=lambda: chosen(bound.load()), save=bound.commit,
                    multi=multi, labels=labels, holds=owner, tips=tips, hide_title=hide_title,
                    saved_text=None if note_below else (lambda: saved_words(item, scheme, ws)),
-                   after=saving.rerun_if_asked, own_fragment=own_fragment and not note_below, disabled=disabled)
+                   after=saving.rerun_if_asked, own_fragment=own_fragment and not note_below, disabled=disabled,
+                   colours=colours, rows=rows)
 
 
 OTHER_TEXT = "another tab or session saved other text here meanwhile, which is kept (see “What is stored”)"

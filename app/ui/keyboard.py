@@ -8,7 +8,9 @@ handoff's, a call's); the current one is outlined and scrolled into view.
   step) the trace's steps (its step cards, or the steps of its lanes, tree or board) come after
   the page's own cards;
 - 1–9: the n-th choice of the current card (a radio option, a pill or segment, a checkbox:
-  a flag is toggled); the choice saves as a click would;
+  a flag is toggled); the choice saves as a click would. On a card of rows (app/ui/instant.py:
+  the agent scorecard's dimensions) the n-th choice of its current row, and the next row is
+  current then; ↑ / ↓ move between its rows;
 - s: the current step card's step is the one the page picks (the decisive step), saved through
   the surface (its on-change, the type's validate) as a choice in its own control would be;
 - t: into the current card's first text box; Esc: out of a text box (which saves what was typed);
@@ -27,6 +29,7 @@ from app.ui.state import element_key
 
 KEYS = [("j / k", "next / previous card (outlined, scrolled into view)"),
         ("1 … 9", "pick the n-th label or rating of the card, or toggle its n-th flag"),
+        ("↑ / ↓, 1 … 9", "on a card of rows (scorecard): the row; the n-th score of it, then the next row"),
         ("s", "the current step card is the decisive step (failure attribution)"),
         ("t / Esc", "into the card's text box / out of it (saves what was typed)"),
         ("[ / ]", "previous / next page of the trace"),
@@ -68,9 +71,15 @@ function current(list) {
   if (j >= 0) list[j].classList.add('baton-kb-current');
   return j;
 }
+function rows(card) { return card && card.querySelector('.bi-card[data-rows="true"]'); }  // (its rows' card)
 function mark(list, i) {
   list.forEach(c => c.classList.remove('baton-kb-current'));
   const c = list[i]; window.__batonStep = undefined; if (!c) return;
+  // a button of the card left keeps no focus (an instant card takes the number keys it has focus for)
+  const f = document.activeElement;
+  if (f && f !== document.body && !c.contains(f) && f.closest('.bi-card')) f.blur();
+  const g = rows(c);
+  if (g && g.__batonRow) g.__batonRow(0);  // a card of rows starts at its first
   c.classList.add('baton-kb-current');
   if (c.dataset.step !== undefined) window.__batonStep = c.dataset.step;
   c.scrollIntoView({block: 'center'});
@@ -97,8 +106,10 @@ function onKey(ev) {
   if (ev.key === 'j' || ev.key === 'k') {
     i = i < 0 ? 0 : Math.max(0, Math.min(list.length - 1, i + (ev.key === 'j' ? 1 : -1)));
     mark(list, i); ev.preventDefault();
-  } else if (/^[1-9]$/.test(ev.key)) {
+  } else if (/^[1-9]$/.test(ev.key) || ((ev.key === 'ArrowDown' || ev.key === 'ArrowUp') && rows(list[i]))) {
     if (i < 0) { i = 0; mark(list, 0); }
+    const g = rows(list[i]);
+    if (g && g.__batonKey) { if (g.__batonKey(ev.key)) ev.preventDefault(); return; }  // (its current row)
     const c = list[i] && choices(list[i])[Number(ev.key) - 1];
     if (c) { c.click(); ev.preventDefault(); }
   } else if (ev.key === 's') {

@@ -180,6 +180,7 @@ KEYS_HELP = """
 |---|---|
 | j / k | next / previous card (outlined, scrolled into view) |
 | 1 … 9 | pick the n-th label or rating of the card, or toggle its n-th flag (saved at once) |
+| ↑ / ↓, 1 … 9 | a card of rows (agent scorecard: a dimension per row): the row; its n-th score, then on to the next row |
 | s | the current step card (j/k past the page's boxes) is the decisive step |
 | t, Esc | into the card's text box; out of it (what was typed is saved) |
 | [ / ] | previous / next page of the trace |

@@ -33,10 +33,13 @@ def condition_unmet(ws: Workspace, item: Item, scheme: Scheme) -> str | None:
 
 
 def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None = None,
-                    trace_hidden: Callable[[Workspace, Item, list[Scheme]], str | None] | None = None) -> None:
+                    trace_hidden: Callable[[Workspace, Item, list[Scheme]], str | None] | None = None,
+                    surface_first: bool = False) -> None:
     """The page of one annotation type; `warm(item, derivation, scheme)` builds ahead what a
     scheme's surface will draw of an item not yet opened (see shell.prefetch); `trace_hidden`
-    says why the trace must not be on the page now (None: it may), the task then shown alone."""
+    says why the trace must not be on the page now (None: it may), the task then shown alone.
+    `surface_first`: the schemes are drawn before the trace beside them (same places on the
+    page), so a surface slow to show in the browser (the graph's component) starts first."""
     ws = shell.workspace()
     shell.require_annotator()
     item = shell.current_item(ws)
@@ -49,10 +52,13 @@ def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None
         st.stop()
     keyboard.listen()  # j/k between cards, 1-9 to pick, n/p/d (app/ui/keyboard.py)
     hidden = trace_hidden(ws, item, schemes) if trace_hidden is not None else None
+    left = None
     if hidden is None and st.session_state.get(state.SHOW_TRACE, True):
         left, right = st.columns([5, 6], gap="large")
-        with left:
-            trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
+        if not surface_first:
+            with left:
+                trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
+            left = None
     else:
         right = st.container()
     with right:
@@ -69,6 +75,9 @@ def annotation_page(type_name: str, render_scheme: Renderer, warm: Warmer | None
                 scheme_block(ws, item, scheme, render_scheme, _asked_about(ws, scheme))
         nxt = shell.neighbour(ws, item.id, 1)
         done_button(ws, item, nxt)
+    if left is not None:  # (surface_first: the trace now, in its column on the left)
+        with left:
+            trace_view.render(item, shell.derivation(item, shell.trace_scheme(ws)))
     # the item "Done → next" opens, and the one after it, derived while this one is read: the
     # next item's page then finds the one after it ready to hand ahead to the browser (warm)
     for ahead in (nxt, shell.neighbour(ws, nxt, 1) if nxt else None):

@@ -24,7 +24,8 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from app.store.storage import Annotation, AnnotationStore  # noqa: E402
-from app.ui.instant import fragment_choice, instant_choice  # noqa: E402
+from app.ui.instant import instant_choice  # noqa: E402
+from app.ui.instant_fragment import fragment_choice  # noqa: E402
 
 FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 OUTCOMES = ["success", "partial", "failure"]

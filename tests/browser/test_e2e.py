@@ -34,7 +34,7 @@ def test_sign_in_attribute_refresh(server, page):
 
     pg.goto(f"{server.url}/failure_attribution?annotator=alice&item={ITEM}")
     wait_app(pg)
-    # the agents are a row of pills (issue 27: one click or key each); the step a dropdown
+    # the agents are an instant radio card (issues 27, 31: one click or key each); the step a dropdown
     pg.get_by_role("radiogroup", name="Responsible agent").get_by_role("radio", name="WebSurfer", exact=True).click()
     wait_app(pg)
     pg.get_by_text("Saved ·").first.wait_for()
@@ -52,7 +52,8 @@ def test_sign_in_attribute_refresh(server, page):
     pg.wait_for_function("() => ['WebSurfer', 'Step 8'].every(t => document.body.innerText.includes(t))",
                          timeout=15000)
     chosen = pg.get_by_role("radiogroup", name="Responsible agent").locator("[aria-checked=true]")
-    assert chosen.inner_text().strip() == "WebSurfer"
+    chosen.first.wait_for(timeout=15000)
+    assert chosen.count() == 1 and chosen.get_attribute("data-value") == "WebSurfer"
     assert pg.get_by_label("Reason").input_value() == "Opened the wrong search result"
 
     df = pd.read_parquet(server.config.parent / "annotations")

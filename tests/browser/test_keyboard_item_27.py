@@ -73,7 +73,7 @@ def test_one_whole_item_by_keyboard_alone(server, browser):
 
         _next_page(pg, "attribution")
         pg.locator("[data-step]").first.wait_for(timeout=T)  # (and the trace's steps)
-        _keys(pg, "j", "2")  # the agents' pills: Manager, Coder, Tester → Coder
+        _keys(pg, "j", "2")  # the agents' card: Manager, Coder, Tester → Coder
         assert _stored(server, "attribution", lambda v: v and v.get("responsible_agent"))["responsible_agent"] == "Coder"
         _keys(pg, "j")  # past the box: the trace's first step (in whichever layout the trace is drawn)
         current = pg.locator(".baton-kb-current[data-step]")
@@ -102,9 +102,12 @@ def test_one_whole_item_by_keyboard_alone(server, browser):
         assert value and "info_loss" in str(value), value
 
         _next_page(pg, "scorecard")
-        _keys(pg, "j", "4")  # the first cell (role fidelity of the first agent): 4
-        value = _stored(server, "scorecard", lambda v: v and v.get("agents"))
-        assert 4 in [score for scores in value["agents"].values() for score in scores.values()], value
+        _keys(pg, "j", "4", "3", "5")  # the first agent's card: a key per dimension, row after row
+        value = _stored(server, "scorecard", lambda v: v and len(next(iter(v.get("agents", {}).values()), {})) == 3)
+        assert list(value["agents"].values()) == [{"role fidelity": 4, "contribution": 3, "coordination": 5}], value
+        _keys(pg, "j", "2")  # the next agent's card: its first row
+        value = _stored(server, "scorecard", lambda v: v and len(v.get("agents", {})) == 2)
+        assert [s.get("role fidelity") for s in value["agents"].values()] == [4, 2], value
 
         _next_page(pg, "contention")
         _keys(pg, "j", "2")  # the first region's choices: unlabelled, deadlock, … → deadlock

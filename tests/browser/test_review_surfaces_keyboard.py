@@ -25,15 +25,16 @@ def _store(server):
 
 def test_scorecard_by_keyboard(page, server):
     _open(page, server, "agent_scorecard")
-    # a segmented control per cell (issue 27): Tab to a score, Space picks it
+    # an instant card per agent, a radio row per dimension (issues 27, 31): Tab to a score, Space picks it
     box = page.get_by_role("radiogroup", name="role fidelity of Planner").get_by_role("radio", name="4", exact=True)
     box.wait_for(timeout=20000)
     box.focus()
     page.keyboard.press("Space")
-    page.get_by_text(re.compile(r"Planner.*· saved ")).wait_for(timeout=10000)  # the row says it saved
-    page.get_by_label("plan produced").focus()
+    planner = page.locator(".bi-card").filter(has=page.locator(".bi-opts[aria-label='Planner']"))
+    expect(planner.locator(".bi-status")).to_have_text(re.compile(r"^Saved · "), timeout=20000)  # the card says it saved
+    page.get_by_role("group", name="Milestones reached").get_by_role("checkbox", name="plan produced").focus()
     page.keyboard.press("Space")
-    page.get_by_text(re.compile(r"^Milestones: 1 of 3 reached · saved ")).wait_for(timeout=10000)
+    page.get_by_text(re.compile(r"^Milestones: 1 of 3 reached")).wait_for(timeout=20000)
     assert _store(server).load(ITEM, "alice", "scorecard").value == {
         "agents": {"Planner": {"role fidelity": 4}}, "team": {},
         "milestones": {"plan produced": True, "task delegated correctly": False, "result verified": False}}

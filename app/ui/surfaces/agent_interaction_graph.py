@@ -5,15 +5,18 @@ node ids and empty titles. A click on an agent toggles it; a click on a handoff'
 (its handle) cycles normal → critical → problematic. The ids hold the number of clicks handled
 (view.clicks_prefix), so a stale return value is never applied again and the same node can be
 clicked again, with the graph updated in place. The click is applied and the graph redrawn in
-the same script run. Below it, a toggle per agent, a choice per handoff and a text summary do the same
-without a mouse. The graph, the summary and the agents' toggles are a fragment of their own: a
-toggle or an agent click re-runs only them, not the (up to twenty) handoff controls; a handoff
-change re-runs the scheme's fragment, and a click on a handoff's handle the page.
+the same script run.
 
-Every change is saved as what it changed from the value its controls (or the drawing) were drawn
+Below it, the same marks as instant cards (app/ui/instant_scheme.py, issue 31): one card of the
+agents on the critical path (each in its colour) and a card per handoff pair (normal / ★ critical
+/ ⚠ problematic). A click paints on the card at once and is saved behind; the save reruns the
+scheme's fragment, so the graph and the text summary are drawn again from what is stored. A
+failed save says why on its card and that rerun draws the stored value everywhere.
+
+Every change is saved as what it changed from the value its card (or the drawing) was drawn
 from (`base`), on top of what is on disk (app/types/merge.py): a second tab of the same annotator
 never unmarks what this one marked; a handoff another tab set to another state meanwhile keeps
-it, the graph's saved line says so, and every control shows the disk.
+it, the card says so, and every card shows the disk.
 """
 from __future__ import annotations
 
@@ -26,10 +29,12 @@ from streamlit_agraph import Edge, Node, _agraph
 from app.types import agent_interaction_graph as graph
 from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
+from app.traces.palette import agent_hex
 from app.traces.trace import Item
 from app.project.workspace import Workspace
-from app.ui import graph_view as view, shell, state, suggestion_view
-from app.ui.state import widget_key
+from app.ui import graph_view as view, shell, suggestion_view
+from app.ui.instant_scheme import scheme_card
+from app.ui.state import follow, widget_key
 from app.ui.text import md, visible
 
 EDGES_PER_PAGE = 20
@@ -89,7 +94,7 @@ def summary_lines(s: graph.Summary) -> list[str]:
 
 def _bound(ws: Workspace, item: Item, scheme: Scheme, agents: list[str]):
     """(key, current, commit) for this scheme on this item: widget keys, the stored value as
-    clean graph marks, and a save that says when in the summary (the graph's part re-runs alone)."""
+    clean graph marks, and a save from the drawing that says when on the graph's saved line."""
     def key(*parts):
         return widget_key("graph", scheme.name, item.id, *parts)
 
@@ -97,13 +102,22 @@ def _bound(ws: Workspace, item: Item, scheme: Scheme, agents: list[str]):
         ann = shell.load(ws, item, scheme.name)
         return graph.normalize(ann.value if ann else None, agents)
 
-    def commit(value: dict, base: dict) -> None:  # (base: the value the control was drawn from)
+    def commit(value: dict, base: dict) -> None:  # (base: the value the drawing was drawn from)
         shell.card_saved(ws, item, scheme, graph.normalize(value, agents), key("saved"), empty=graph.is_empty(value),
                          base=base)
     return key, current, commit
 
 
+def _place(scheme: Scheme, *parts) -> str:
+    """A card keyed by its place on the page, not by item or handoff: on the next item (or page
+    of handoffs) the browser updates the same cards; each names what it holds (`holds`)."""
+    return widget_key("graph", scheme.name, "place", *parts)
+
+
 def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
+    """The graph first (what the page is for), then its cards: the whole surface is the
+    scheme's fragment (app/ui/page.py), so a card's save or a click on the drawing reruns all
+    of it, and the drawing, the summary and every card show what is stored."""
     d = shell.derivation(item, scheme)
     agents = list(d.agents)
     key, current, commit = _bound(ws, item, scheme, agents)
@@ -111,7 +125,8 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     if not agents:
         st.info("This trace names no agents, so there is no graph to mark.")
     else:
-        drawn = current()  # (what the controls below are drawn from)
+        _graph(ws, item, scheme)
+        drawn = current()
         hint = suggestion_view.path(item, d)
         if hint is not None and set(drawn["critical_nodes"]) != set(hint.agents):
             def accept():  # the suggested agents critical, and the handoffs between them the trace has
@@ -121,16 +136,14 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
                 for a, b in (e for e in hint.edges if any(e == (x, y) for x, y, _n in d.edges)):
                     value = graph.set_edge(value, a, b, graph.CRITICAL, agents)
                 commit(value, drawn)
-                st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
 
             suggestion_view.offer("critical path", hint.reason, key("accept"), accept)
-        _graph_and_agents(ws, item, scheme)
-        # the handoffs' controls are outside the graph's fragment: a toggle above does not redraw
-        # them; a change here re-runs the scheme, the graph with it
-        _edge_controls(d.edges, current(), key, commit, agents)  # (after a click on the drawing above)
+        forget_saved_line = lambda: st.session_state.pop(key("saved"), None)  # noqa: E731 (the card says it)
+        _critical_card(ws, item, scheme, agents, d.step_counts, forget_saved_line)
+        _edge_cards(ws, item, scheme, agents, d.edges, forget_saved_line)
 
     def clean():
-        if not graph.is_empty(current()):  # the graph's part re-runs alone: this button checks here
+        if not graph.is_empty(current()):
             st.toast("Agents or handoffs are marked: clear them first to record \"nothing to flag\". "
                      "Nothing changed.")
             return
@@ -142,11 +155,9 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-@st.fragment
-def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    """The graph, the live summary and the agents' toggles, a fragment of its own: a toggle (or
-    a click on an agent) re-runs and redraws only these. A click on a handoff's handle changes
-    what the handoffs' controls below show, so it asks for the whole page."""
+def _graph(ws: Workspace, item: Item, scheme: Scheme) -> None:
+    """The graph and the live summary, drawn from what is stored (after applying a click on
+    the drawing, if the component reported one)."""
     d = shell.derivation(item, scheme)
     agents = list(d.agents)
     key, current, commit = _bound(ws, item, scheme, agents)
@@ -162,7 +173,7 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
     # drawn once, in this run. Every id holds the number of clicks handled, so this click's id
     # is not drawn again: the value the component keeps returning is never applied twice, and
     # the new ids empty its selection, so the same agent can be clicked again. The component
-    # keeps its key: clicks and the controls below update the drawing in place.
+    # keeps its key: clicks and the cards below update the drawing in place.
     clicked = st.session_state.get(key("canvas"))
     hit = view.resolve(lay, clicked)
     if hit is not None:  # a click on the drawing on screen: the next drawing has new ids
@@ -173,42 +184,41 @@ def _graph_and_agents(ws: Workspace, item: Item, scheme: Scheme) -> None:
             st.session_state[k_last] = (hit, now)
             # the click was made on the last drawing: its change from what that showed is saved
             seen = st.session_state.get(k_drawn, value)
-            new = view.apply_click(seen, lay, clicked)
-            commit(new, seen)
-            if graph.normalize(new, agents)["edges"] != seen["edges"]:
-                st.session_state[state.FULL_RERUN] = True  # the handoffs' controls show it too
+            commit(view.apply_click(seen, lay, clicked), seen)
             value = current()
         lay = view.renamed(lay, view.clicks_prefix(scheme.index, clicks))
-    shell.rerun_if_asked()
     st.session_state[k_drawn] = value
     nodes, edges = _nodes_and_edges(lay, value)
     _draw(nodes, edges, _Options(view.vis_options()), key("canvas"))
     st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
                "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
-               "The controls below do the same with the keyboard.")
+               "The cards below do the same, with keys 1–9 on the current card.")
     for line in summary_lines(graph.summarize(value, agents, d.edges)):  # the live summary, in words
         st.markdown(line)
-    if key("saved") in st.session_state:  # this part re-runs alone: it says when it saved
+    if key("saved") in st.session_state:  # what the last click on the drawing saved
         note = shell.card_note(key("saved")).removeprefix(" · ")
         st.caption(md(note[:1].upper() + note[1:]))  # "Saved HH:MM:SS", or why it was not saved
-    _node_controls(agents, d.step_counts, value, key, commit)
 
 
-def _node_controls(agents, step_counts, value, key, commit) -> None:
-    st.markdown("**Critical path** (one toggle per agent)")
-    cols = st.columns(2)
-    for i, agent in enumerate(agents):
-        k = key("node", agent)
-        st.session_state[k] = graph.is_critical(value, agent)  # the stored value is the truth
+def _critical_card(ws: Workspace, item: Item, scheme: Scheme, agents: list[str], step_counts: dict,
+                   on_saved) -> None:
+    """The agents on the critical path: one multi-choice card, each agent in its colour."""
+    def with_critical(picked: list[str], base) -> dict:
+        value = graph.normalize(base, agents)
+        for agent in agents:
+            value = graph.set_node(value, agent, agent in picked, agents)
+        return value
 
-        def changed(agent=agent, k=k):
-            commit(graph.set_node(value, agent, bool(st.session_state[k]), agents), value)
+    with st.container(border=True):  # a card of its own for the keys (j / k, then 1–9)
+        scheme_card(ws, item, scheme, _place(scheme, "critical"), title="Critical path (agents)",
+                    options=agents, multi=True, holds="critical", own_fragment=False, on_saved=on_saved,
+                    chosen=lambda v: [a for a in graph.normalize(v, agents)["critical_nodes"] if a in agents],
+                    build=with_critical, colours={a: agent_hex(a) for a in agents},
+                    tips={a: f"{_plural(step_counts.get(a, 0), 'step')} in this trace" for a in agents})
 
-        cols[i % 2].toggle(f"Critical path: {md(agent)}", key=k, on_change=changed,
-                           help=f"{_plural(step_counts.get(agent, 0), 'step')} in this trace")
 
-
-def _edge_controls(edges, value, key, commit, agents) -> None:
+def _edge_cards(ws: Workspace, item: Item, scheme: Scheme, agents: list[str], edges, on_saved) -> None:
+    """A radio card per handoff pair (normal / ★ critical / ⚠ problematic), paged by twenty."""
     if not edges:
         st.caption("No handoffs: every step is by the same agent.")
         return
@@ -216,18 +226,26 @@ def _edge_controls(edges, value, key, commit, agents) -> None:
     shown = edges
     n_pages = (len(edges) + EDGES_PER_PAGE - 1) // EDGES_PER_PAGE
     if n_pages > 1:
-        k_page = key("edge-page")
+        k_page = _place(scheme, "edge-page")
+        follow(_place(scheme, "edge-page-holds"), item.id, {k_page: 0})  # another item opens on its first page
         page = st.selectbox("Handoff page", list(range(n_pages)), key=k_page,
                             format_func=lambda p: f"Pairs {p * EDGES_PER_PAGE + 1}–"
                                                   f"{min(len(edges), (p + 1) * EDGES_PER_PAGE)} of {len(edges)}")
         shown = edges[page * EDGES_PER_PAGE:(page + 1) * EDGES_PER_PAGE]
-    cols = st.columns(2)
-    for i, (a, b, n) in enumerate(shown):
-        k = key("edge", graph.edge_key(a, b))
-        st.session_state[k] = graph.edge_state(value, a, b)
+    for row in range(0, len(shown), 2):  # two a row, in reading order (the keys' j / k go so)
+        for col, (slot, (a, b, n)) in zip(st.columns(2), enumerate(shown[row:row + 2], start=row)):
+            with col, st.container(border=True):
+                _edge_card(ws, item, scheme, agents, a, b, n, slot, on_saved)
 
-        def changed(a=a, b=b, k=k):
-            commit(graph.set_edge(value, a, b, st.session_state[k], agents), value)
 
-        cols[i % 2].selectbox(f"{md(a)} → {md(b)} ({_plural(n, 'handoff')})", graph.EDGE_STATES, key=k,
-                              format_func=STATE_WORDS.__getitem__, on_change=changed)
+def _edge_card(ws: Workspace, item: Item, scheme: Scheme, agents: list[str], a: str, b: str, n: int,
+               slot: int, on_saved) -> None:
+    def with_state(picked: list[str], base) -> dict:
+        return graph.set_edge(graph.normalize(base, agents), a, b, picked[0] if picked else graph.NORMAL, agents)
+
+    # nothing stored: no state chosen ("Not annotated yet"); else the pair's state, normal included
+    scheme_card(ws, item, scheme, _place(scheme, "edge", slot), title=f"{a} → {b} ({_plural(n, 'handoff')})",
+                options=list(graph.EDGE_STATES), labels=STATE_WORDS, multi=False, holds=graph.edge_key(a, b),
+                own_fragment=False, on_saved=on_saved, colours=dict(view.EDGE_COLOUR),
+                chosen=lambda v: [] if v is None else [graph.edge_state(graph.normalize(v, agents), a, b)],
+                build=with_state)

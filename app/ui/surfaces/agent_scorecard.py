@@ -1,18 +1,22 @@
 """Agent scorecard: a score per agent and dimension, team scores, milestones reached.
 
-A grid of segmented controls (an agent per row, a dimension per column, the scores 1..scale
-side by side): one click or one key per cell, no dropdown to open. No score chosen is "not
-scored", distinct from every score; clicking the chosen score again takes it back. A change
-saves at once (value format in app/types/agent_scorecard.py) and re-runs the scheme's fragment
-(app/ui/page.scheme_block), so the count at the top is worked out after the save, from the
-stored value: it always agrees with the cells below it.
+An instant card per agent (app/ui/instant_scheme.py), a radio row per dimension, the scores
+1..scale side by side: one click or one number key per cell, painted at once and saved behind
+(the keys pick in the card's current row and move on to the next, ↑/↓ move between rows; j/k
+between the cards). No score chosen is "not scored", distinct from every score; clicking the
+chosen score again takes it back. The team's scores are one such card, the milestones one card
+of toggles. A click reruns the scheme's fragment (app/ui/page.scheme_block), so the count at the
+top is worked out after the save, from the stored value: it always agrees with the cards below
+it (value format in app/types/agent_scorecard.py).
 
-A click saves only the cell it changed, on top of what is on disk (app/types/merge.py): the
-value the cells were drawn from is its `base`. A second tab of the same annotator that scored
-the same cell differently meanwhile keeps its score; the row says so, and every cell is drawn
-from the disk on each run, so it shows that score.
+A click saves only what it changed, on top of what is on disk (app/types/merge.py): the value
+the card was drawn from, or its last save left, is its `base`. A second tab of the same
+annotator that scored the same cell differently meanwhile keeps its score; the card says so,
+and every card is drawn from the disk on each run, so it shows that score.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 import streamlit as st
 
@@ -21,11 +25,14 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell
+from app.ui.instant import Row
+from app.ui.instant_scheme import scheme_card
 from app.ui.state import widget_key
 from app.ui.text import agent_badge, md
 
 PAGE_SIZE = 15  # agent rows per page
 
+Scored = Callable[[object, str, object], dict]  # (value, dimension, score or None) → the new value
 
 
 def _steps(n: int) -> str:
@@ -36,42 +43,45 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return _scorecard(ws, item, scheme)
 
 
-def _options(scheme: Scheme) -> list:
-    return list(range(1, scheme["scale"] + 1))
-
-
 def _prefix(item: Item, scheme: Scheme) -> tuple:
     return ("scorecard", scheme.name, item.id)
 
 
-def _drawn(ws: Workspace, item: Item, scheme: Scheme):
-    """The stored value the cells are drawn from now (a click's change from it is saved)."""
-    return shell.stored_value(ws, item, scheme.name)
+def _place(scheme: Scheme, *parts) -> str:
+    """A card's key by its place on the page (the next item updates the same cards)."""
+    return widget_key("scorecard", scheme.name, "place", *parts)
 
 
-def _saver(ws: Workspace, item: Item, scheme: Scheme, key: str, saved: str, drawn, update):
-    """A widget's callback: `update(drawn, the widget's value)`, its change from `drawn` saved
-    at once on top of the disk. The cells show the disk on the next run (saved, refused, failed
-    or kept by another tab's save)."""
-    def cb():
-        value = update(drawn, st.session_state[key])
-        shell.card_saved(ws, item, scheme, value, saved, empty=scorecard.is_empty(value), base=drawn)
-    return cb
+def score_rows(dims: list[str], scale: int, of: str) -> list[Row]:
+    """A radio row per dimension, its scores 1..scale (an option is "dimension's index:score");
+    `of` names whose scores they are, for the row's accessible name ("role fidelity of Planner")."""
+    return [Row(dim, tuple(f"{i}:{n}" for n in range(1, scale + 1)), label=f"{dim} of {of}")
+            for i, dim in enumerate(dims)]
 
 
-def _select(scheme: Scheme, label: str, key: str, value, cb) -> None:
-    """One cell: the scores side by side, one click (or Tab, then Enter/Space) picks one."""
-    st.session_state[key] = value if value in _options(scheme) else None  # the disk is the truth
-    st.segmented_control(label, _options(scheme), key=key, on_change=cb, label_visibility="collapsed",
-                         selection_mode="single", width="content")
+def _chosen(scores: dict, dims: list[str]) -> list[str]:
+    return [f"{i}:{scores[d]}" for i, d in enumerate(dims) if scores.get(d) is not None]
 
 
-def _cell(scheme: Scheme, dim: str, label: str, key: str, value, cb) -> None:
-    """A dimension's line: its name, then its scores."""
-    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-    with row:
-        st.caption(md(dim), width=120)
-        _select(scheme, label, key, value, cb)
+def _with_scores(base, picked: list[str], dims: list[str], scored: Scored) -> dict:
+    """`base` with each dimension of the card scored as the card shows it (None: not scored)."""
+    got = {dims[int(i)]: int(n) for i, n in (p.split(":") for p in picked)}  # (checked by the card)
+    value = base
+    for dim in dims:
+        value = scored(value, dim, got.get(dim))
+    return value
+
+
+def _score_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: str, of: str, holds: str,
+                dims: list[str], scores_of: Callable[[dict], dict], scored: Scored) -> None:
+    """A card of scores, a row per dimension (an agent's, or the team's)."""
+    rows = score_rows(dims, scheme["scale"], of)
+    options = [o for row in rows for o in row.options]
+    # a click reruns the scheme's fragment: the count at the top follows it
+    scheme_card(ws, item, scheme, key, title=title, options=options, rows=rows, multi=False, holds=holds,
+                labels={o: o.split(":")[1] for o in options}, hide_title=True, own_fragment=False,
+                chosen=lambda v: _chosen(scores_of(scorecard.parse(v, scheme["scale"])), dims),
+                build=lambda picked, base: _with_scores(base, picked, dims, scored))
 
 
 def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
@@ -84,7 +94,7 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
     stored = shell.stored_value(ws, item, scheme.name)
     rows, extra = scorecard.rows(d.agents, stored, scale)
 
-    # read after this run's saves (callbacks run first): the count agrees with the cells below
+    # read after this run's saves (callbacks run first): the count agrees with the cards below
     st.caption(f"Scores from 1 (lowest) to {scale} (highest); no score chosen is not scored (click the "
                f"chosen score again to take it back). {md(scorecard.summary(stored, len(d.agents), dims, team_dims, scale))}.")
 
@@ -99,16 +109,20 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
             page = st.selectbox("Agents page", list(range(n_pages)), key=widget_key(*prefix, "page"),
                                 format_func=lambda p: f"Agents {p * PAGE_SIZE + 1}–"
                                 f"{min(len(rows), (p + 1) * PAGE_SIZE)} of {len(rows)}")
-        for agent in rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]:
+        for slot, agent in enumerate(rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]):
             note = " (not in this trace)" if agent in extra else _steps(d.step_counts.get(agent, 0))
-            _agent_row(ws, item, scheme, agent, note)
+            _agent_card(ws, item, scheme, slot, agent, note)
 
     if team_dims:
         st.markdown("**Team**")
-        _team(ws, item, scheme)
+        with st.container(border=True):  # (a card of its own for the keys' j/k)
+            _score_card(ws, item, scheme, _place(scheme, "team"), title="Team scores", of="the team", holds="team",
+                        dims=team_dims, scores_of=lambda card: card["team"],
+                        scored=lambda v, dim, x: scorecard.with_team_score(v, dim, x, milestones, scale))
     if milestones:
         st.markdown("**Milestones reached**")
-        _milestones(ws, item, scheme)
+        with st.container(border=True):
+            _milestones(ws, item, scheme, stored)
 
     def clean():
         shell.reviewed_clean(ws, item, scheme, scorecard.empty(), forget=prefix)
@@ -119,52 +133,30 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
     return shell.CARDS
 
 
-def _agent_row(ws: Workspace, item: Item, scheme: Scheme, agent: str, note: str) -> None:
-    """One agent's scores."""
-    dims: list[str] = scheme["agent_dimensions"]
-    prefix = _prefix(item, scheme)
-    saved = widget_key(*prefix, "agent", agent, "saved")
-    drawn = _drawn(ws, item, scheme)
-    scores = scorecard.parse(drawn, scheme["scale"])["agents"].get(agent, {})
-    # the agent on a line of its own, then a line per dimension: its name and the scores side by
-    # side (three controls in a row of the narrow column cut off the highest scores)
-    st.markdown(agent_badge(agent) + md(note) + md(shell.card_note(saved)))
-    for dim in dims:
-        key = widget_key(*prefix, "agent", agent, dim)
-        changed = _saver(ws, item, scheme, key, saved, drawn, lambda v, x, dim=dim: scorecard.with_agent_score(
-            v, agent, dim, x, scheme["milestones"] or [], scheme["scale"]))
-        _cell(scheme, dim, md(f"{dim} of {agent}"), key, scores.get(dim), changed)
-
-
-def _team(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    """The team's scores."""
-    team_dims: list[str] = scheme["team_dimensions"] or []
-    prefix = _prefix(item, scheme)
-    saved = widget_key(*prefix, "team", "saved")
-    drawn = _drawn(ws, item, scheme)
-    scores = scorecard.parse(drawn, scheme["scale"])["team"]
-    for dim in team_dims:
-        key = widget_key(*prefix, "team", dim)
-        changed = _saver(ws, item, scheme, key, saved, drawn, lambda v, x, dim=dim: scorecard.with_team_score(
-            v, dim, x, scheme["milestones"] or [], scheme["scale"]))
-        _cell(scheme, dim, md(f"team {dim}"), key, scores.get(dim), changed)
-    if saved in st.session_state:
-        st.caption("Team scores" + md(shell.card_note(saved)))
-
-
-def _milestones(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    """The milestones reached."""
+def _agent_card(ws: Workspace, item: Item, scheme: Scheme, slot: int, agent: str, note: str) -> None:
+    """One agent's scores: its name in its colour, then a row per dimension."""
     milestones: list[str] = scheme["milestones"] or []
-    prefix = _prefix(item, scheme)
-    saved = widget_key(*prefix, "milestone", "saved")
-    drawn = _drawn(ws, item, scheme)
-    reached = scorecard.parse(drawn, scheme["scale"])["milestones"]
-    for name in milestones:
-        key = widget_key(*prefix, "milestone", name)
-        st.session_state[key] = bool(reached.get(name, False))  # the disk is the truth
-        changed = _saver(ws, item, scheme, key, saved, drawn, lambda v, x, name=name: scorecard.with_milestone(
-            v, name, bool(x), milestones, scheme["scale"]))
-        st.checkbox(md(name), key=key, on_change=changed)
-    if saved in st.session_state:
-        st.caption(f"Milestones: {sum(bool(reached.get(m)) for m in milestones)} of {len(milestones)} "
-                   f"reached{md(shell.card_note(saved))}")
+    with st.container(border=True):  # (a card of its own for the keys' j/k)
+        st.markdown(agent_badge(agent) + md(note))
+        _score_card(ws, item, scheme, _place(scheme, "agent", slot), title=agent, of=agent, holds=agent,
+                    dims=scheme["agent_dimensions"], scores_of=lambda card: card["agents"].get(agent, {}),
+                    scored=lambda v, dim, x: scorecard.with_agent_score(v, agent, dim, x, milestones,
+                                                                         scheme["scale"]))
+
+
+def _milestones(ws: Workspace, item: Item, scheme: Scheme, stored) -> None:
+    """The milestones reached: a card of toggles, and how many are reached."""
+    milestones: list[str] = scheme["milestones"] or []
+    scale: int = scheme["scale"]
+
+    def build(picked: list[str], base) -> dict:
+        value = base
+        for name in milestones:
+            value = scorecard.with_milestone(value, name, name in picked, milestones, scale)
+        return value
+
+    scheme_card(ws, item, scheme, _place(scheme, "milestones"), title="Milestones reached", options=milestones,
+                multi=True, hide_title=True, own_fragment=False,
+                chosen=lambda v: [m for m, r in scorecard.parse(v, scale)["milestones"].items() if r], build=build)
+    reached = scorecard.parse(stored, scale)["milestones"]
+    st.caption(f"Milestones: {sum(bool(reached.get(m)) for m in milestones)} of {len(milestones)} reached")

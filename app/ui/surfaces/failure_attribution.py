@@ -1,10 +1,12 @@
 """Failure attribution: responsible agent, decisive step, reason — chosen among what happened.
 
-By keyboard alone (app/ui/keyboard.py): the agents are a row of pills (j/k to this box, then
+By keyboard alone (app/ui/keyboard.py): the agents are an instant radio card, each with its
+colour's dot (app/ui/instant_scheme.py: painted at once, saved behind; j/k to this box, then
 1–9), the decisive step is the trace's current step card (j/k past this box to the step, then
-s), the reason is t, type, Esc. The agent and the step go through the same on_change and commit;
-the reason is an instant text card (app/ui/instant_text.py: saved after a pause in typing, on
-leaving the box, on Ctrl+Enter), which saves the reason only, on the agent and step on disk."""
+s), the reason is t, type, Esc. The step goes through on_change and commit; the agent's card
+saves the agent alone, on top of the disk, and always shows the stored one; the reason is an
+instant text card (app/ui/instant_text.py: saved after a pause in typing, on leaving the box, on
+Ctrl+Enter), which saves the reason alone, on the agent and step on disk."""
 from __future__ import annotations
 
 import streamlit as st
@@ -14,8 +16,9 @@ from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
+from app.traces.palette import agent_hex
 from app.ui import keyboard, shell, suggestion_view, trace_view
-from app.ui.instant_scheme import scheme_text
+from app.ui.instant_scheme import scheme_card, scheme_text
 from app.ui.state import follow, widget_key
 from app.ui.text import excerpt, md, visible
 
@@ -65,10 +68,16 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
         suggestion_view.offer(f"decisive step: step {hint.step} ({hint.agent})", hint.reason,
                               widget_key("fa", scheme.name, item.id, "accept"), accept)
-    # a row of pills, one click or one number key each (a dropdown needed Tab and Enter); a
-    # click on the chosen one takes it back
-    st.pills("Responsible agent", agents, key=k_agent, on_change=on_change, format_func=md,
-             help="The agent that caused the failure (keys: j/k to this box, then 1–9)")
+    # an instant radio card, one click or one number key each (a dropdown needed Tab and Enter); a
+    # click on the chosen one takes it back. It shows what is stored (after an accepted suggestion
+    # too); its click changes only the agent, on top of the disk, and reruns this scheme's fragment
+    # (the note below and the scheme's saved line follow it)
+    scheme_card(ws, item, scheme, widget_key("fa", scheme.name, "place", "agent"), title="Responsible agent",
+                options=agents, multi=False, note_below=True, colours={a: agent_hex(a) for a in agents},
+                chosen=lambda v: [a] if isinstance(v, dict) and (a := v.get("responsible_agent")) in agents else [],
+                build=lambda picked, base: {**failure_attribution_type.build(None, None, ""),
+                                            **(base if isinstance(base, dict) else {}),
+                                            "responsible_agent": picked[0] if picked else None})
     st.selectbox("Decisive step", steps, index=None,
                  key=k_step, on_change=on_change, placeholder="Choose the step where it went wrong",
                  format_func=label_of.__getitem__,
