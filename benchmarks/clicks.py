@@ -14,6 +14,10 @@ after two untimed ones:
   rerun that saves also draws the result, so it is the same moment as painted; on Potato it is
   the end of the `/updateinstance` request the click sends; on the prototypes
   (app/ui/instant.py) the card's status line saying "Saved" / "Not annotated yet".
+- *text* (the text card, app/ui/instant_text.py): *keystroke → painted*, from a key's keydown to
+  the animation frame after the box's `input` (typing is the browser's own), median over the keys
+  typed; *pause → stored*, from the end of the pause after the last key (the card sends the text
+  500 ms after typing stops) until the card's status line says "Saved"; and keystroke → stored.
 - *next item → interactive*: "Done → next" (Potato: "Next") until the next item's id is shown
   and the page is quiet.
 - *cold load*: a fresh browser context, navigation start to the last change before 600 ms of
@@ -39,7 +43,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -136,6 +139,9 @@ def next_item(pg, button, expect: str, running: str = RUNNING) -> float:
 def baton_size(browser, base: str, n: int, clicks: int, names: list[str]) -> list[dict]:
     rows = []
     for name in names:
+        if name == TEXT:
+            rows.append(text_row(browser, base, n, clicks))
+            continue
         page_name, actions = surfaces(n)[name]
         ctx, pg = new_page(browser)
         load = cold(pg, f"{base}/{page_name}?annotator=bench&item=run-{n}-0", done_button)
@@ -158,6 +164,55 @@ def baton_size(browser, base: str, n: int, clicks: int, names: list[str]) -> lis
                      "next item ms": median(nxt), "cold load ms": load, "longest task ms": long})
         ctx.close()
     return rows
+
+
+# --- Baton's text card: typing, then the save after a pause -------------------------------------------
+
+TEXT = "text"
+PAUSE_MS = 500  # app/ui/instant_text.PAUSE_MS
+
+TYPING_JS = """(box) => { const b = window.__bench, status = box.closest('.bt-card').querySelector('.bt-status');
+  b.keys = []; b.lastInput = null; b.sawSaving = false; b.tSaved = null;
+  if (box.__benchHooked) return;
+  box.__benchHooked = true;
+  box.addEventListener('keydown', (e) => { b.keys.push({down: e.timeStamp, painted: null}); }, true);
+  box.addEventListener('input', () => {
+    const k = b.keys[b.keys.length - 1];
+    b.lastInput = performance.now();
+    requestAnimationFrame(() => { if (k && k.painted === null) k.painted = performance.now(); });
+  });
+  new MutationObserver(() => {
+    if (status.dataset.state === 'saving') b.sawSaving = true;
+    else if (status.dataset.state === 'saved' && b.sawSaving && b.tSaved === null) b.tSaved = performance.now();
+  }).observe(status, {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+
+
+def text_row(browser, base: str, n: int, rounds: int) -> dict:
+    """Words typed into the text card of the demo's `text` scheme (real keys, 60 ms apart), each
+    round until the card says "Saved"."""
+    ctx, pg = new_page(browser)
+    load = cold(pg, f"{base}/text?annotator=bench&item=run-{n}-0", done_button)
+    box = pg.locator(".bt-card .bt-box").first
+    box.wait_for(timeout=60000)
+    painted, stored, typed_stored = [], [], []
+    for k in range(-2, rounds):
+        settle(pg)
+        box.focus()
+        box.evaluate(TYPING_JS)
+        pg.keyboard.type(f" word{k + 2}", delay=60)
+        pg.wait_for_function("() => window.__bench.tSaved !== null", timeout=60000)
+        b = pg.evaluate("() => window.__bench")
+        if k >= 0:
+            painted.append(median([x["painted"] - x["down"] for x in b["keys"] if x["painted"] is not None]))
+            stored.append(b["tSaved"] - (b["lastInput"] + PAUSE_MS))
+            typed_stored.append(b["tSaved"] - b["lastInput"])
+    shown = box.input_value().endswith(f" word{rounds + 1}")
+    long = pg.evaluate("() => window.__bench.long")
+    ctx.close()
+    return {"tool": "Baton", "steps": n, "surface": "text (keystroke / pause → stored)",
+            "click → painted ms": median(painted), "click → stored ms": median(stored),
+            "keystroke → stored ms": median(typed_stored), "shown": "yes" if shown else "NO",
+            "next item ms": float("nan"), "cold load ms": load, "longest task ms": long}
 
 
 # --- Potato ------------------------------------------------------------------------------------------
@@ -390,7 +445,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.clicks", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="50,500,2000,5000")
     ap.add_argument("--clicks", type=int, default=3)
-    ap.add_argument("--surfaces", help="comma-separated Baton surfaces (default: all of benchmarks.browser)")
+    ap.add_argument("--surfaces", help="comma-separated Baton surfaces (default: all of benchmarks.browser, "
+                    "and text)")
     ap.add_argument("--no-potato", action="store_true")
     ap.add_argument("--no-prototypes", action="store_true")
     ap.add_argument("--no-baton", action="store_true")
@@ -399,7 +455,7 @@ def main(argv=None) -> int:
         print(f"Debian's Chromium not found at {CHROMIUM}: benchmark skipped")
         return 0
     sizes = [int(x) for x in args.sizes.split(",")]
-    names = args.surfaces.split(",") if args.surfaces else list(surfaces(0))
+    names = args.surfaces.split(",") if args.surfaces else [*surfaces(0), TEXT]
     print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)", flush=True)
     from playwright.sync_api import sync_playwright
     rows, protos, bursts, trivial_ms = [], [], [], {}
@@ -454,7 +510,7 @@ def main(argv=None) -> int:
                     s.stop()
             trivial.close()
             browser.close()
-    print(f"\n### The issue's table: click → painted, median ms (ratio to the trivial page's round trip)\n")
+    print("\n### The issue's table: click → painted, median ms (ratio to the trivial page's round trip)\n")
     pivot = []
     for n in sizes:
         row = {"steps": n}

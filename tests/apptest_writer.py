@@ -15,3 +15,12 @@ def open_text_page(root: str, who: str, item: str, timeout: float = 60):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def type_note(at, k: int, text: str) -> dict:
+    """Type `text` into the page's k-th text card (an instant text card: what the browser sends
+    after a pause in typing) and return that card as the browser then gets it."""
+    from tests.conftest import text_cards, type_card
+    key = list(text_cards(at))[k]
+    type_card(at, key, text)
+    return text_cards(at)[key]

@@ -238,6 +238,33 @@ def click_card(at, key: str, value: list[str]):
                                                 "holds": card["holds"]})
 
 
+def text_cards(at) -> dict[str, dict]:
+    """The instant text cards on the page (app/ui/instant_text.py), by key: the data the browser gets."""
+    import json
+    return {d["card"]: d for d in (json.loads(e.proto.json) for e in components(at, "baton_instant_text"))}
+
+
+def text_card(at, key: str) -> dict:
+    """The one instant text card whose key is `key` or contains it (or whose title is `key`)."""
+    cards = text_cards(at)
+    if key in cards:
+        return cards[key]
+    found = [d for k, d in cards.items() if key in k] or [d for d in cards.values() if d["title"] == key]
+    assert len(found) == 1, (key, list(cards))
+    return found[0]
+
+
+def type_card(at, key: str, text: str):
+    """What the browser sends when the text card `key` holds `text` after a pause in typing (the
+    next number of the card's acknowledged texts, for the object it holds)."""
+    card = text_card(at, key)
+    element = next(e for e in components(at, "baton_instant_text") if json_of(e)["card"] == card["card"])
+    ack = card["ack"]
+    seq = ack["seq"] + 1 if ack["mount"] == "apptest" and ack["holds"] == card["holds"] else 1
+    return send_trigger(at, element, "change", {"mount": "apptest", "seq": seq, "value": text,
+                                                "holds": card["holds"]})
+
+
 def json_of(element) -> dict:
     import json
     return json.loads(element.proto.json)

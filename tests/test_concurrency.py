@@ -34,7 +34,7 @@ LAUNCHER = textwrap.dedent(r"""
     ITEMS, ANNOTATORS, NS = json.loads(sys.argv[4]), json.loads(sys.argv[5]), int(sys.argv[6])
     sys.path.insert(0, root)
     os.environ["BATON_CONFIG"] = cfg
-    from tests.apptest_writer import open_text_page as _open
+    from tests.apptest_writer import open_text_page as _open, type_note
     results = sys.argv[7]  # one file per annotator: eight children sharing one pipe would
                            # interleave result lines longer than the pipe's atomic write size
 
@@ -58,10 +58,8 @@ LAUNCHER = textwrap.dedent(r"""
                 for j in range(n):
                     at, k = pages[j % len(ITEMS)], (j // len(ITEMS)) % NS
                     text = f"{who}|{j}|" + "y" * (j * 31 % 700)
-                    at.text_area[k].input(text).run()
-                    assert not at.exception, [e.value for e in at.exception]
-                    notes = [c.value for c in at.caption if "Saved" in c.value or "Not annotated" in c.value]
-                    assert "Saved" in notes[k], notes
+                    card = type_note(at, k, text)
+                    assert card["error"] is None and card["saved_text"].startswith("Saved"), card
                     last[f"{ITEMS[j % len(ITEMS)]} note{k}"] = text
                 report(i, {"who": who, "last": last, "seconds": time.perf_counter() - t0})
                 os._exit(0)

@@ -67,7 +67,7 @@ LAUNCHER = textwrap.dedent(r"""
         os.write(1, (line + "\n").encode())
 
     if mode == "app":
-        from tests.apptest_writer import open_text_page as _open
+        from tests.apptest_writer import open_text_page as _open, type_note
 
         def open_text_page(who, item):
             return _open(root, who, item, timeout=60)
@@ -79,10 +79,8 @@ LAUNCHER = textwrap.dedent(r"""
             at = open_text_page(who, item)
             while True:
                 k = n % NS
-                at.text_area[k].input(f"{n}|" + "x" * (n * 7919 % 4000)).run()
-                assert not at.exception, [e.value for e in at.exception]
-                notes = [c.value for c in at.caption if "Saved" in c.value or "Not annotated" in c.value]
-                assert "Saved" in notes[k], notes
+                card = type_note(at, k, f"{n}|" + "x" * (n * 7919 % 4000))
+                assert card["error"] is None and card["saved_text"].startswith("Saved"), card
                 say(f"saved {trial % len(ANNOTATORS)} {trial % len(ITEMS)} {k} {n}")
                 n += 1
     else:

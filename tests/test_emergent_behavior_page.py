@@ -6,7 +6,8 @@ import json
 from app.store.storage import AnnotationStore
 from app.ui.surfaces.emergent_behavior import PAGE_SIZE
 from app.ui.state import widget_key
-from tests.conftest import click_card, instant_card, make_app, open_page, write_project
+from tests.conftest import (click_card, instant_card, make_app, open_page, text_card, text_cards, type_card,
+                            write_project)
 
 PAGE = "emergent_behavior"
 SEP = "\u241f"
@@ -29,6 +30,15 @@ def show(at, behaviour, scheme="emergent"):
 def key_of(widgets, *suffix):
     end = SEP + SEP.join(str(s) for s in suffix)
     return next(w.key for w in widgets if w.key and w.key.endswith(end))
+
+
+def note_key(at, behaviour) -> str:
+    """The key of the behaviour's note (an instant text card, app/ui/instant_text.py, keyed by its
+    place), showing that behaviour first."""
+    show(at, behaviour)
+    key = next(k for k in text_cards(at) if k.endswith(SEP + "place" + SEP + "note"))
+    assert text_cards(at)[key]["holds"].endswith(SEP + behaviour)
+    return key
 
 
 CARD = SEP + "place" + SEP + "turns"  # the page's turns: one instant card (app/ui/instant_scheme.py)
@@ -94,7 +104,8 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     box(at, "echoing", 12).check().run()
     box(at, "echoing", 3).check().run()
     assert stored(demo_project, item).value == {"echoing": {"turns": [3, 12], "note": ""}}
-    at.text_area(key=key_of(at.text_area, "echoing", "note")).input("Critic repeats the plan").run()
+    type_card(at, note_key(at, "echoing"), "Critic repeats the plan")
+    assert text_card(at, note_key(at, "echoing"))["error"] is None
     # a range: from 9 to 6 (either order) on role_swap
     show(at, "role_swap")
     assert turns_card(at)["title"].startswith("Turns showing role_swap")  # the other behaviour is not drawn
@@ -124,11 +135,11 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
     assert [t for t in range(14) if box(at2, "role_swap", t).value] == [6, 7]
     box(at2, "role_swap", 0)  # back to the first pages
     box(at2, "echoing", 0)
-    assert at2.text_area(key=key_of(at2.text_area, "echoing", "note")).value == "Critic repeats the plan"
+    assert text_card(at2, note_key(at2, "echoing"))["stored"] == "Critic repeats the plan"
     assert any("saved at once" in c.value for c in at2.caption)
 
     # clearing everything leaves no row: "not annotated" again
-    at2.text_area(key=key_of(at2.text_area, "echoing", "note")).input("").run()
+    type_card(at2, note_key(at2, "echoing"), "")
     box(at2, "echoing", 12).uncheck().run()
     show(at2, "role_swap")
     at2.button(key=key_of(at2.button, "role_swap", "remove")).click().run()  # range 0-0: nothing
@@ -163,7 +174,7 @@ def test_no_note_when_not_allowed(tmp_path):
         "annotation_type": "emergent_behavior", "name": "emergent", "behaviors": ["loop"],
         "allow_note": False}])
     at = open_page(make_app(project, item="research-003"), PAGE)
-    assert not at.text_area
+    assert not at.text_area and not text_cards(at)
     box(at, "loop", 3).check().run()  # the step without an agent is a turn too
     assert stored(project, "research-003").value == {"loop": {"turns": [3], "note": ""}}
 

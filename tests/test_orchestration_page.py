@@ -4,7 +4,7 @@ from __future__ import annotations
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.ui.text import md
-from tests.conftest import make_app, open_page
+from tests.conftest import make_app, open_page, text_card, type_card
 
 ITEM = "code-team-002"
 LABELS = ["single_agent", "sequential_pipeline", "hierarchical_manager", "group_chat", "blackboard",
@@ -27,15 +27,15 @@ def test_label_and_free_text_are_stored_together(demo_project):
     assert radio.value == "hierarchical_manager" and stored(tmp) is None
     at.button(key=widget_key("radio-confirm", "orchestration")).click().run()
     assert stored(tmp).value == {"hierarchical_manager": "true"}
-    at.text_input(key=k_free).input("manager delegates, reviewer gates the merge").run()
-    assert not at.exception
+    type_card(at, k_free, "manager delegates, reviewer gates the merge")  # an instant text card
+    assert not at.exception and text_card(at, k_free)["error"] is None
     assert stored(tmp).value == {"hierarchical_manager": "true",
                                  "free_response": "manager delegates, reviewer gates the merge"}
     assert stored(tmp).annotation_type == "radio"
 
     again = open_page(make_app(demo_project, item=ITEM), "radio")
     assert again.radio(key=k_choice).value == "hierarchical_manager"
-    assert again.text_input(key=k_free).value == "manager delegates, reviewer gates the merge"
+    assert text_card(again, k_free)["stored"] == "manager delegates, reviewer gates the merge"
     again.radio(key=k_choice).set_value("hub_and_spoke").run()
     assert stored(tmp).value == {"hub_and_spoke": "true",
                                  "free_response": "manager delegates, reviewer gates the merge"}
@@ -50,13 +50,13 @@ def test_the_same_controls_take_each_items_stored_answer(demo_project):
     k_choice, k_free = wk("radio", "orchestration"), wk("radio-free", "orchestration")
     at = open_page(make_app(demo_project, item=ITEM), "radio")
     at.radio(key=k_choice).set_value("debate").run()
-    at.text_input(key=k_free).input("they argue").run()
+    type_card(at, k_free, "they argue")
     at.sidebar.button(key=wk("nav", "next")).click().run()
     # the next item's own suggestion pre-selected (issue 29), nothing of the previous item's
-    assert at.radio(key=k_choice).value == "hierarchical_manager" and at.text_input(key=k_free).value == ""
+    assert at.radio(key=k_choice).value == "hierarchical_manager" and text_card(at, k_free)["stored"] == ""
     at.radio(key=k_choice).set_value("group_chat").run()
     at.sidebar.button(key=wk("nav", "prev")).click().run()
-    assert at.radio(key=k_choice).value == "debate" and at.text_input(key=k_free).value == "they argue"
+    assert at.radio(key=k_choice).value == "debate" and text_card(at, k_free)["stored"] == "they argue"
     at.sidebar.button(key=wk("nav", "next")).click().run()
     assert at.radio(key=k_choice).value == "group_chat"
     assert stored(demo_project.parent).value == {"debate": "true", "free_response": "they argue"}

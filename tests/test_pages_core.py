@@ -6,7 +6,8 @@ import pandas as pd
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import agent_card, click_card, instant_card, make_app, open_page, step_cards, write_project
+from tests.conftest import (agent_card, click_card, instant_card, make_app, open_page, step_cards, text_card,
+                            type_card, write_project)
 
 
 def stored(project, item, scheme, who="alice"):
@@ -46,7 +47,8 @@ def test_failure_attribution_saved_and_restored(demo_project):
     assert all(re.fullmatch(r"#[0-9a-f]{6}", o["colour"]) for o in agent["options"])  # each agent's colour
     click_card(at, agent["card"], ["WebSurfer"])
     at.selectbox(key=step.key).set_value(8).run()
-    at.text_area[0].input("Clicked the wrong link").run()
+    type_card(at, "Reason", "Clicked the wrong link")
+    assert text_card(at, "Reason")["error"] is None
     ann = stored(demo_project, item, "attribution")
     assert ann.value == {"responsible_agent": "WebSurfer", "decisive_step": 8, "reason": "Clicked the wrong link"}
     assert ann.status == "annotated" and ann.trace_hash and ann.updated_at is not None
@@ -55,7 +57,7 @@ def test_failure_attribution_saved_and_restored(demo_project):
     at2 = open_page(make_app(demo_project, item=item), "failure_attribution")
     assert agent_card(at2)["stored"] == ["WebSurfer"]
     assert next(s for s in at2.selectbox if s.label == "Decisive step").value == 8
-    assert at2.text_area[0].value == "Clicked the wrong link"
+    assert text_card(at2, "Reason")["stored"] == "Clicked the wrong link"
     assert any("Saved" in c.value for c in at2.caption)
 
 
@@ -80,23 +82,24 @@ def test_radio_likert_multiselect_text(demo_project):
     at = open_page(make_app(demo_project, item=item), "multiselect")
     click_card(at, "symptoms", ["loop"])
     click_card(at, "symptoms", ["loop", "ignored_constraint"])
-    at.text_input[0].input("budget fixation").run()
+    type_card(at, "multi-free", "budget fixation")
     assert stored(demo_project, item, "symptoms").value == {"loop": "true", "ignored_constraint": "true",
                                                              "free_response": "budget fixation"}
     click_card(at, "symptoms", ["ignored_constraint"])
     assert stored(demo_project, item, "symptoms").value == {"ignored_constraint": "true",
                                                              "free_response": "budget fixation"}
     at = open_page(make_app(demo_project, item=item), "text")
-    at.text_area[0].input("Critic was ignored.").run()
+    type_card(at, "notes", "Critic was ignored.")
     assert stored(demo_project, item, "notes").value == {"text_box": "Critic was ignored."}
-    at.text_area[0].input("").run()
+    assert text_card(at, "notes")["saved_text"].startswith("Saved · ")
+    type_card(at, "notes", "")
     assert stored(demo_project, item, "notes") is None  # emptied: no label left behind
     # reopen: every control shows what is stored
     at = open_page(make_app(demo_project, item=item), "likert")
     assert instant_card(at, "confidence")["stored"] == ["4"]
     at = open_page(make_app(demo_project, item=item), "multiselect")
     assert instant_card(at, "symptoms")["stored"] == ["ignored_constraint"]
-    assert at.text_input[0].value == "budget fixation"
+    assert text_card(at, "multi-free")["stored"] == "budget fixation"
 
 
 def _picker(at) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from app.store.storage import AnnotationStore
-from tests.conftest import click_card, components, make_app, open_page, write_project
+from tests.conftest import click_card, components, make_app, open_page, type_card, write_project
 from app.ui.state import widget_key
 
 
@@ -43,7 +43,7 @@ def test_the_decisive_step_is_marked_in_the_trace(demo_project):
     step.set_value(8).run()
     f = focus(at)
     assert f["step"] == 8 and "decisive step" in f["why"]
-    at.text_area[0].input("Clicked the wrong link").run()  # the step did not change: no new scroll
+    type_card(at, "Reason", "Clicked the wrong link")  # the step did not change: no new scroll
     assert focus(at)["asked"] == f["asked"]
     assert AnnotationStore(demo_project.parent / "annotations").load(item, "alice", "attribution").value[
         "decisive_step"] == 8

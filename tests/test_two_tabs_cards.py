@@ -12,7 +12,7 @@ import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import as_read, click_card, components, make_app, open_page
+from tests.conftest import as_read, click_card, components, make_app, open_page, text_card, type_card
 from tests.summary_data import demo
 from tests.test_agent_scorecard_page import TEAM, card, reach, score, scores
 # the graph's instant cards, driven as the browser drives them
@@ -87,8 +87,15 @@ def turn_box(at, behaviour: str, turn: int):
     return box(at, behaviour, turn)
 
 
-def note_box(at, behaviour: str):
-    return at.text_area(key=widget_key("emergent_behavior", "emergent", TRIP, behaviour, "note"))
+def note_card(at, behaviour: str) -> dict:
+    """The behaviour's note: an instant text card (app/ui/instant_text.py), as the browser gets it."""
+    from tests.test_emergent_behavior_page import note_key
+    return text_card(at, note_key(at, behaviour))
+
+
+def type_note(at, behaviour: str, text: str):
+    from tests.test_emergent_behavior_page import note_key
+    return ok(type_card(at, note_key(at, behaviour), text))
 
 
 def test_emergent_two_tabs_keep_both_turns_and_the_later_is_told_of_a_clashing_note(tmp_path):
@@ -101,13 +108,16 @@ def test_emergent_two_tabs_keep_both_turns_and_the_later_is_told_of_a_clashing_n
     ok(turn_box(a, "echoing", 3).uncheck().run())  # A (stale: it never saw 5) unmarks its turn 3
     assert stored(cfg, "emergent")["echoing"]["turns"] == [5]
     assert turn_box(a, "echoing", 5).value and not turn_box(a, "echoing", 3).value
-    # a note in A, then a different one in B (drawn before A's save): A's stays, B is told and shown it
-    ok(note_box(a, "echoing").input("they repeat the plan").run())
-    ok(note_box(b, "echoing").input("no, it is new each time").run())
+    # a note in A, then a different one in B (drawn before A's save): A's stays, B is told and shown
+    # it (B's words stay in its box, the stored note under "What is stored")
+    type_note(a, "echoing", "they repeat the plan")
+    type_note(b, "echoing", "no, it is new each time")
     assert stored(cfg, "emergent")["echoing"] == {"turns": [5], "note": "they repeat the plan"}
     told = texts(b)
     assert f"{TOLD} 'they repeat the plan' meanwhile" in told and "no, it is new each time" in told
-    assert note_box(b, "echoing").value == "they repeat the plan"
+    card = note_card(b, "echoing")
+    assert card["error"].startswith("Not saved: another tab or session saved other text here meanwhile")
+    assert card["stored"] == "they repeat the plan"
     # B's next click applies: no word of a clash any more
     ok(turn_box(b, "echoing", 7).check().run())
     assert stored(cfg, "emergent")["echoing"] == {"turns": [5, 7], "note": "they repeat the plan"}

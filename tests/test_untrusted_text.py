@@ -14,7 +14,7 @@ import pytest
 from app.project.config import load_config
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
-from tests.conftest import agent_card, instant_card, make_app, open_page, step_cards, write_project
+from tests.conftest import agent_card, instant_card, make_app, open_page, step_cards, text_card, write_project
 
 HOSTILE = ["![x](http://leak.invalid/a.png)", ":red[x]", "$x$", "[a](b)"]
 HIDDEN = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u200e\u200f\ufeff\u2060"
@@ -47,7 +47,8 @@ def test_config_labels_reach_the_page_escaped(tmp_path):
     assert [o["value"] for o in card["options"]] == HOSTILE
     assert [o["label"] for o in card["options"]] == [visible(h) for h in HOSTILE]
     assert [o["tip"] for o in card["options"]] == [visible(f"tip {h}") for h in HOSTILE]
-    assert at.text_input(key=widget_key("radio-free", "verdict")).label == md(HOSTILE[3])
+    # the free response: an instant text card (app/ui/instant_text.py), its title written as text
+    assert text_card(at, widget_key("radio-free", "verdict"))["title"] == visible(HOSTILE[3])
     assert md(HOSTILE[0] + " " + HOSTILE[2]) in [c.value for c in at.caption]  # the description
     at = open_page(make_app(cfg), "likert")
     options = [o["label"] for o in instant_card(at, widget_key("likert", "sure"))["options"]]

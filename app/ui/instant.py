@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
+from app.ui.state import element_key
 from app.ui.text import visible
 
 _log = logging.getLogger(__name__)
@@ -287,9 +288,9 @@ def newer(event: dict, last: Ack) -> bool:
     return str(event.get("mount")) != last.mount or seq > last.seq
 
 
-def failed_words(error: OSError) -> str:
+def failed_words(error: OSError, after: str = "Showing what is stored.") -> str:
     from app.ui.saving import why_not_saved  # the store's failure in words, without paths
-    return f"{NOT_SAVED}: {why_not_saved(error)}. Showing what is stored."
+    return f"{NOT_SAVED}: {why_not_saved(error)}. {after}"
 
 
 def apply(event: Any, options: list[str], multi: bool, last: Ack, save: Save, holds: str = "",
@@ -297,21 +298,30 @@ def apply(event: Any, options: list[str], multi: bool, last: Ack, save: Save, ho
     """Save the click an event carries if it is valid, newer than `last` and made on the object
     the card holds now (`holds`: a late click on the previous item's card is not saved on the
     next item's); the new Ack."""
-    value = checked_value(event, options, multi, rows)
-    if value is None or str(event.get("holds", "")) != holds:
+    return settle(event, checked_value(event, options, multi, rows), last, save, holds)
+
+
+def settle(event: Any, value: Any, last: Ack, save: Callable[[Any], None], holds: str = "",
+           after: str = "Showing what is stored.") -> Ack:
+    """What a card does with an event from the browser, whatever it carries: `value` is what the
+    event holds once checked (None: not an event the card could have sent). It is saved if the
+    event is newer than `last` and made on the object the card holds now; the new Ack, whose
+    error (after a failed save) says why in words, then `after`."""
+    if value is None or not isinstance(event, dict) or str(event.get("holds", "")) != holds:
         return last
     if last.holds != holds:
         last = Ack(holds=holds)
     if not newer(event, last):
         return last
-    ack = Ack(str(event["mount"]), int(event["seq"]), tuple(value), holds=holds)
+    shown = tuple(value) if isinstance(value, list) else (value,)
+    ack = Ack(str(event["mount"]), int(event["seq"]), shown, holds=holds)
     try:
         save(value)
     except OSError as error:
         _log.warning("instant save failed", exc_info=error)
-        ack.error = failed_words(error)
+        ack.error = failed_words(error, after)
     except NotSaved as refusal:
-        ack.error = f"{NOT_SAVED}: {refusal}. Showing what is stored."
+        ack.error = f"{NOT_SAVED}: {refusal}. {after}"
     return ack
 
 
@@ -341,7 +351,7 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
     def on_change() -> None:
         if disabled:  # (the page cannot send it: its buttons are disabled)
             return
-        result = st.session_state.get(key)
+        result = st.session_state.get(element_key(key))
         event = result.get("change") if hasattr(result, "get") else None
         last = st.session_state.get(_ack_key(key), Ack())
         st.session_state[_ack_key(key)] = apply(event, options, multi, last, save, holds, rows)
@@ -365,7 +375,7 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
                 "saved_text": saved_text() if saved_text else None,
                 "rows": [{"name": visible(row.name), "label": visible(row.label or row.name),
                           "options": list(row.options)} for row in rows] if rows else None}
-        _component(key=key, data=data, on_change_change=on_change)
+        _component(key=element_key(key), data=data, on_change_change=on_change)
         if after is not None:
             after()
 

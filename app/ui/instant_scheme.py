@@ -1,8 +1,9 @@
-"""A scheme's choice as an instant card (app/ui/instant.py), saved through app/ui/saving.py.
+"""A scheme's choice as an instant card (app/ui/instant.py), or its text as an instant text card
+(app/ui/instant_text.py), saved through app/ui/saving.py.
 
-The card paints a click in the browser; its save builds the scheme's value from the card's
-choice and commits it like any surface (`saving.commit`: the type's `validate`, then the
-click's change applied on top of what is on disk, for a second tab). The `base` of that merge
+The card paints a click (or typing) in the browser; its save builds the scheme's value from the
+card's choice (or text) and commits it like any surface (`saving.commit`: the type's `validate`,
+then the click's change applied on top of what is on disk, for a second tab). The `base` of that merge
 is what this session last knew the disk to hold for the card's object: what the card was drawn
 from, then what each save left. A burst of clicks is therefore applied one change after the
 other, never a later click's change onto a base older than an earlier click's save.
@@ -21,9 +22,12 @@ from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.traces.trace import Item
 from app.ui import saving, state
 from app.ui.instant import NotSaved, Row, instant_choice
+from app.ui.instant_text import instant_text
 
 Chosen = Callable[[Any], list[str]]  # the card's options chosen in a stored scheme value (or None)
 Build = Callable[[list[str], Any], Any]  # the scheme value made of `base` with the card's choice
+TextOf = Callable[[Any], str]  # the card's text in a stored scheme value (or None)
+BuildText = Callable[[str, Any], Any]  # the scheme value made of `base` with the card's text
 
 
 def _base_key(key: str) -> str:
@@ -49,6 +53,36 @@ def saved_words(item: Item, scheme: Scheme, ws: Workspace) -> str | None:
     return f"Saved · {when}{clean}" + (f" · ⚠ {other}" if other else "")
 
 
+class _Bound:
+    """A card's way to the store for a part of `scheme`'s value on `item`: `load()` reads the
+    stored value and remembers it as the base of the next save; `commit(part)` builds the value
+    from the base with the card's part and saves it (see the module docstring), or raises
+    NotSaved saying why."""
+
+    def __init__(self, ws: Workspace, item: Item, scheme: Scheme, key: str, owner: str,
+                 build: Callable[[Any, Any], Any], whole_page: bool, on_saved: Callable[[], None] | None):
+        self.ws, self.item, self.scheme, self.owner = ws, item, scheme, owner
+        self.base_key, self.build, self.whole_page, self.on_saved = _base_key(key), build, whole_page, on_saved
+
+    def load(self) -> Any:
+        value = _stored(self.ws, self.item, self.scheme)
+        st.session_state[self.base_key] = (self.owner, value)  # what the card is drawn from
+        return value
+
+    def commit(self, part: Any) -> None:
+        ws, item, scheme = self.ws, self.item, self.scheme
+        known = st.session_state.get(self.base_key)
+        base = known[1] if known and known[0] == self.owner else _stored(ws, item, scheme)
+        before = saving.load(ws, item, scheme.name)
+        if not saving.commit(ws, item, scheme, self.build(part, base), base=base):
+            raise NotSaved(saving.failure(item, scheme.name) or "you are signed out")
+        st.session_state[self.base_key] = (self.owner, _stored(ws, item, scheme))  # what this save left
+        if self.on_saved is not None:
+            self.on_saved()
+        if self.whole_page or (before is not None and before.status == STATUS_REVIEWED_CLEAN):
+            st.session_state[state.FULL_RERUN] = True  # the scheme's note or another scheme shows it
+
+
 def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: str, options: list[str],
                 chosen: Chosen, build: Build, multi: bool, holds: str = "",
                 labels: dict[str, str] | None = None, tips: dict[str, str] | None = None,
@@ -63,27 +97,35 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
     reruns the fragment holding both and the card says only "Saved". `rows`: radio rows of the
     card (instant.Row), one pick in each."""
     owner = f"{item.id}\u241f{holds}"
-    base_key = _base_key(key)
-
-    def load() -> list[str]:
-        value = _stored(ws, item, scheme)
-        st.session_state[base_key] = (owner, value)  # what the card is drawn from
-        return chosen(value)
-
-    def save(picked: list[str]) -> None:
-        known = st.session_state.get(base_key)
-        base = known[1] if known and known[0] == owner else _stored(ws, item, scheme)
-        before = saving.load(ws, item, scheme.name)
-        if not saving.commit(ws, item, scheme, build(picked, base), base=base):
-            raise NotSaved(saving.failure(item, scheme.name) or "you are signed out")
-        st.session_state[base_key] = (owner, _stored(ws, item, scheme))  # what this save left
-        if on_saved is not None:
-            on_saved()
-        if whole_page or (before is not None and before.status == STATUS_REVIEWED_CLEAN):
-            st.session_state[state.FULL_RERUN] = True  # the scheme's note or another scheme shows it
-
-    instant_choice(key, title=title, options=options, load=load, save=save, multi=multi, labels=labels,
-                   holds=owner, tips=tips, hide_title=hide_title,
+    bound = _Bound(ws, item, scheme, key, owner, build, whole_page, on_saved)
+    instant_choice(key, title=title, options=options, load=lambda: chosen(bound.load()), save=bound.commit,
+                   multi=multi, labels=labels, holds=owner, tips=tips, hide_title=hide_title,
                    saved_text=None if note_below else (lambda: saved_words(item, scheme, ws)),
                    after=saving.rerun_if_asked, own_fragment=own_fragment and not note_below, disabled=disabled,
                    colours=colours, rows=rows)
+
+
+OTHER_TEXT = "another tab or session saved other text here meanwhile, which is kept (see “What is stored”)"
+
+
+def scheme_text(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: str, text_of: TextOf,
+                build: BuildText, multiline: bool = True, holds: str = "", placeholder: str = "",
+                hide_title: bool = False, whole_page: bool = False,
+                on_saved: Callable[[], None] | None = None, own_fragment: bool = True) -> None:
+    """One instant text card (app/ui/instant_text.py) for a text part of `scheme`'s value on
+    `item`: `text_of(value)` is the text in a stored value, `build(text, base)` the value made of
+    `base` with that text. A text another tab saved meanwhile is kept on disk (the merge keeps
+    the disk's side of a field both changed): the card then says it did not save this one."""
+    owner = f"{item.id}\u241f{holds}"
+    bound = _Bound(ws, item, scheme, key, owner, build, whole_page, on_saved)
+
+    def save(text: str) -> None:
+        bound.commit(text)
+        now = text_of(_stored(ws, item, scheme))
+        if now != text and (now.strip() or text.strip()):
+            raise NotSaved(OTHER_TEXT)
+
+    instant_text(key, title=title, load=lambda: text_of(bound.load()), save=save, multiline=multiline,
+                 holds=owner, placeholder=placeholder, hide_title=hide_title,
+                 saved_text=lambda: saved_words(item, scheme, ws), after=saving.rerun_if_asked,
+                 own_fragment=own_fragment)

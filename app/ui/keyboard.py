@@ -14,6 +14,7 @@ handoff's, a call's); the current one is outlined and scrolled into view.
 - s: the current step card's step is the one the page picks (the decisive step), saved through
   the surface (its on-change, the type's validate) as a choice in its own control would be;
 - t: into the current card's first text box; Esc: out of a text box (which saves what was typed);
+- [ / ]: previous / next page of the trace (its steps, or the rows of its lanes, tree or board);
 - n / p: next / previous item; d: done with this item, go to the next (the sidebar's buttons).
 
 Keys typed into a text box, or with Ctrl/Alt/Meta held, are left alone (but Esc). Nothing from a
@@ -24,11 +25,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.ui.state import element_key
+
 KEYS = [("j / k", "next / previous card (outlined, scrolled into view)"),
         ("1 … 9", "pick the n-th label or rating of the card, or toggle its n-th flag"),
         ("↑ / ↓, 1 … 9", "on a card of rows (scorecard): the row; the n-th score of it, then the next row"),
         ("s", "the current step card is the decisive step (failure attribution)"),
         ("t / Esc", "into the card's text box / out of it (saves what was typed)"),
+        ("[ / ]", "previous / next page of the trace"),
         ("n / p", "next / previous item"), ("d", "done with this item → next")]
 
 _CSS = ".baton-kb-current { outline: 3px solid #2e86de !important; outline-offset: 4px; border-radius: .5rem; }"
@@ -80,6 +84,11 @@ function mark(list, i) {
   if (c.dataset.step !== undefined) window.__batonStep = c.dataset.step;
   c.scrollIntoView({block: 'center'});
 }
+function turnTrace(next) {  // the trace pager's first button turns back, its last one on
+  const bs = Array.from(document.querySelectorAll('.st-key-baton-trace-pager button'));
+  const b = next ? bs[bs.length - 1] : bs[0];
+  if (b && !b.disabled) b.click();
+}
 function press(label) {
   const b = Array.from(document.querySelectorAll('button')).find(x => !x.disabled && x.innerText.trim().startsWith(label));
   if (b) b.click();
@@ -111,7 +120,8 @@ function onKey(ev) {
   } else if (ev.key === 't') {
     const box = list[i] && list[i].querySelector(TEXT);
     if (box) { box.focus(); ev.preventDefault(); }  // (prevented: the "t" is not typed into it)
-  } else if (ev.key === 'n') { press('Item ▶'); }
+  } else if (ev.key === '[' || ev.key === ']') { turnTrace(ev.key === ']'); ev.preventDefault(); }
+  else if (ev.key === 'n') { press('Item ▶'); }
   else if (ev.key === 'p') { press('◀ Item'); }
   else if (ev.key === 'd') { press('Done with this item'); }
 }
@@ -148,12 +158,12 @@ _target = st.components.v2.component("baton_step_target", js=_TARGET_JS, isolate
 def step_target(key: str, item_id: str, on_pick) -> None:
     """Make this page's step picker the receiver of the key `s` (the current step card's step):
     `on_pick()` runs then; read the pick with `picked(key, item_id)`."""
-    _target(key=key, data={"item": item_id}, on_step_change=on_pick)
+    _target(key=element_key(key), data={"item": item_id}, on_step_change=on_pick)
 
 
 def picked(key: str, item_id: str) -> int | None:
     """The step the key `s` picked for this item in this run, or None."""
-    got = st.session_state.get(key)
+    got = st.session_state.get(element_key(key))
     got = got.get("step") if isinstance(got, dict) else None
     if not isinstance(got, dict) or got.get("item") != item_id:
         return None

@@ -18,7 +18,7 @@ from app.traces.trace import Item
 from app.types.radio import choice as radio_choice
 from app.types.registry import TYPES
 from app.ui import shell, state
-from app.ui.pager import pager
+from app.ui.pager import TRACE, pager
 from app.ui.text import EL_JS, agent_color, md, visible
 
 PAGE = {orchestration.LANES: 25, orchestration.TREE: 40, orchestration.BOARD: 25}  # rows a page
@@ -125,10 +125,10 @@ def draw(item: Item, d: Derivation, layout: str, view) -> None:
     n = len(built.rows) if layout == orchestration.LANES else len(built) if layout == orchestration.TREE \
         else len(built.messages)
     noun = {orchestration.LANES: "Lane rows", orchestration.TREE: "Tree nodes", orchestration.BOARD: "Messages"}
-    page = pager(("layout", layout, item.id), n, PAGE[layout], noun[layout], ("layout", layout))
+    page = pager(("layout", layout, item.id), n, PAGE[layout], noun[layout], ("layout", layout), row_key=TRACE)
     data = {orchestration.LANES: lanes_data, orchestration.TREE: tree_data,
             orchestration.BOARD: board_data}[layout](built, page, PAGE[layout])
-    _component(key=state.widget_key("trace", "place", "layout-drawing"), data=data)
+    _component(key=state.element_key(state.widget_key("trace", "place", "layout-drawing")), data=data)
 
 
 def _agent(name: str) -> dict:

@@ -183,6 +183,7 @@ KEYS_HELP = """
 | ↑ / ↓, 1 … 9 | a card of rows (agent scorecard: a dimension per row): the row; its n-th score, then on to the next row |
 | s | the current step card (j/k past the page's boxes) is the decisive step |
 | t, Esc | into the card's text box; out of it (what was typed is saved) |
+| [ / ] | previous / next page of the trace |
 | n / p, d | next / previous item; done with this item → next |
 | Alt+N / Alt+P | next / previous item |
 | Alt+J / Alt+K | next / previous surface (page) |

@@ -10,12 +10,17 @@ from app.paging import page_count
 from app.ui.state import widget_key
 
 
-def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = None) -> int:
+TRACE = "baton-trace-pager"  # the row of the trace's pager: the keys [ and ] press its buttons (keyboard.py)
+
+
+def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = None, row_key: str | None = None
+          ) -> int:
     """Draw the pager for `n` things shown `size` at a time (nothing when one page holds
     them) and return the page to show. State lives under `widget_key(*prefix, "page")`, so a
     caller may turn the page itself (e.g. "go to step"). The controls are keyed by `place`
     when given (e.g. the surface without the item): on the next item the browser updates them
-    instead of mounting new ones, while the page turned to stays the item's own."""
+    instead of mounting new ones, while the page turned to stays the item's own. `row_key`: the
+    key of the row holding the controls (the trace's: TRACE)."""
     n_pages = page_count(n, size)
     k_page = widget_key(*prefix, "page")
     place = prefix if place is None else place
@@ -42,7 +47,7 @@ def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = Non
     page = st.session_state[k_page]
     # one horizontal row, not columns: each column is an element of its own, sent and drawn on
     # every page turn (a tool-call page turn: 45 -> 36 elements with its cards' rows, ~25 ms)
-    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row = st.container(horizontal=True, vertical_alignment="bottom", key=row_key)
     row.button("◀ Earlier", key=widget_key(*place, "prev"), on_click=move(-1), disabled=page == 0)
     row.number_input(f"{noun} page (of {n_pages:,}, {size} a page)", min_value=1, max_value=n_pages, step=1,
                      key=k_number, on_change=typed)
@@ -51,12 +56,13 @@ def pager(prefix: tuple, n: int, size: int, noun: str, place: tuple | None = Non
 
 
 def arrows(keys: tuple[str, str], page: int, n_pages: int, turn: Callable[[int], None], caption: str,
-           labels: tuple[str, str] = ("◀ Earlier", "Later ▶"), helps: tuple[str | None, str | None] = (None, None)
-           ) -> None:
+           labels: tuple[str, str] = ("◀ Earlier", "Later ▶"), helps: tuple[str | None, str | None] = (None, None),
+           row_key: str | None = None) -> None:
     """◀ · what the page shows · ▶ in one row (one element, not columns), for lists whose caller
     keeps the page and names it (trace steps, contention regions, a behaviour's turns);
-    `turn(delta)` is the buttons' callback, `keys` the buttons' (prev, next) keys."""
-    row = st.container(horizontal=True, vertical_alignment="center")
+    `turn(delta)` is the buttons' callback, `keys` the buttons' (prev, next) keys, `row_key` the
+    row's (the trace's: TRACE)."""
+    row = st.container(horizontal=True, vertical_alignment="center", key=row_key)
     row.button(labels[0], key=keys[0], disabled=page == 0, on_click=turn, args=(-1,), help=helps[0])
     row.caption(caption, width="stretch")
     row.button(labels[1], key=keys[1], disabled=page >= n_pages - 1, on_click=turn, args=(1,), help=helps[1])

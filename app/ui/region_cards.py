@@ -26,6 +26,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from app.ui.instant import Ack, apply
+from app.ui.state import element_key
 from app.ui.text import EL_JS
 
 _CSS = """
@@ -247,5 +248,5 @@ def draw(cards: list[dict], key: str, item: str, on_label, on_select, select_hel
     docstring; `apply_labels` saves it) / `state.trigger(key, "select")` ({"item", "region"}).
     `handled`: the clicks acknowledged so far, by region (`acks`)."""
     sent = {str(r): {"mount": a.mount, "seq": a.seq} for r, a in (handled or {}).items()}
-    _component(key=key, data={"cards": cards, "key": key, "item": item, "select_help": select_help, "acks": sent},
+    _component(key=element_key(key), data={"cards": cards, "key": key, "item": item, "select_help": select_help, "acks": sent},
                on_label_change=on_label, on_select_change=on_select, height="content")

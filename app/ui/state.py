@@ -101,8 +101,16 @@ def remembered(key: str, fits: Callable[[Any], Any]) -> Callable[[], None]:
     return lambda: st.session_state.__setitem__(kept, st.session_state[key])
 
 
+def element_key(key: str) -> str:
+    """The key a v2 component is drawn with in the place `key`. Streamlit refuses one holding
+    "__" (it joins a component's id and its events' names with it), and a place's key holds
+    scheme names and item ids from the project: each "_" is written "_-", so no two underscores
+    follow each other and two places never share a key."""
+    return key.replace("_", "_-")
+
+
 def trigger(key: str, name: str):
     """The value of the trigger `name` a v2 component in `key` fired for this run (its state is
     a dict of them), or None."""
-    value = st.session_state.get(key)
+    value = st.session_state.get(element_key(key))
     return value.get(name) if isinstance(value, dict) else None

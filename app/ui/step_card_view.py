@@ -14,6 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.traces.palette import PALETTE  # the agents' colours, the graph's and the timeline's too
+from app.ui.state import element_key
 from app.ui.text import EL_JS, agent_color, visible
 
 _CSS = """
@@ -110,4 +111,4 @@ def draw(cards: list[dict], key: str, bare: bool = False, focus: tuple[int, int,
     data = {"cards": cards, "bare": bare}
     if focus is not None:
         data["focus"] = {"step": focus[0], "asked": focus[1], "why": visible(focus[2])}
-    _component(key=key, data=data)
+    _component(key=element_key(key), data=data)

@@ -23,7 +23,7 @@ import plotly.io as pio
 import streamlit as st
 
 from app.ui.launch import PLOTLY_JS  # in static/, served at app/static/
-from app.ui.state import trigger
+from app.ui.state import element_key, trigger
 from app.ui.text import visible_json
 
 AHEAD_AFTER_MS = 300  # quiet time after new data before the next item's chart is drawn unseen
@@ -140,7 +140,7 @@ def draw(fig: str, key: str, on_click, alt: str, config: dict | None = None, ahe
     """Draw `fig` (figure_json()) in the place `key`; `on_click()` runs on a click on a point
     (read the points with `clicked(key)`). `ahead`, the figure most likely drawn next (the next
     item's), is drawn unseen once the page is quiet, and shown without drawing when it comes."""
-    _component(key=key, data={"fig": fig, "ahead": ahead, "alt": alt, "config": config or {}},
+    _component(key=element_key(key), data={"fig": fig, "ahead": ahead, "alt": alt, "config": config or {}},
                on_click_change=on_click, height="content")
 
 

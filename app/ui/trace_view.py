@@ -17,7 +17,7 @@ from app.traces.derive import Derivation
 from app.traces.orchestration import STEPS
 from app.traces.trace import UNKNOWN_AGENT, Item
 from app.ui import layout_view, shell, state, step_card_view
-from app.ui.pager import arrows
+from app.ui.pager import TRACE, arrows
 from app.ui.text import md
 
 PAGE_SIZE = 10  # steps per page: a page turn or a new item draws this many cards
@@ -102,7 +102,8 @@ def render(item: Item, d: Derivation) -> None:
         # new ones (the page itself is the item's own, in STEP_PAGE)
         arrows((state.widget_key("trace", "place", "prev"), state.widget_key("trace", "place", "next")),
                page, n_pages, turn, f"Steps {page * PAGE_SIZE}–{min(n, (page + 1) * PAGE_SIZE) - 1} of {n} "
-                                    f"(page {page + 1}/{n_pages})")
+                                    f"(page {page + 1}/{n_pages})",
+               helps=("Previous page of steps (key: [)", "Next page of steps (key: ])"), row_key=TRACE)
     # one element keyed by place: a new item or page hands it new cards (see step_card_view)
     focus = focus_of(item.id)
     step_card_view.draw(step_cards.cards(d, view, page * PAGE_SIZE, (page + 1) * PAGE_SIZE),

@@ -40,6 +40,7 @@ RESOURCE = '<iframe src="javascript:window.__pwned=10"></iframe>'
 ITEM = "evil-<b>ITEMBOLD</b>-[ITEMLINK](javascript:x)"
 REASON = "<img src=x onerror=\"window.__pwned=11\"> **REASONBOLD**"
 AGENTS = [A_IMG, A_MD, A_SCRIPT]
+BOXES = {"text", "failure_attribution", "radio"}  # pages whose text cards hold REASON (saved below)
 # what must be on each page as text (a prefix, since long texts are cut)
 PAGES = {"": [ITEM[:20]],
          **{page: [A_IMG] for page in demo_pages()},
@@ -137,6 +138,9 @@ def test_page_shows_hostile_text_as_text(evil_server, page, path):
                               ".map(t => t.textContent).join(' | ')")
     for expected in PAGES[path]:
         assert expected in text, (path, expected)
+    if path in BOXES:  # the stored reason, free text and notes: in their text cards' boxes, as typed
+        page.locator(".bt-box").first.wait_for(timeout=20000)
+        assert REASON in page.locator(".bt-box").evaluate_all("(bs) => bs.map(b => b.value)"), path
 
 
 def test_summary_html_report_shows_hostile_text_as_text(evil_server, page, tmp_path):

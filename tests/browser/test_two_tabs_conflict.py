@@ -66,8 +66,13 @@ def test_a_stale_tab_keeps_the_others_work_and_is_told_of_a_clash(server, browse
     note(a, "they repeat the plan")
     assert wait_for(lambda: stored(server)["echoing"]["note"] == "they repeat the plan")
     note(b, "no, it is new each time")  # B was drawn before A's note was saved
-    told = b.get_by_text(re.compile("another tab or session set it to 'they repeat the plan' meanwhile")).first
-    expect(told).to_be_visible(timeout=T)
-    expect(b.get_by_label("Note on echoing")).to_have_value("they repeat the plan", timeout=T)  # shown the disk
+    # B's card says its note was not saved and why, keeps B's words in the box and shows the disk's
+    # note under "What is stored" (app/ui/instant_text.py)
+    card = b.locator(".bt-card").filter(has=b.get_by_label("Note on echoing"))
+    told = card.locator(".bt-status[data-state=failed]")
+    expect(told).to_have_text(re.compile("^Not saved: another tab or session saved other text here meanwhile"),
+                              timeout=T)
+    expect(b.get_by_label("Note on echoing")).to_have_value("no, it is new each time")  # typed words kept
+    expect(card.locator("details.bt-stored .bt-stored-text")).to_have_text("they repeat the plan")  # the disk
     assert stored(server)["echoing"] == {"turns": [3, 5], "note": "they repeat the plan"}
     ctx.close()

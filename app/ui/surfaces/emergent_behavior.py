@@ -8,10 +8,13 @@ is drawn without a fragment of its own, so the click re-runs the scheme's fragme
 save, from the stored value, and agree with the card. The card saves the page's turns only: the
 behaviour's turns on other pages stay as stored. Keys 1–9 pick the card's turns when it has focus.
 
+A behaviour's note is an instant text card (app/ui/instant_text.py): saved after a pause in
+typing, on leaving the box and on Ctrl+Enter, the note only, on the turns on disk.
+
 A click saves only what it changed from the value the turns were drawn from (`base`), on top of
 what is on disk (app/types/merge.py): a second tab of the same annotator never unmarks what this
-one marked. A note another tab wrote differently meanwhile is kept; the behaviour's line says so
-and the box shows that note (the words of the one not saved are in the message).
+one marked. A note another tab wrote differently meanwhile is kept; the note's card says this
+one was not saved, keeps its words in the box and shows the stored note under "What is stored".
 """
 from __future__ import annotations
 
@@ -25,9 +28,9 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import saving, shell
-from app.ui.instant_scheme import scheme_card
+from app.ui.instant_scheme import scheme_card, scheme_text
 from app.ui.pager import arrows
-from app.ui.state import follow, remembered, widget_key
+from app.ui.state import remembered, widget_key
 from app.ui.text import md
 
 PAGE_SIZE = 10  # turns a page (one card): a click re-runs the scheme's fragment, which redraws it
@@ -96,10 +99,10 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
 
 def _behavior(ws, item, scheme, b, behaviors, rows, valid, drawn, save) -> None:
     """One behaviour's turns and note (`drawn()`: the value they are drawn from)."""
-    _marks(ws, item, scheme, b, behaviors, rows, valid, bh.parse(drawn()).get(b, bh.entry()), drawn, save)
+    _marks(ws, item, scheme, b, behaviors, rows, valid, drawn, save)
 
 
-def _marks(ws, item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
+def _marks(ws, item, scheme, b, behaviors, rows, valid, load, save) -> None:
     k_from, k_to = _k(scheme, item, b, "from"), _k(scheme, item, b, "to")
 
     def by_range(add: bool):
@@ -133,20 +136,14 @@ def _marks(ws, item, scheme, b, behaviors, rows, valid, e, load, save) -> None:
                f"Steps {shown[0].index}–{shown[-1].index} of {len(rows)} (page {page + 1}/{n_pages})")
     _turns(ws, item, scheme, b, behaviors, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], page, load)
     if scheme.get("allow_note", True):
-        k_note = _k(scheme, item, b, "note")
         # the box shows the note on disk, also after another tab's save; text typed stays in it
-        # when a save failed (to retry)
-        follow(_k(scheme, item, b, "note-holds"), item.id, {k_note: e["note"]}, typed=(k_note,))
-
-        def on_note():
-            before = load()
-            value = bh.set_note(before, b, st.session_state.get(k_note, ""), behaviors)
-            if value != bh.build(bh.parse(before), behaviors) and save(value, b) \
-                    and saving.conflict(item, scheme.name):
-                st.session_state.pop(k_note, None)  # not saved: the box shows the note kept on disk
-
-        st.text_area(f"Note on {md(b)}", key=k_note, on_change=on_note,
-                     placeholder="What did you see? (optional)")
+        # when a save failed (to retry), the stored note under "What is stored". Keyed by place,
+        # holding this behaviour: a late text is saved on the item and behaviour it was typed on
+        scheme_text(ws, item, scheme, widget_key("emergent_behavior", scheme.name, "place", "note"),
+                    title=f"Note on {b}", holds=b,
+                    text_of=lambda v: bh.get(v, b)["note"],
+                    build=lambda text, base: bh.set_note(base, b, text, behaviors),
+                    placeholder="What did you see? (optional)", on_saved=_noted(item, scheme, b))
 
 
 def _turns(ws, item, scheme, b, behaviors, shown, page: int, load) -> None:
@@ -162,15 +159,20 @@ def _turns(ws, item, scheme, b, behaviors, shown, page: int, load) -> None:
         kept = set(bh.parse(base).get(b, bh.entry())["turns"]) - on_page
         return bh.set_turns(base, b, kept | {int(p) for p in picked}, behaviors)
 
-    def noted() -> None:  # the "Marked" line says when this session saved (the turns or the note)
-        other = saving.conflict(item, scheme.name)
-        st.session_state[_k(scheme, item, b, "saved")] = \
-            datetime.now().strftime("%H:%M:%S") + (f" · ⚠ {other}" if other else "")
-
     # keyed by its place: the next item, page or behaviour updates the same card (`holds` names
     # what it shows, so a late click is never saved onto another page's turns)
     scheme_card(ws, item, scheme, widget_key("emergent_behavior", scheme.name, "place", "turns"),
                 title=f"Turns showing {b} (steps {shown[0].index}–{shown[-1].index})",
                 options=[str(t.index) for t in shown], labels={str(t.index): t.label for t in shown},
                 chosen=lambda v: [str(t) for t in bh.get(v, b)["turns"] if t in on_page],
-                build=with_page, multi=True, holds=f"{b}\u241f{page}", on_saved=noted, own_fragment=False)
+                build=with_page, multi=True, holds=f"{b}\u241f{page}", on_saved=_noted(item, scheme, b),
+                own_fragment=False)
+
+
+def _noted(item, scheme, b):
+    """After a save of the behaviour's turns or note: the "Marked" line says when this session saved."""
+    def noted() -> None:
+        other = saving.conflict(item, scheme.name)
+        st.session_state[_k(scheme, item, b, "saved")] = \
+            datetime.now().strftime("%H:%M:%S") + (f" · ⚠ {other}" if other else "")
+    return noted

@@ -3,8 +3,10 @@
 By keyboard alone (app/ui/keyboard.py): the agents are an instant radio card, each with its
 colour's dot (app/ui/instant_scheme.py: painted at once, saved behind; j/k to this box, then
 1–9), the decisive step is the trace's current step card (j/k past this box to the step, then
-s), the reason is t, type, Esc. The step and the reason go through the same on_change and
-commit; the card saves the agent alone, on top of the disk, and always shows the stored one."""
+s), the reason is t, type, Esc. The step goes through on_change and commit; the agent's card
+saves the agent alone, on top of the disk, and always shows the stored one; the reason is an
+instant text card (app/ui/instant_text.py: saved after a pause in typing, on leaving the box, on
+Ctrl+Enter), which saves the reason alone, on the agent and step on disk."""
 from __future__ import annotations
 
 import streamlit as st
@@ -16,7 +18,7 @@ from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.traces.palette import agent_hex
 from app.ui import keyboard, shell, suggestion_view, trace_view
-from app.ui.instant_scheme import scheme_card
+from app.ui.instant_scheme import scheme_card, scheme_text
 from app.ui.state import follow, widget_key
 from app.ui.text import excerpt, md, visible
 
@@ -28,21 +30,23 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     stored = ann.value if ann else {}
     if stored.get("responsible_agent") and stored["responsible_agent"] not in agents:
         agents.append(stored["responsible_agent"])  # keep a saved choice visible even if data changed
-    k_agent, k_step, k_reason = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step", "reason"))
+    k_agent, k_step = (widget_key("fa", scheme.name, item.id, f) for f in ("agent", "step"))
+    # (keyed by place: the next item's reason is the same card, and a late text goes to its own item)
+    k_reason = widget_key("fa", scheme.name, "place", "reason")
     k_key_step = widget_key("fa", scheme.name, "place", "key-step")  # (keyed by place: one per page)
     steps = [s.index for s in d.steps]
     agent_of = {s.index: s.agent for s in d.steps}
     # made once per derivation (5,000 options on every rerun), hidden characters in names shown
     label_of = shell.per_derivation(d, "fa.step_labels", lambda: dict(zip(steps, map(visible, d.step_labels))))
 
-    def build():
+    def build():  # (the reason as stored: its own card saves it)
         return failure_attribution_type.build(st.session_state.get(k_agent), st.session_state.get(k_step),
-                                  st.session_state.get(k_reason, ""))
+                                              stored.get("reason", "") or "")
 
     def on_change():
         value = build()  # (what changed from `stored`, the value the controls show, applied on the disk)
         if not shell.commit(ws, item, scheme, value, base=ann.value if ann else None):
-            for k in (k_agent, k_step):  # not saved: the choices show what is on disk, the reason is kept
+            for k in (k_agent, k_step):  # not saved: the choices show what is on disk
                 st.session_state.pop(k, None)
             return
         step = shell.stored_value(ws, item, scheme.name, {}).get("decisive_step")
@@ -52,13 +56,13 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
 
     cur_agent = stored.get("responsible_agent")
     cur_step = stored.get("decisive_step")
-    # the controls show what is stored (after another tab's save too); typed reason text is kept
+    # the controls show what is stored (after another tab's save too)
     follow(widget_key("fa", scheme.name, item.id, "holds"), item.id,
-           {k_agent: cur_agent if cur_agent in agents else None, k_step: cur_step if cur_step in steps else None,
-            k_reason: stored.get("reason", "") or ""}, typed=(k_reason,))
+           {k_agent: cur_agent if cur_agent in agents else None, k_step: cur_step if cur_step in steps else None},
+           typed=())
     hint = suggestion_view.decisive(item, d)
     if hint is not None and cur_step != hint.step:
-        def accept():  # the suggested step and its agent, the reason typed so far kept
+        def accept():  # the suggested step and its agent, the reason kept
             st.session_state[k_agent], st.session_state[k_step] = hint.agent, hint.step
             on_change()
 
@@ -91,13 +95,23 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     if chosen_step is not None and chosen_agent and agent_of.get(chosen_step) != chosen_agent:
         st.caption(f"Note: step {chosen_step} was taken by {md(excerpt(agent_of.get(chosen_step), 40))}, "
                    "not by the agent chosen above.")
-    st.text_area("Reason", key=k_reason, on_change=on_change,
-                 placeholder="Why did this agent, at this step, cause the failure?")
+
+    def with_reason(text: str, base) -> dict:  # the reason, on the agent and step on disk
+        return {**failure_attribution_type.build(None, None), **(base if isinstance(base, dict) else {}),
+                "reason": text}
+
+    scheme_text(ws, item, scheme, k_reason, title="Reason", text_of=_reason, build=with_reason,
+                placeholder="Why did this agent, at this step, cause the failure?")
+
     def no_failure():  # a callback: the rerun that follows (this scheme's fragment) shows it
         shell.save(ws, item, scheme.name, scheme.type, failure_attribution_type.build(None, None, ""),
                    status=STATUS_REVIEWED_CLEAN)
-        for k in (k_agent, k_step, k_reason):
+        for k in (k_agent, k_step):
             st.session_state.pop(k, None)
 
     st.button("No failure to attribute", key=widget_key("fa", scheme.name, item.id, "clean"), on_click=no_failure,
               help="Record that you reviewed this run and found nothing to attribute")
+
+
+def _reason(value) -> str:
+    return str(value.get("reason") or "") if isinstance(value, dict) else ""

@@ -1,38 +1,23 @@
-"""The text surface: a text box saved when it loses focus (or on Enter, for one line).
+"""The text surface: an instant text card (app/ui/instant_text.py): typing is the browser's own,
+the text is saved after a pause in typing, on leaving the box and on Ctrl+Enter (Enter, for one
+line), and the card says "Saved" or, in words, why not (the typed words stay in the box).
 
-Its widget key names the scheme, not the item: on "Done → next" the browser updates the same
-box; state.follow gives it the new item's stored text (and, after a failed save, what is on disk
-again, the typed text kept)."""
+The card is keyed by the scheme, not the item: on "Done → next" the browser updates the same
+box, which then holds the new item's stored text (a late save for the previous item is not
+saved on this one)."""
 from __future__ import annotations
-
-import streamlit as st
 
 from app.project.config import Scheme
 from app.project.workspace import Workspace
 from app.traces.trace import Item
 from app.types import text as text_type
 from app.ui import shell
-from app.ui.state import follow, widget_key
-from app.ui.text import md
+from app.ui.instant_scheme import scheme_text
+from app.ui.state import widget_key
 
 
-def _saver(ws: Workspace, item: Item, scheme: Scheme, build, base):
-    """An on_change callback: build the value from the widgets and apply what changed from
-    `base` (the stored value they were drawn from) on top of the disk; an emptied one is cleared."""
-    def cb():
-        shell.commit(ws, item, scheme, build(), base=base)
-    return cb
-
-
-def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
-    ann = shell.load(ws, item, scheme.name)
-    key = widget_key("text", scheme.name)
-    follow(widget_key("text-holds", scheme.name), item.id, {key: text_type.text_of(ann.value if ann else None)},
-           typed=(key,))
-
-    def build():
-        return text_type.build(st.session_state.get(key, ""))
-
-    widget = st.text_area if scheme.get("multiline", True) else st.text_input
-    widget(md(scheme.name), key=key,
-           on_change=_saver(ws, item, scheme, build, ann.value if ann else None), label_visibility="collapsed")
+def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
+    scheme_text(ws, item, scheme, widget_key("text", scheme.name), title=scheme.name, hide_title=True,
+                text_of=text_type.text_of, build=lambda text, base: text_type.build(text),
+                multiline=bool(scheme.get("multiline", True)))
+    return shell.CARDS
