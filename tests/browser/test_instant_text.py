@@ -12,6 +12,7 @@ import pytest
 from app.store.storage import Annotation, AnnotationStore
 from tests.browser.conftest import Server, wait_app
 from tests.browser.test_instant_surfaces import BAD, unwritable
+from tests.browser.test_instant_turns_regions import value, wait_value
 from tests.conftest import write_project
 
 pytestmark = pytest.mark.browser
@@ -24,20 +25,6 @@ def served(tmp_path_factory):
     srv = Server(write_project(tmp_path_factory.mktemp("instant-text"))).start()
     yield srv
     srv.stop()
-
-
-def value(srv, item: str, scheme: str):
-    ann = AnnotationStore(srv.config.parent / "annotations").load(item, "alice", scheme)
-    return None if ann is None else ann.value
-
-
-def wait_value(page, srv, item: str, scheme: str, check, timeout_ms: int = T):
-    for _ in range(timeout_ms // 200):
-        got = value(srv, item, scheme)
-        if check(got):
-            return got
-        page.wait_for_timeout(200)
-    return value(srv, item, scheme)
 
 
 def open_notes(page, srv, item: str, scheme: str = "notes"):
