@@ -361,7 +361,8 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
         if ack.holds != holds:
             ack = Ack(holds=holds)
         try:
-            stored = [o for o in options if o in load()]  # (what the card can show of it)
+            held = set(load())  # (read once: each read checks the sign-in and the file's stat)
+            stored = [o for o in options if o in held]  # (what the card can show of it)
             error = ack.error
         except OSError as err:
             stored, error = [], failed_words(err)
