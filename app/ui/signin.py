@@ -7,6 +7,7 @@ ticket is live (not idle too long, not ended by a sign-out) and that the account
 """
 from __future__ import annotations
 
+import functools
 import os
 import time
 from pathlib import Path
@@ -40,7 +41,7 @@ def _files_stamp(files: list[Path]) -> tuple:
     return tuple(out)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)  # keyed by the files' stats too
+@functools.lru_cache(maxsize=4)  # keyed by the files' stats too; a plain key: it is read ~40 times a click
 def _access(path: str, stamp: tuple) -> access.AccessConfig:
     return access.load_access([Path(s[0]) for s in stamp])
 
