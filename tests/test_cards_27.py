@@ -2,6 +2,7 @@
 its card (TRAIL), Markdown structure as blocks without markup, long texts folded to a few lines."""
 from __future__ import annotations
 
+from app.project.workspace import open_project
 from app.traces import conversation, step_cards
 from app.traces.derive import derive
 from app.traces.step_cards import FOLD_LINES, markdown_blocks, plain, text_blocks
@@ -18,6 +19,28 @@ def test_fences_become_code_blocks_and_everything_stays_text():
         {"k": "text", "t": "See [x](http://e.x) ![i](http://e.x/i.png)"}]  # links and images as text
     assert markdown_blocks("no fence\n") == [{"k": "text", "t": "no fence\n"}]
     assert markdown_blocks("```\nunclosed") == [{"k": "text", "t": "```\nunclosed"}]
+
+
+
+def test_a_fence_closed_by_smolagents_end_code_is_a_code_block_and_the_marker_stays():
+    """Every code step of a TRAIL (smolagents) run ends "```<end_code>": closed there, not left raw."""
+    text = "Code:\n```py\nx = 1\n```<end_code>\nObservation: 1"
+    assert markdown_blocks(text) == [{"k": "text", "t": "Code:"}, {"k": "code", "t": "x = 1"},
+                                     {"k": "text", "t": "<end_code>"}, {"k": "text", "t": "Observation: 1"}]
+    # a line with more backticks opens no fence (CommonMark): TRAIL's system prompt's rule 1
+    prose = "1. Always provide a 'Code:\n```py' sequence ending with '```<end_code>' sequence"
+    assert markdown_blocks(prose) == [{"k": "text", "t": prose}]
+
+
+def test_the_trail_inputs_fences_are_code_blocks_in_the_fold_and_in_the_full_input(tmp_path):
+    ws = open_project(write_project(tmp_path, data_files=[str(ROOT / "data" / "trail")]))
+    d = derive(ws.by_id[TRAIL].data)
+    step3 = step_cards.cards(d, conversation.build(d.steps), 3, 4)[0]
+    (fold,) = [b for b in step3["blocks"] if b["k"] == "more" and b["t"].startswith("Input")]
+    (full,) = [b for b in fold["b"] if b["k"] == "more" and b["t"].startswith("Full input")]
+    codes = [b["t"] for b in full["b"] if b["k"] == "code"]
+    assert len(codes) >= 12 and 'final_answer("diminished")' in codes  # the system prompt's examples, as code
+    assert not [b for b in full["b"] if b["k"] == "text" and b["t"].startswith("```")]
 
 
 def test_a_long_text_is_folded_to_its_first_lines():

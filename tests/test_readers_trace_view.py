@@ -21,7 +21,9 @@ def test_trace_view_shows_each_conversation_once(tmp_path):
     full = [b for card in step_cards(at) for fold in card["blocks"] if fold["k"] == "more"
             for b in fold["b"] if b["k"] == "more" and b["t"].startswith("Full input (7 messages")]
     assert len(full) == 1
-    assert sum(b["k"] == "text" for b in full[0]["b"]) == 7
+    # each message under its line, its text with its fenced code as code blocks
+    assert sum(b["k"] == "note" and " · message " in b["t"] for b in full[0]["b"]) == 7
+    assert any(b["k"] == "code" for b in full[0]["b"])
 
 
 def test_trace_pager_is_one_pair_of_buttons_and_each_item_keeps_its_page(tmp_path):

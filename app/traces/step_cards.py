@@ -60,7 +60,10 @@ def _short(name: str, limit: int) -> str:
 
 
 FOLD_LINES = 8  # lines: a text of more lines starts folded too, its first lines shown
-FENCE = re.compile(r"^[ \t]*(```+|~~~+)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$\n?", re.S | re.M)
+# A fenced code block. Its closing fence may carry smolagents' "<end_code>" marker (every code
+# step of a TRAIL/GAIA run ends "```<end_code>"): closed there, the marker kept as text after it.
+# As in CommonMark, a backtick fence's line has no other backtick ("```py' ... '```" is prose).
+FENCE = re.compile(r"^[ \t]*(```+(?![^\n]*`)|~~~+)[^\n]*\n(.*?)^[ \t]*\1(<end_code>)?[ \t]*$\n?", re.S | re.M)
 
 
 def markdown_blocks(text: str) -> list[dict]:
@@ -75,6 +78,8 @@ def markdown_blocks(text: str) -> list[dict]:
         if before:
             out.append({"k": "text", "t": before})
         out.append(code(m.group(2).rstrip("\n")))
+        if m.group(3):
+            out.append({"k": "text", "t": m.group(3)})
         at = m.end()
     rest = text[at:].strip("\n")
     if rest or not out:
@@ -154,7 +159,7 @@ def _input_blocks(s, sv: conversation.StepView) -> list[dict]:
                 full.append(note(f"Messages {p}–{len(msgs) - 1} not shown (more than {SHOW_AT_MOST:,} "
                                  "characters in all); `python -m app derive` has them."))
                 break
-            full += [note(f"{_short(role or 'message', 30)} · message {p}"), {"k": "text", "t": text[:budget]}]
+            full += [note(f"{_short(role or 'message', 30)} · message {p}")] + markdown_blocks(text[:budget])
             if len(text) > budget:
                 full.append(note(f"First {budget:,} of {len(text):,} characters of message {p} shown."))
             budget -= len(text)

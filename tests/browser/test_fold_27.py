@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from app.project.workspace import open_project
-from app.traces import conversation
+from app.traces import conversation, step_cards
 from app.traces.derive import derive
 from tests.browser.conftest import Server, wait_app
 from tests.conftest import ROOT, write_project
@@ -83,9 +83,12 @@ def test_every_full_text_is_one_click_away_as_text(srv, wide, tmp_path):
     fold.locator(":scope > summary").click()
     assert fold.evaluate("e => e.open")
     system = conversation.messages_of(d.steps[2].raw)[0][1]
-    texts = fold.locator(":scope > div > .text").evaluate_all("ts => ts.map(t => t.textContent)")
-    assert system in texts
-    assert fold.locator(":scope > div > .text").first.evaluate("e => e.children.length") == 0  # text, no markup
+    # (its text and its fenced examples as code blocks, in order: markdown_blocks)
+    shown = fold.locator(":scope > div > :is(.text, pre)")
+    texts = shown.evaluate_all("ts => ts.map(t => t.textContent)")
+    want = [b["t"] for b in step_cards.markdown_blocks(system)]
+    assert len(want) > 1 and any(texts[i:i + len(want)] == want for i in range(len(texts)))
+    assert shown.evaluate_all("ts => ts.every(t => t.children.length === 0)")  # text, no markup
     # what step 0 said: three lines shown, the whole text one click away
     step0 = cards.nth(0)
     full = step0.locator(":scope > details", has=wide.locator(":scope > summary", has_text="Full text"))
