@@ -27,14 +27,6 @@ import streamlit as st
 
 from app.ui.state import element_key
 
-KEYS = [("j / k", "next / previous card (outlined, scrolled into view)"),
-        ("1 … 9", "pick the n-th label or rating of the card, or toggle its n-th flag"),
-        ("↑ / ↓, 1 … 9", "on a card of rows (scorecard): the row; the n-th score of it, then the next row"),
-        ("s", "the current step card is the decisive step (failure attribution)"),
-        ("t / Esc", "into the card's text box / out of it (saves what was typed)"),
-        ("[ / ]", "previous / next page of the trace"),
-        ("n / p", "next / previous item"), ("d", "done with this item → next")]
-
 _CSS = ".baton-kb-current { outline: 3px solid #2e86de !important; outline-offset: 4px; border-radius: .5rem; }"
 
 _JS = """
@@ -170,7 +162,3 @@ def picked(key: str, item_id: str) -> int | None:
     step = got.get("step")
     return step if isinstance(step, int) and not isinstance(step, bool) else None
 
-
-def help_table() -> str:
-    """The keys as a Markdown table (the sidebar's help and the README list the same)."""
-    return "\n".join(f"| {k} | {what} |" for k, what in KEYS)

@@ -175,22 +175,23 @@ SHORTCUTS = {
     "previous item": "Alt+P", "next item": "Alt+N", "done with this item": "Alt+D",
     "previous surface": "Alt+K", "next surface": "Alt+J",
 }
+# the README's table of keys, word for word (tests/test_keys_help.py)
 KEYS_HELP = """
 | key | does |
 |---|---|
-| j / k | next / previous card (outlined, scrolled into view) |
-| 1 … 9 | pick the n-th label or rating of the card, or toggle its n-th flag (saved at once) |
-| ↑ / ↓, 1 … 9 | a card of rows (agent scorecard: a dimension per row): the row; its n-th score, then on to the next row |
-| s | the current step card (j/k past the page's boxes) is the decisive step |
-| t, Esc | into the card's text box; out of it (what was typed is saved) |
-| [ / ] | previous / next page of the trace |
-| n / p, d | next / previous item; done with this item → next |
 | Alt+N / Alt+P | next / previous item |
-| Alt+J / Alt+K | next / previous surface (page) |
-| Alt+D | done with this item, go to the next |
+| Alt+J / Alt+K | next / previous annotation page |
+| Alt+D | done with this item, go to the next (annotation pages) |
+| j / k | next / previous card (outlined, scrolled into view) |
+| 1 … 9 | the card's n-th label or rating, or toggle its n-th flag (saved at once) |
+| ↑ / ↓, 1 … 9 | agent scorecard (a card per agent, a row per dimension): the current row; its n-th score, then on to the next row |
+| s | failure attribution: the current step card (j/k past the page's boxes) is the decisive step |
+| t, Esc | into the card's text box; out of it (what was typed is saved) |
+| [ / ] | previous / next page of the trace (its steps, or its lanes, tree or board) |
+| n / p, d | next / previous item; done with this item → next |
 | Tab / Shift+Tab | move between controls |
 | Space | toggle a checkbox or press a button |
-| ← → ↑ ↓ | change the choice of a radio or segmented control |
+| ← → ↑ ↓ | change the choice of a radio group (contention region labels too) |
 | Enter, type, Enter | open a dropdown, filter its options, pick |
 """
 
