@@ -144,8 +144,9 @@ def test_scorecard_one_click_per_cell_and_the_count_follows(srv, page, item, age
 
 # --- 2. emergent behaviour: the overview follows --------------------------------------------------------
 
-def test_emergent_overview_follows_the_ticks(srv, page):
-    _open(page, srv, "emergent_behavior", "code-team-002")
+@pytest.mark.parametrize("item", ["code-team-002", TRAIL], ids=["demo", "trail"])
+def test_emergent_overview_follows_the_ticks(srv, page, item):
+    _open(page, srv, "emergent_behavior", item)
     overview = page.get_by_text(re.compile(r"^echoing: "))
     expect(overview).to_contain_text("echoing: no turns", timeout=T)
     turn = page.locator(".bi-card button.bi-opt")  # the page's turns: one instant card
@@ -291,3 +292,48 @@ def test_graph_canvas_drawn_soon_after_navigation(srv, page):
     ink = time.time() - t0
     print(f"graph: page text after {text:.2f} s, iframe after {framed:.2f} s, canvas drawn after {ink:.2f} s")
     assert ink - text < 3.0
+
+
+# the drawn things of the graph (agents' nodes with their labels, the handoffs' boxes), each as its
+# bounding box in the network's coordinates (vis-network's own: a node's box includes its label)
+BOXES_JS = """(canvas) => {""" + FIND_NETWORK + """
+  if (!net) return null;
+  return net.body.data.nodes.getIds().filter(id => /-[ne]\\d+$/.test(id))
+    .map(id => [id, net.getBoundingBox(id)]);
+}"""
+
+
+def _overlapping(boxes: list) -> list[tuple[str, str]]:
+    """Pairs of drawn things whose boxes overlap (by more than half a pixel: rounding)."""
+    def apart(a, b):
+        return (a["right"] <= b["left"] + 0.5 or b["right"] <= a["left"] + 0.5
+                or a["bottom"] <= b["top"] + 0.5 or b["bottom"] <= a["top"] + 0.5)
+    return [(i, j) for k, (i, a) in enumerate(boxes) for j, b in boxes[k + 1:] if not apart(a, b)]
+
+
+@pytest.mark.parametrize("item, agents", [("code-team-002", ["Manager", "Coder", "Tester"]),
+                                          (TRAIL, ["manager", "search_agent"])], ids=["demo", "trail"])
+def test_graph_labels_never_overlap_with_every_agent_critical(srv, page, item, agents):
+    """Issue 27: node labels collided with the handoffs' boxes once a node was marked critical.
+    Every agent marked critical and every handoff pair problematic (the widest labels and boxes),
+    the boxes vis-network drew, labels included, do not overlap (read from the network itself)."""
+    from tests.browser.test_graph_cards import CRITICAL, NODES_JS, card as graph_card, star
+    _open(page, srv, "agent_interaction_graph", item)
+    page.wait_for_selector(FRAME, timeout=T)
+    canvas = page.frame_locator(FRAME).locator("canvas")
+    before = _wait_for(lambda: canvas.evaluate(BOXES_JS))
+    assert before and not _overlapping(before), _overlapping(before)
+    crit = graph_card(page, CRITICAL)
+    for agent in agents:
+        option(crit, agent).click()
+    pairs = page.locator(".bi-card").filter(has=page.locator(".bi-opts[aria-label*=' → ']"))
+    assert pairs.count() >= 1
+    for i in range(pairs.count()):
+        option(pairs.nth(i), "⚠ problematic").click()
+    assert _wait_for(lambda: (v := _stored(srv, item, "graph")) and sorted(v["critical_nodes"]) == sorted(agents)
+                     and len(v["edges"]) == pairs.count(), timeout=60)
+    # drawn again from the store: every agent a star, every box dashed
+    assert _wait_for(lambda: (ns := canvas.evaluate(NODES_JS)) and
+                     sum(star(n) for i, n in ns.items() if re.search(r"-n\d+$", i)) == len(agents), timeout=60)
+    after = canvas.evaluate(BOXES_JS)
+    assert len(after) == len(before) and not _overlapping(after), _overlapping(after)
