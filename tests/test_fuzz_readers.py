@@ -193,3 +193,14 @@ def test_truncated_samples_long(tmp_path_factory, fmt, data):
 @QUICK
 def test_detect_never_raises(fmt, value):
     assert readers.FORMATS[fmt].detect(value) in (True, False)
+
+
+@pytest.mark.parametrize("fmt", ["auto", *FORMATS])
+@pytest.mark.parametrize("field", [[], {}, [["llm"]]])
+def test_an_unhashable_run_type_is_a_wrong_shape_not_a_crash(tmp_path, fmt, field):
+    """Found by test_random_json: {"run_type": []} made the LangSmith detector raise
+    (a list is not hashable) while another reader asked which format the record was."""
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"run_type": field}))
+    check_read(path, fmt)
+    assert all(readers.FORMATS[name].detect({"run_type": field, "inputs": {}}) in (True, False) for name in FORMATS)

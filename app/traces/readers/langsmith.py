@@ -35,7 +35,8 @@ _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"
 
 
 def detect(record) -> bool:
-    return (isinstance(record, dict) and record.get("run_type") in RUN_TYPES
+    # (a run_type of any JSON type may arrive: a list or a dict is not a run type, and not hashable)
+    return (isinstance(record, dict) and isinstance(record.get("run_type"), str) and record["run_type"] in RUN_TYPES
             and ("child_runs" in record or "parent_run_id" in record or "inputs" in record))
 
 
