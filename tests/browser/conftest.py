@@ -84,6 +84,14 @@ def server(tmp_path):
 
 
 @pytest.fixture
+def wide(browser):
+    """A page at 1440x900, the size issue 27's pages were seen at."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    yield ctx.new_page()
+    ctx.close()
+
+
+@pytest.fixture
 def page(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()

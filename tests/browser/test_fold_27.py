@@ -33,13 +33,6 @@ def srv(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture
-def wide(browser):
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    yield ctx.new_page()
-    ctx.close()
-
-
 def _steps_page(pg, srv):
     """The TRAIL run's outcome page with its trace as the step list (the page settled)."""
     pg.goto(f"{srv.url}/outcome?annotator=alice&item={TRAIL}")

@@ -57,6 +57,17 @@ def _stored(srv, scheme: str, check=lambda v: v is not None, timeout: float = 60
         time.sleep(0.3)
 
 
+def _to_step(pg, step: int, most: int = 12) -> None:
+    """From the trace's first step card (current), j until step `step` is the current card."""
+    current = pg.locator(".baton-kb-current[data-step]")
+    assert current.get_attribute("data-step") == "0"
+    for _ in range(most):
+        if current.get_attribute("data-step") == str(step):
+            break
+        _keys(pg, "j")
+    assert current.get_attribute("data-step") == str(step)
+
+
 def _next_page(pg, page: str):
     _keys(pg, "Alt+J")
     _ready(pg, page)
@@ -76,13 +87,7 @@ def test_one_whole_item_by_keyboard_alone(server, browser):
         _keys(pg, "j", "2")  # the agents' card: Manager, Coder, Tester → Coder
         assert _stored(server, "attribution", lambda v: v and v.get("responsible_agent"))["responsible_agent"] == "Coder"
         _keys(pg, "j")  # past the box: the trace's first step (in whichever layout the trace is drawn)
-        current = pg.locator(".baton-kb-current[data-step]")
-        assert current.get_attribute("data-step") == "0"
-        for _ in range(12):  # on to step 4: "Waiting for the repository lock held by Tester."
-            if current.get_attribute("data-step") == "4":
-                break
-            _keys(pg, "j")
-        assert current.get_attribute("data-step") == "4"
+        _to_step(pg, 4)  # "Waiting for the repository lock held by Tester."
         _keys(pg, "s")
         assert _stored(server, "attribution", lambda v: v and v.get("decisive_step") == 4)["decisive_step"] == 4
         pg.locator(".baton-steps .card.focus[data-step='4']").wait_for(timeout=T)  # marked in the trace

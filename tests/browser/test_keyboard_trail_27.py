@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import wait_app
-from tests.browser.test_keyboard_item_27 import T, _keys, _next_page, _ready
+from tests.browser.test_keyboard_item_27 import T, _keys, _next_page, _ready, _to_step
 from tests.browser.test_ux27 import TRAIL, _stored, _wait_for, srv  # noqa: F401 (srv: the module's server)
 from tests.test_keys_help import readme_keys
 
@@ -23,13 +23,6 @@ def _saved(server, scheme: str, check=lambda v: v is not None):
     """The TRAIL run's stored value of this scheme once `check` holds for it (else what is stored)."""
     _wait_for(lambda: check(_stored(server, TRAIL, scheme)), timeout=60)
     return _stored(server, TRAIL, scheme)
-
-
-@pytest.fixture
-def wide(browser):
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    yield ctx.new_page()
-    ctx.close()
 
 
 def test_the_sidebars_keys_help_lists_the_readmes_keys(srv, wide):
@@ -55,13 +48,7 @@ def test_the_trail_run_annotated_by_keyboard_alone(srv, wide):
     _keys(pg, "j", "2")  # the agents' card: manager, search_agent → search_agent
     assert _saved(srv, "attribution", lambda v: v and v.get("responsible_agent"))["responsible_agent"] == "search_agent"
     _keys(pg, "j")  # past the box: the trace's first step (the run opens in its tree)
-    current = pg.locator(".baton-kb-current[data-step]")
-    assert current.get_attribute("data-step") == "0"
-    for _ in range(12):  # on to step 6: search_agent's failed inspect_file_as_text
-        if current.get_attribute("data-step") == "6":
-            break
-        _keys(pg, "j")
-    assert current.get_attribute("data-step") == "6"
+    _to_step(pg, 6)  # search_agent's failed inspect_file_as_text
     _keys(pg, "s")
     assert _saved(srv, "attribution", lambda v: v and v.get("decisive_step") == 6)["decisive_step"] == 6
 

@@ -35,13 +35,6 @@ def derived(srv):
     return {it.id: derive(it.data) for it in ws.items}
 
 
-@pytest.fixture
-def wide(browser):
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    yield ctx.new_page()
-    ctx.close()
-
-
 def _step_list(pg, srv, item: str, steps: int):
     """The item's outcome page with its trace as the step list (its first page of ten steps)."""
     pg.goto(f"{srv.url}/outcome?annotator=alice&item={item}")
