@@ -57,6 +57,22 @@ def _stored(srv, scheme: str, check=lambda v: v is not None, timeout: float = 60
         time.sleep(0.3)
 
 
+def _to_card(pg, holding: str, most: int = 3) -> None:
+    """j until the current card shows `holding`, as an annotator looks at the outlined card.
+    An instant card mounts after the page's other controls: a j before it is drawn outlines
+    another card, so its choices are waited for first."""
+    pg.locator(".bi-card", has_text=holding).first.wait_for(timeout=T)
+    current = pg.locator(".baton-kb-current", has_text=holding)
+    for _ in range(most):
+        _keys(pg, "j")
+        try:
+            current.first.wait_for(timeout=5000)
+            return
+        except Exception:  # (playwright's TimeoutError: not that card yet)
+            continue
+    current.first.wait_for(timeout=T)
+
+
 def _to_step(pg, step: int, most: int = 12) -> None:
     """From the trace's first step card (current), j until step `step` is the current card."""
     current = pg.locator(".baton-kb-current[data-step]")
@@ -84,7 +100,8 @@ def test_one_whole_item_by_keyboard_alone(server, browser):
 
         _next_page(pg, "attribution")
         pg.locator("[data-step]").first.wait_for(timeout=T)  # (and the trace's steps)
-        _keys(pg, "j", "2")  # the agents' card: Manager, Coder, Tester → Coder
+        _to_card(pg, "Tester")  # the agents' card: Manager, Coder, Tester
+        _keys(pg, "2")  # → Coder
         assert _stored(server, "attribution", lambda v: v and v.get("responsible_agent"))["responsible_agent"] == "Coder"
         _keys(pg, "j")  # past the box: the trace's first step (in whichever layout the trace is drawn)
         _to_step(pg, 4)  # "Waiting for the repository lock held by Tester."

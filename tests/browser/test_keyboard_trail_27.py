@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import wait_app
-from tests.browser.test_keyboard_item_27 import T, _keys, _next_page, _ready, _to_step
+from tests.browser.test_keyboard_item_27 import T, _keys, _next_page, _ready, _to_card, _to_step
 from tests.browser.test_ux27 import TRAIL, _stored, _wait_for, srv  # noqa: F401 (srv: the module's server)
 from tests.test_keys_help import readme_keys
 
@@ -45,7 +45,8 @@ def test_the_trail_run_annotated_by_keyboard_alone(srv, wide):
 
     _next_page(pg, "attribution")  # (asked now: the outcome is a failure)
     pg.locator("[data-step]").first.wait_for(timeout=T)
-    _keys(pg, "j", "2")  # the agents' card: manager, search_agent → search_agent
+    _to_card(pg, "search_agent")  # the agents' card: manager, search_agent
+    _keys(pg, "2")  # → search_agent
     assert _saved(srv, "attribution", lambda v: v and v.get("responsible_agent"))["responsible_agent"] == "search_agent"
     _keys(pg, "j")  # past the box: the trace's first step (the run opens in its tree)
     _to_step(pg, 6)  # search_agent's failed inspect_file_as_text
