@@ -1,12 +1,12 @@
-"""Issue 27, point 13: the keys are listed in the README and in the app (the sidebar's *Keyboard
-shortcuts* box), and the two lists agree, row for row; every key the app listens to is in them."""
+"""Issue 27, point 13: the keys are listed in the README and in the app (its *Keyboard shortcuts*
+page and the sidebar's box), and the lists agree, row for row; every key the app listens to is in them."""
 from __future__ import annotations
 
 import re
 
 from app.ui import keyboard
 from app.ui.nav import KEYS_HELP, SHORTCUTS
-from tests.conftest import ROOT
+from tests.conftest import ROOT, make_app, open_page, write_project
 
 
 def table_rows(markdown: str) -> list[tuple[str, str]]:
@@ -45,3 +45,14 @@ def test_every_key_the_app_listens_to_is_in_the_help():
     # and the keyboard's script handles each of its own (a key removed there leaves the table)
     for handled in ["'j'", "'k'", "'s'", "'t'", "'['", "']'", "'n'", "'p'", "'d'", "'Escape'", "[1-9]"]:
         assert handled in keyboard._JS, handled
+
+
+def test_the_keys_have_a_page_of_their_own_in_the_menu(tmp_path):
+    at = make_app(write_project(tmp_path), item="code-team-002")
+    at.run()
+    assert [link.proto.label for link in at.sidebar.get("page_link")][-1] == "Keyboard shortcuts"
+    open_page(at, "keys")
+    assert at.title[0].value == "Keyboard shortcuts"
+    tables = [m.value for m in at.markdown if "| key | does |" in m.value]
+    assert len(tables) == 2  # the page's, and the sidebar's box
+    assert all(table_rows(t) == readme_keys() for t in tables)

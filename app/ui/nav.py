@@ -27,7 +27,7 @@ def home_page() -> st.Page:
     return _page(str(shell.ROOT / "pages" / "home.py"), "Items", True)
 
 
-RESERVED = {"summary"}  # url paths of the other pages
+RESERVED = {"summary", "keys"}  # url paths of the other pages
 
 
 def scheme_title(scheme: Scheme) -> str:
@@ -210,7 +210,13 @@ def pages_of(ws: Workspace) -> list[st.Page]:
     """The pages this session may open, in menu order."""
     if not shell.annotator():
         return [home_page()]
-    return [home_page()] + annotation_pages(ws) + ([summary_page()] if shell.is_admin() else [])
+    return [home_page()] + annotation_pages(ws) + ([summary_page()] if shell.is_admin() else []) + [keys_page()]
+
+
+def keys_page() -> st.Page:
+    """The keyboard shortcuts' page (the sidebar's expander holds the same table)."""
+    return _page(str(shell.ROOT / "pages" / "keys.py"), "Keyboard shortcuts", icon=":material/keyboard:",
+                 url_path="keys")
 
 
 def summary_page() -> st.Page:

@@ -43,7 +43,7 @@ def test_nothing_is_fetched_from_outside_the_machine(trail_server, page):
         page.goto(f"{base}/outcome?annotator=alice&item={item}")
         wait_app(page, 120000)
         menu = _menu(page)
-        assert len(menu) == 16, menu  # Items, the fourteen schemes, the summary
+        assert len(menu) == 17, menu  # Items, the fourteen schemes, the summary, the keys
         for href in menu:
             page.goto(f"{base}/{href}")
             wait_app(page, 120000)
