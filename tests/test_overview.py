@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.summary import human
-from app.summary.overview import agreement_line, flag_matrix, overview, ranked, strength
+from app.summary import human, overview_charts
+from app.summary.overview import agreement_line, flag_matrix, graph_matrix, overview, ranked, strength
 from tests.summary_data import CODE, attribution, demo
 
 
@@ -49,6 +49,26 @@ def test_flag_matrix_merges_agents_of_the_same_name_across_schemes():
     m = flag_matrix(s)
     assert m["agents"] == ["B", "A", "C"]
     assert m["cells"][0] == {"src": "A", "dst": "B", "flagged": 2, "reviewed": 8, "flag_rate": 0.25}
+
+
+def test_the_cross_run_graph_is_a_matrix_of_agents_not_a_circle_of_every_agent():
+    # issue 27: 30 agents of unrelated runs stay legible: one row and one column per agent name
+    names = [f"agent-{i:02d}" for i in range(30)]
+    edges = [{"src": a, "dst": b, "handoffs": 2, "runs": 1, "graph_reviews": 2, "critical": i % 2,
+              "problematic": 1 if i % 3 == 0 else 0, "marked_rate": None, "handoff_review_flags": 0}
+             for i, (a, b) in enumerate(zip(names, names[1:] + names[:1]))]
+    edges.append({"src": "x", "dst": "y", "handoffs": 1, "runs": 1, "graph_reviews": 0, "critical": 0,
+                  "problematic": 0, "marked_rate": None, "handoff_review_flags": 0})  # (never reviewed: left out)
+    m = graph_matrix({"interaction": {"nodes": [], "edges": edges}})
+    assert sorted(m["agents"]) == names and len(m["cells"]) == 30
+    assert m["cells"][0] == {"src": "agent-00", "dst": "agent-01", "flagged": 1, "reviewed": 2, "flag_rate": 0.5,
+                             "critical": 0, "handoffs": 2}
+    fig = overview_charts.flag_matrix(m, title="t", flagged="problematic").to_dict()
+    (heat,) = fig["data"]
+    assert len(heat["x"]) == len(heat["y"]) == 30 and heat["zmin"] == 0 and heat["zmax"] == 1
+    assert fig["layout"]["height"] >= 24 * 30  # a row per agent, the labels never squeezed
+    assert "50% of 2 · 1 critical" in {t for row in heat["text"] for t in row}
+    assert graph_matrix({"interaction": {"nodes": [], "edges": []}}) == {"agents": [], "cells": []}
 
 
 def test_numbers_for_people():

@@ -46,15 +46,6 @@ def test_agent_axes_of_mast_bars_scorecards_and_gold_confusion_are_in_the_agents
     assert tick_colours(confusion["layout"]["yaxis"]) == {"WebSurfer": agent_hex("WebSurfer")}
 
 
-def test_interaction_graph_nodes_are_in_the_agents_colours_critical_ones_ringed_and_marked():
-    inter = {"nodes": [{"agent": "Orchestrator", "critical_marks": 0}, {"agent": "Coder", "critical_marks": 2}],
-             "edges": [{"src": "Orchestrator", "dst": "Coder", "handoffs": 3, "critical": 1, "problematic": 0}]}
-    fig = charts.interaction_graph(inter).to_dict()
-    nodes = fig["data"][-1]
-    assert list(nodes["marker"]["color"]) == [agent_hex("Orchestrator"), agent_hex("Coder")]
-    assert list(nodes["marker"]["line"]["width"]) == [1, 4] and list(nodes["text"]) == ["Orchestrator", "⚠ Coder"]
-
-
 def test_overview_blame_is_in_the_agents_colours_and_a_tie_is_outlined_alike():
     entry = {"failed_runs": 4, "agents": [
         {"agent": "Coder", "count": 3, "runs": 2, "rank": 1}, {"agent": "Tester", "count": 3, "runs": 2, "rank": 1},

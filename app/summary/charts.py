@@ -12,7 +12,6 @@ the interaction graph is filled with it. The name is always written too: never c
 from __future__ import annotations
 
 import html
-import math
 from typing import Any
 
 import plotly.graph_objects as go
@@ -116,64 +115,6 @@ def heatmap(records: list[dict], x: str, y: str, z: str, title: str, zmin=None, 
 def scorecard_heatmap(agents: list[dict], scale: int | None = None) -> go.Figure:
     return heatmap(agents, "dimension", "agent", "mean", "Mean score per agent and dimension",
                    zmin=1, zmax=scale)
-
-
-def interaction_graph(inter: dict, title: str = "Interaction graph across runs") -> go.Figure:
-    """Agents on a circle, each in its colour, one arrow per ordered pair: width by handoffs, colour
-    and label by how often the pair was marked critical (red) or problematic (orange) on the
-    interaction graph. An agent marked critical has a red ring and a "⚠" before its name.
-    With many edges only the marked ones carry a label; every edge has its numbers on hover
-    (and in the table the callers show beside the figure)."""
-    nodes = inter.get("nodes") or []
-    edges = inter.get("edges") or []
-    names = list(dict.fromkeys([n["agent"] for n in nodes] + [x for ed in edges for x in (ed["src"], ed["dst"])]))
-    if not names:
-        return _empty(title)
-    k = len(names)
-    pos = {a: (math.cos(2 * math.pi * i / k + math.pi / 2), math.sin(2 * math.pi * i / k + math.pi / 2))
-           for i, a in enumerate(names)}
-    most = max([ed["handoffs"] for ed in edges] + [1])
-    arrows, lx, ly, ltext, lhover, lcolour = [], [], [], [], [], []
-    for ed in edges:
-        (x0, y0), (x1, y1) = pos[ed["src"]], pos[ed["dst"]]
-        # shift each edge a little to its left so A→B and B→A stay apart
-        dx, dy = x1 - x0, y1 - y0
-        norm = math.hypot(dx, dy) or 1.0
-        ox, oy = -dy / norm * 0.05, dx / norm * 0.05
-        colour = RED if ed["critical"] else ORANGE if ed["problematic"] else GREY
-        arrows.append(dict(x=x1 + ox - dx * 0.12, y=y1 + oy - dy * 0.12, ax=x0 + ox + dx * 0.12,
-                           ay=y0 + oy + dy * 0.12, xref="x", yref="y", axref="x", ayref="y", showarrow=True,
-                           arrowhead=3, arrowsize=1, arrowwidth=1 + 4 * ed["handoffs"] / most, arrowcolor=colour,
-                           text=""))
-        label = f"{ed['handoffs']} handoffs"
-        if ed["critical"] or ed["problematic"]:
-            label += f" · {ed['critical']} critical · {ed['problematic']} problematic"
-        if ed.get("handoff_review_flags"):
-            label += f" · {ed['handoff_review_flags']} flagged"
-        lx.append((x0 + x1) / 2 + ox * 2)
-        ly.append((y0 + y1) / 2 + oy * 2)
-        marked = ed["critical"] or ed["problematic"] or ed.get("handoff_review_flags")
-        ltext.append(e(label) if marked or len(edges) <= 8 else "")  # many edges: label the flagged ones
-        lhover.append(e(f"{ed['src']} → {ed['dst']}: {label}"))
-        lcolour.append(colour)
-    fig = go.Figure(layout=dict(annotations=arrows))
-    if edges:
-        fig.add_trace(go.Scatter(x=lx, y=ly, mode="text+markers", text=ltext, marker=dict(size=8, opacity=0),
-                                 textfont=dict(size=10, color=lcolour), hoverinfo="text", hovertext=lhover,
-                                 showlegend=False))
-    crit = {n["agent"]: n.get("critical_marks", 0) for n in nodes}
-    fig.add_trace(go.Scatter(
-        x=[pos[a][0] for a in names], y=[pos[a][1] for a in names], mode="markers+text",
-        text=[("⚠ " if crit.get(a) else "") + e(a) for a in names], textposition="top center",
-        marker=dict(size=26, color=[agent_hex(a) for a in names],
-                    line=dict(width=[4 if crit.get(a) else 1 for a in names],
-                              color=[RED if crit.get(a) else "#ffffff" for a in names])),
-        hovertext=[e(f"{a}: marked critical {crit.get(a, 0)} time(s)") for a in names], hoverinfo="text",
-        showlegend=False))
-    fig.update_xaxes(visible=False, range=[-1.5, 1.5])
-    fig.update_yaxes(visible=False, range=[-1.4, 1.5], scaleanchor="x")
-    fig.update_layout(title=e(title), **{**LAYOUT, "height": 480 if k <= 8 else 640})
-    return fig
 
 
 def position_histogram(att: dict) -> go.Figure:

@@ -244,11 +244,31 @@ def flag_matrix(summary: dict) -> dict[str, Any]:
             c = cells.setdefault((str(p["src"]), str(p["dst"])), [0, 0])
             c[0] += p.get("flagged") or 0
             c[1] += p.get("handoffs_reviewed") or 0
+    return {"agents": _busiest_first(cells), "cells": [{"src": s, "dst": d, "flagged": f, "reviewed": n,
+                                                         "flag_rate": f / n if n else None}
+                                                        for (s, d), (f, n) in sorted(cells.items())]}
+
+
+GRAPH_MATRIX_TITLE = "Handoffs marked problematic on the interaction graph, from agent (row) to agent (column)"
+
+
+def graph_matrix(summary: dict) -> dict[str, Any]:
+    """Agents × agents of the interaction-graph reviews across runs (the summary's
+    `interaction`, agents already merged by name): the share of graph reviews that marked the
+    pair problematic (`flag_rate`, as in flag_matrix), with its critical marks and handoffs;
+    agents in order of how many reviews saw them."""
+    edges = [ed for ed in summary.get("interaction", {}).get("edges", []) if ed.get("graph_reviews")]
+    cells = {(str(ed["src"]), str(ed["dst"])): [ed["problematic"], ed["graph_reviews"]] for ed in edges}
+    return {"agents": _busiest_first(cells), "cells": [
+        {"src": str(ed["src"]), "dst": str(ed["dst"]), "flagged": ed["problematic"], "reviewed": ed["graph_reviews"],
+         "flag_rate": ed["problematic"] / ed["graph_reviews"], "critical": ed["critical"], "handoffs": ed["handoffs"]}
+        for ed in edges]}
+
+
+def _busiest_first(cells: dict[tuple[str, str], list[int]]) -> list[str]:
+    """The agents of (src, dst) -> [flagged, reviewed] cells, the most reviewed first."""
     weight: dict[str, int] = {}
-    for (s, d), (_, n) in cells.items():
-        weight[s] = weight.get(s, 0) + n
-        weight[d] = weight.get(d, 0) + n
-    agents = sorted(weight, key=lambda a: (-weight[a], a))
-    return {"agents": agents, "cells": [{"src": s, "dst": d, "flagged": f, "reviewed": n,
-                                         "flag_rate": f / n if n else None}
-                                        for (s, d), (f, n) in sorted(cells.items())]}
+    for (src, dst), (_flagged, reviewed) in cells.items():
+        weight[src] = weight.get(src, 0) + reviewed
+        weight[dst] = weight.get(dst, 0) + reviewed
+    return sorted(weight, key=lambda a: (-weight[a], a))

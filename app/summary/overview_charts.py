@@ -66,12 +66,13 @@ def team_means(entry: dict, scale: int | None = None) -> go.Figure:
     return fig
 
 
-def flag_matrix(matrix: dict, limit: int = 40) -> go.Figure:
-    """Agents × agents (from the row to the column): the share of handoffs flagged, 0–100%,
-    agents of the same name across runs merged, the busiest `limit` agents. Cells no handoff
-    review saw are blank. Stays legible at 30 agents: one row per agent, the height follows."""
+def flag_matrix(matrix: dict, limit: int = 40, title: str = "Handoffs flagged, from agent (row) to agent (column)",
+                flagged: str = "flagged") -> go.Figure:
+    """Agents × agents (from the row to the column): the share flagged, 0–100% (handoffs on a
+    handoff review; graph reviews marking the pair problematic: overview.graph_matrix), agents
+    of the same name across runs merged, the busiest `limit` agents. Cells nothing reviewed are
+    blank. Stays legible at 30 agents: one row per agent, the height follows."""
     agents = (matrix.get("agents") or [])[:limit]
-    title = "Handoffs flagged, from agent (row) to agent (column)"
     if not agents:
         return _empty(title)
     at = {a: i for i, a in enumerate(agents)}
@@ -81,11 +82,12 @@ def flag_matrix(matrix: dict, limit: int = 40) -> go.Figure:
         if c["src"] in at and c["dst"] in at and c["reviewed"]:
             i, j = at[c["src"]], at[c["dst"]]
             z[i][j] = c["flag_rate"]
-            text[i][j] = f"{c['flag_rate']:.0%} of {c['reviewed']}"
+            text[i][j] = f"{c['flag_rate']:.0%} of {c['reviewed']}" + (
+                f" · {c['critical']} critical" if c.get("critical") else "")
     labels = [e(a) for a in agents]
     fig = go.Figure(go.Heatmap(z=z, x=labels, y=labels, text=text, zmin=0, zmax=1, colorscale="Reds",
                                texttemplate="%{text}" if len(agents) <= 12 else None,
-                               colorbar=dict(tickformat=".0%", title="flagged"),
+                               colorbar=dict(tickformat=".0%", title=flagged),
                                hovertemplate="%{y} → %{x}: %{text}<extra></extra>", xgap=1, ygap=1))
     side = max(320, 140 + 24 * len(agents))
     fig.update_layout(title=title, **{**LAYOUT, "height": side, "margin": dict(l=10, r=10, t=40, b=10)})

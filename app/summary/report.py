@@ -16,7 +16,7 @@ import pandas as pd
 
 from app.summary import charts, overview_charts
 from app.summary.human import duration, names, percent
-from app.summary.overview import flag_matrix, overview
+from app.summary.overview import GRAPH_MATRIX_TITLE, flag_matrix, graph_matrix, overview
 from app.summary.rows import apply_filters, load
 from app.summary.summarize import scheme_rows, summarize
 from app.types.panel import SchemeRows
@@ -294,7 +294,10 @@ def build_html(ws, df=None, *, annotators: Iterable[str] | None = None, schemes:
     inter = s["interaction"]
     if inter["edges"]:
         parts.append("<h2>Interaction graph across runs</h2>")
-        parts.append(_fig(charts.interaction_graph(inter)) + table(inter["edges"], "Ordered agent pairs"))
+        marked = graph_matrix(s)
+        if marked["cells"]:
+            parts.append(_fig(overview_charts.flag_matrix(marked, title=GRAPH_MATRIX_TITLE, flagged="problematic")))
+        parts.append(table(inter["edges"], "Ordered agent pairs"))
     for name, h in s["handoffs"].items():
         parts.append(f"<h2>Handoffs: {_e(name)}</h2>")
         recs = [{**p, "pair": f"{p['src']} → {p['dst']}"} for p in h["pairs"]]

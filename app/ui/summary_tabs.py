@@ -10,7 +10,7 @@ import streamlit as st
 from app.project.workspace import Workspace
 from app.store import export as ex
 from app.summary import human, overview_charts
-from app.summary.overview import flag_matrix
+from app.summary.overview import GRAPH_MATRIX_TITLE, flag_matrix, graph_matrix
 from app.summary.report import build_html, extra_tables, headline_agreement
 from app.ui import nav, shell
 from app.ui.summary_tables import chart, listed, paged, summary_key, table
@@ -85,11 +85,17 @@ def handoffs(s: dict) -> None:
         st.plotly_chart(overview_charts.flag_matrix(flag_matrix(s)), key=summary_key("chart", "flag-matrix"), width="stretch")
         st.caption("Row: the agent handing off; column: the one taking over; colour: the share of reviewed "
                    "handoffs flagged (0–100%). Agents of the same name in different runs are one row.")
-    with st.expander("Interaction graph across runs", expanded=not s["handoffs"]):
-        chart("graph", "interaction_graph", inter)
-        st.caption("Arrow width: handoffs across runs. Red: marked critical, orange: marked problematic on an "
-                   "interaction graph; each label says how often.")
-        table(inter["edges"])
+    marked = graph_matrix(s)
+    if marked["cells"]:  # the graph reviews' marks, agents × agents as above (no circle of every agent)
+        st.subheader("Handoffs marked on the interaction graph, across runs")
+        st.plotly_chart(overview_charts.flag_matrix(marked, title=GRAPH_MATRIX_TITLE, flagged="problematic"),
+                        key=summary_key("chart", "graph-matrix"), width="stretch")
+        st.caption("Colour: the share of interaction-graph reviews of the runs holding the pair that marked it "
+                   "problematic (0–100%); each cell also says how often it was marked critical.")
+    if inter["edges"]:
+        with st.expander("Every ordered agent pair across runs: handoffs, runs, marks, flags",
+                         expanded=not s["handoffs"] and not marked["cells"]):
+            table(inter["edges"])
     for name, h in s["handoffs"].items():
         st.subheader(f"Handoff review: {md(name)}")
         recs = [{"pair": f"{p['src']} → {p['dst']}", **p} for p in h["pairs"]]
