@@ -67,9 +67,13 @@ def test_the_handoffs_tab_shows_an_agent_by_agent_matrix(seeded, page):
     panel = page.get_by_role("tabpanel", name="Handoffs")
     panel.locator(".js-plotly-plot").first.wait_for(timeout=30000)
     page.wait_for_timeout(2000)
-    got = page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot'))
-        .filter(p => (p.querySelector('.gtitle')?.textContent || '').startsWith('Handoffs flagged, from agent'))
-        .map(p => ({n: p.data[0].y.length, zmin: p.data[0].zmin, zmax: p.data[0].zmax, h: p.layout.height}))""")
-    assert got, "no agent × agent matrix"
-    m = got[0]
-    assert m["n"] >= 20 and m["zmin"] == 0 and m["zmax"] == 1 and m["h"] >= 24 * m["n"]  # a row per agent
+    figures = page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .map(p => ({title: p.querySelector('.gtitle')?.textContent || '', n: (p.data[0].y || []).length,
+                    zmin: p.data[0].zmin, zmax: p.data[0].zmax, h: p.layout.height}))""")
+    # the handoff reviews' flags and the graph reviews' problematic marks, each agents × agents
+    for title in ("Handoffs flagged, from agent", "Handoffs marked problematic on the interaction graph"):
+        got = [f for f in figures if f["title"].startswith(title)]
+        assert got, (title, [f["title"] for f in figures])
+        m = got[0]
+        assert m["n"] >= 20 and m["zmin"] == 0 and m["zmax"] == 1 and m["h"] >= 24 * m["n"]  # a row per agent
+    assert not [f for f in figures if f["title"].startswith("Interaction graph across runs")]  # (no circle)
