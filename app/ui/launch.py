@@ -15,17 +15,18 @@ from streamlit.web import cli as stcli
 from app.ui import asset_cache
 
 ROOT = Path(__file__).resolve().parents[2]
-PLOTLY_JS = "plotly.min.js"  # the plotly package's plotly.js, served from static/ (app/ui/timeline_chart.py)
+# plotly.js's basic bundle (bars and scatter: all the timeline draws), vendored (app/ui/vendor/
+# README.md), served from static/ (app/ui/timeline_chart.py)
+PLOTLY_JS = "plotly-basic.min.js"
+PLOTLY_SOURCE = Path(__file__).resolve().parent / "vendor" / PLOTLY_JS
 
 
 def provide_plotly(static_dir: Path) -> None:
-    """Put the plotly package's plotly.js in `static_dir` (the folder Streamlit serves beside
-    the entry script) unless the same file is there already."""
+    """Put the vendored plotly.js in `static_dir` (the folder Streamlit serves beside the entry
+    script) unless the same file is there already."""
     import shutil
 
-    import plotly
-
-    src = Path(plotly.__file__).parent / "package_data" / PLOTLY_JS
+    src = PLOTLY_SOURCE
     dst = static_dir / PLOTLY_JS
     if dst.exists() and dst.stat().st_size == src.stat().st_size and dst.stat().st_mtime >= src.stat().st_mtime:
         return
