@@ -1,7 +1,7 @@
 """Access control: hashed tokens, constant-time checks, rotating one-time session tickets."""
 from app.project import access
 from app.store.storage import AnnotationStore
-from tests.conftest import click_card, instant_card, make_app, open_page, write_project
+from tests.conftest import click_card, components, instant_card, make_app, open_page, write_project
 
 TOKENS = {"alice": "alice-token-0123456789abcdef", "root": "root-token-0123456789abcdef"}
 
@@ -218,7 +218,7 @@ def test_annotators_see_and_change_only_their_own(tmp_path):
     # no summary for annotators by its address (the menu leaves it out too)
     summary = signed_in(cfg, "alice", "summary")
     assert any("admins only" in i.value for i in summary.info)
-    assert not summary.dataframe and not summary.get("plotly_chart")
+    assert not summary.dataframe and not components(summary, "baton_figure")
     # the admin sees everyone's work in the summary
     admin = signed_in(cfg, "root", "summary")
     assert not [i for i in admin.info if "admins only" in i.value]

@@ -14,7 +14,7 @@ import pytest
 from app.project import access
 from app.project.workspace import open_project
 from app.types.registry import TYPES
-from tests.conftest import make_app, write_project
+from tests.conftest import components, make_app, write_project
 
 GOOD = access.hash_token("alice-token-0123456789abcdef")
 DAMAGED = {
@@ -68,7 +68,7 @@ def test_a_damaged_secrets_file_serves_nothing_on_any_page(tmp_path, case):
         assert says in problem, (case, page, problem)
         # nothing of the project is served: no summary, no controls, no trace, no item list
         assert not at.dataframe and not at.radio and not at.checkbox and not at.text_area, (case, page)
-        assert not at.get("plotly_chart") and not at.tabs and not at.sidebar.button, (case, page)
+        assert not components(at, "baton_figure") and not at.tabs and not at.sidebar.button, (case, page)
         assert "mallory" not in shown(at)
 
 

@@ -15,9 +15,9 @@ from streamlit.web import cli as stcli
 from app.ui import asset_cache
 
 ROOT = Path(__file__).resolve().parents[2]
-# plotly.js's basic bundle (bars and scatter: all the timeline draws), vendored (app/ui/vendor/
-# README.md), served from static/ (app/ui/timeline_chart.py)
-PLOTLY_JS = "plotly-basic.min.js"
+# plotly.js's cartesian bundle (bars, scatter, heatmaps: all Baton draws), vendored (app/ui/vendor/
+# README.md), served from static/ (app/ui/timeline_chart.py, app/ui/figure_view.py)
+PLOTLY_JS = "plotly-cartesian.min.js"
 PLOTLY_SOURCE = Path(__file__).resolve().parent / "vendor" / PLOTLY_JS
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 from app.project.workspace import Workspace
 from app.summary import human, overview_charts
 from app.summary.overview import flag_matrix, overview
-from app.ui import nav, shell
+from app.ui import figure_view, nav, shell
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md
 
@@ -19,7 +19,7 @@ def _k(*parts) -> str:
 
 
 def _chart(fig, key: str) -> None:
-    st.plotly_chart(fig, key=_k("chart", key), width="stretch")
+    figure_view.figure(fig, _k("chart", key))
 
 
 def runs_links(ws: Workspace, scheme: str, entries: list[tuple[str, list[str]]], key: str) -> None:

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app.summary import charts
+from app.ui import figure_view
 from app.ui.state import widget_key
 
 DIS_PAGE = 100  # records a page: disagreements, decisive steps (a large study has hundreds of thousands)
@@ -43,8 +44,7 @@ def _figure(builder: str, args: tuple, kwargs: tuple):
 
 
 def chart(key: str, builder: str, *args, **kwargs) -> None:
-    st.plotly_chart(_figure(builder, args, tuple(sorted(kwargs.items()))), key=summary_key("chart", key),
-                    width="stretch")
+    figure_view.figure(_figure(builder, args, tuple(sorted(kwargs.items()))), summary_key("chart", key))
 
 
 @st.fragment

@@ -12,7 +12,7 @@ from app.store import export as ex
 from app.summary import human, overview_charts
 from app.summary.overview import GRAPH_MATRIX_TITLE, flag_matrix, graph_matrix
 from app.summary.report import build_html, extra_tables, headline_agreement
-from app.ui import nav, shell
+from app.ui import figure_view, nav, shell
 from app.ui.summary_tables import chart, listed, paged, summary_key, table
 from app.ui.text import excerpt, md
 
@@ -82,14 +82,14 @@ def handoffs(s: dict) -> None:
         # agents × agents, same-name agents of every run merged: legible at 30 agents, where a
         # circle of every agent is a hairball
         st.subheader("Handoffs flagged between agents, across runs")
-        st.plotly_chart(overview_charts.flag_matrix(flag_matrix(s)), key=summary_key("chart", "flag-matrix"), width="stretch")
+        figure_view.figure(overview_charts.flag_matrix(flag_matrix(s)), summary_key("chart", "flag-matrix"))
         st.caption("Row: the agent handing off; column: the one taking over; colour: the share of reviewed "
                    "handoffs flagged (0–100%). Agents of the same name in different runs are one row.")
     marked = graph_matrix(s)
     if marked["cells"]:  # the graph reviews' marks, agents × agents as above (no circle of every agent)
         st.subheader("Handoffs marked on the interaction graph, across runs")
-        st.plotly_chart(overview_charts.flag_matrix(marked, title=GRAPH_MATRIX_TITLE, flagged="problematic"),
-                        key=summary_key("chart", "graph-matrix"), width="stretch")
+        figure_view.figure(overview_charts.flag_matrix(marked, title=GRAPH_MATRIX_TITLE, flagged="problematic"),
+                           summary_key("chart", "graph-matrix"))
         st.caption("Colour: the share of interaction-graph reviews of the runs holding the pair that marked it "
                    "problematic (0–100%); each cell also says how often it was marked critical.")
     if inter["edges"]:

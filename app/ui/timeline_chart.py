@@ -13,9 +13,9 @@ browser is idle, it is drawn into a second chart that is laid out but unseen (hi
 inert, aria-hidden); when "Done → next" brings that figure, the two swap and nothing is drawn
 on the click (a new item's chart at 2,000 steps cost ~110 ms of the browser's time to draw).
 
-plotly.js itself (its basic bundle, vendored in app/ui/vendor/: bars and scatter are all this
-chart draws, a quarter of the full bundle's size and of its evaluation on the browser's main
-thread; loaded once per tab) is served by Streamlit's static file serving from `static/` beside
+plotly.js itself (its cartesian bundle, vendored in app/ui/vendor/: bars, scatter and heatmaps
+are all Baton draws, a third of the full bundle's size and a fraction of its evaluation on the
+browser's main thread; loaded once per tab, for the summary's figures too) is served by Streamlit's static file serving from `static/` beside
 the entry script; `app.ui.launch` puts it there and turns the serving on.
 """
 from __future__ import annotations
@@ -29,7 +29,8 @@ from app.ui.text import visible_json
 
 AHEAD_AFTER_MS = 300  # quiet time after new data before the next item's chart is drawn unseen
 
-_JS = """
+# plotly.js loaded once per tab, for this chart and the summary's (app/ui/figure_view.py)
+PLOTLY_LOADER_JS = """
 function plotly() {
   if (!window.__batonPlotly) {
     window.__batonPlotly = window.Plotly ? Promise.resolve(window.Plotly) : new Promise((resolve, reject) => {
@@ -44,6 +45,9 @@ function plotly() {
   }
   return window.__batonPlotly;
 }
+""" % PLOTLY_JS
+
+_JS = PLOTLY_LOADER_JS + """
 const AHEAD_AFTER_MS = %d;
 function chart(box) {
   const div = document.createElement('div');
@@ -128,7 +132,7 @@ export default function(component) {
     }, AHEAD_AFTER_MS);
   }
 }
-""" % (PLOTLY_JS, AHEAD_AFTER_MS)
+""" % AHEAD_AFTER_MS
 
 _component = st.components.v2.component("baton_timeline", js=_JS, isolate_styles=False)
 
