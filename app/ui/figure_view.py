@@ -3,8 +3,8 @@
 `st.plotly_chart` (Streamlit 1.67) loads Streamlit's bundled plotly.js, the full 4.7 MB build,
 and evaluates it in one main-thread task of over a second on the summary's first load. This
 small v2 component (in the page's DOM, keyed by its place) draws the same figure with the
-vendored cartesian bundle (app/ui/vendor/README.md), loaded once per tab and shared with the
-contention timeline (app/ui/timeline_chart.PLOTLY_LOADER_JS).
+vendored cartesian bundle (app/ui/vendor/README.md: bars, scatter and heatmaps, a third of the
+full build), loaded once per tab (app/ui/timeline_chart.PLOTLY_LOADER_JS).
 
 A figure is drawn only once its box has a width: one in a tab not shown (st.tabs draws every
 tab's content, hidden) is drawn when the tab is first opened, and redrawn to its width when the
@@ -17,15 +17,18 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from app.ui.launch import PLOTLY_CARTESIAN
 from app.ui.state import element_key
 from app.ui.timeline_chart import PLOTLY_LOADER_JS, figure_json
 
 _JS = PLOTLY_LOADER_JS + """
+const BUNDLE = '%s';
 function draw(div) {
   const want = div.__want;
   if (!want || div.__drawn === want || div.clientWidth === 0) return;
   div.__drawn = want;
-  plotly().then((Plotly) => {
+  plotly(BUNDLE).then((Plotly) => {
+    div.__plotly = Plotly;
     if (div.__want !== want) return;  // a newer figure came while plotly.js loaded
     const fig = JSON.parse(want);
     const layout = Object.assign({}, fig.layout || {}, { autosize: true });
@@ -47,7 +50,7 @@ export default function(component) {
       if (div.clientWidth === width) return;
       width = div.clientWidth;
       if (div.__drawn !== div.__want) draw(div);
-      else if (width && window.Plotly && div.classList.contains('js-plotly-plot')) window.Plotly.Plots.resize(div);
+      else if (width && div.__plotly && div.classList.contains('js-plotly-plot')) div.__plotly.Plots.resize(div);
     }).observe(div);
   }
   div.setAttribute('aria-label', data.alt || '');
@@ -55,7 +58,7 @@ export default function(component) {
   div.__want = data.fig;
   draw(div);
 }
-"""
+""" % PLOTLY_CARTESIAN
 
 _component = st.components.v2.component("baton_figure", js=_JS, isolate_styles=False)
 

@@ -15,25 +15,29 @@ from streamlit.web import cli as stcli
 from app.ui import asset_cache
 
 ROOT = Path(__file__).resolve().parents[2]
-# plotly.js's cartesian bundle (bars, scatter, heatmaps: all Baton draws), vendored (app/ui/vendor/
-# README.md), served from static/ (app/ui/timeline_chart.py, app/ui/figure_view.py)
-PLOTLY_JS = "plotly-cartesian.min.js"
-PLOTLY_SOURCE = Path(__file__).resolve().parent / "vendor" / PLOTLY_JS
+VENDOR = Path(__file__).resolve().parent / "vendor"
+# plotly.js bundles, vendored (app/ui/vendor/README.md) and served from static/: the basic one
+# (bars, scatter) for the contention timeline (app/ui/timeline_chart.py), the cartesian one
+# (heatmaps too: it costs twice the basic one's evaluation) for the summary's figures
+# (app/ui/figure_view.py)
+PLOTLY_BASIC = "plotly-basic.min.js"
+PLOTLY_CARTESIAN = "plotly-cartesian.min.js"
+PLOTLY_FILES = (PLOTLY_BASIC, PLOTLY_CARTESIAN)
 
 
 def provide_plotly(static_dir: Path) -> None:
-    """Put the vendored plotly.js in `static_dir` (the folder Streamlit serves beside the entry
-    script) unless the same file is there already."""
+    """Put the vendored plotly.js bundles in `static_dir` (the folder Streamlit serves beside the
+    entry script), each unless the same file is there already."""
     import shutil
 
-    src = PLOTLY_SOURCE
-    dst = static_dir / PLOTLY_JS
-    if dst.exists() and dst.stat().st_size == src.stat().st_size and dst.stat().st_mtime >= src.stat().st_mtime:
-        return
-    static_dir.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")
-    shutil.copyfile(src, tmp)
-    tmp.replace(dst)  # atomic: a server starting beside this one never serves half a file
+    for name in PLOTLY_FILES:
+        src, dst = VENDOR / name, static_dir / name
+        if dst.exists() and dst.stat().st_size == src.stat().st_size and dst.stat().st_mtime >= src.stat().st_mtime:
+            continue
+        static_dir.mkdir(parents=True, exist_ok=True)
+        tmp = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")
+        shutil.copyfile(src, tmp)
+        tmp.replace(dst)  # atomic: a server starting beside this one never serves half a file
 
 
 def main(port: int, address: str | None = None) -> int:

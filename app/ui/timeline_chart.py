@@ -13,9 +13,9 @@ browser is idle, it is drawn into a second chart that is laid out but unseen (hi
 inert, aria-hidden); when "Done → next" brings that figure, the two swap and nothing is drawn
 on the click (a new item's chart at 2,000 steps cost ~110 ms of the browser's time to draw).
 
-plotly.js itself (its cartesian bundle, vendored in app/ui/vendor/: bars, scatter and heatmaps
-are all Baton draws, a third of the full bundle's size and a fraction of its evaluation on the
-browser's main thread; loaded once per tab, for the summary's figures too) is served by Streamlit's static file serving from `static/` beside
+plotly.js itself (its basic bundle, vendored in app/ui/vendor/: bars and scatter are all this
+chart draws, a quarter of the full bundle's size and a tenth of its evaluation on the browser's
+main thread; loaded once per tab) is served by Streamlit's static file serving from `static/` beside
 the entry script; `app.ui.launch` puts it there and turns the serving on.
 """
 from __future__ import annotations
@@ -23,32 +23,36 @@ from __future__ import annotations
 import plotly.io as pio
 import streamlit as st
 
-from app.ui.launch import PLOTLY_JS  # in static/, served at app/static/
+from app.ui.launch import PLOTLY_BASIC  # in static/, served at app/static/
 from app.ui.state import element_key, trigger
 from app.ui.text import visible_json
 
 AHEAD_AFTER_MS = 300  # quiet time after new data before the next item's chart is drawn unseen
 
-# plotly.js loaded once per tab, for this chart and the summary's (app/ui/figure_view.py)
+# plotly(bundle): one of app.ui.launch.PLOTLY_FILES, loaded once per tab and kept as its own
+# instance (window.Plotly is whichever loaded last), for this chart and the summary's
+# (app/ui/figure_view.py)
 PLOTLY_LOADER_JS = """
-function plotly() {
-  if (!window.__batonPlotly) {
-    window.__batonPlotly = window.Plotly ? Promise.resolve(window.Plotly) : new Promise((resolve, reject) => {
+function plotly(bundle) {
+  const loaded = window.__batonPlotly = window.__batonPlotly || {};
+  if (!loaded[bundle]) {
+    loaded[bundle] = new Promise((resolve, reject) => {
       const s = document.createElement('script');
-      s.src = new URL('app/static/%s', document.baseURI).href;
+      s.src = new URL('app/static/' + bundle, document.baseURI).href;
       // (handed over in a task of its own: evaluating plotly.js and the first drawing are two
       // tasks of the browser's main thread, not one long one)
-      s.onload = () => setTimeout(() => resolve(window.Plotly), 0);
-      s.onerror = () => { window.__batonPlotly = null; reject(new Error('plotly.js did not load')); };
+      s.onload = () => { const Plotly = window.Plotly; setTimeout(() => resolve(Plotly), 0); };
+      s.onerror = () => { loaded[bundle] = null; reject(new Error('plotly.js did not load')); };
       document.head.appendChild(s);
     });
   }
-  return window.__batonPlotly;
+  return loaded[bundle];
 }
-""" % PLOTLY_JS
+"""
 
 _JS = PLOTLY_LOADER_JS + """
 const AHEAD_AFTER_MS = %d;
+const BUNDLE = '%s';
 function chart(box) {
   const div = document.createElement('div');
   div.className = 'baton-timeline';
@@ -70,7 +74,7 @@ function show(div, shown) {
 function draw(box, div, figText, config) {
   div.__fig = figText;
   div.__drawn = null;
-  return plotly().then((Plotly) => {
+  return plotly(BUNDLE).then((Plotly) => {
     if (div.__fig !== figText) return;  // a newer figure came while plotly.js loaded
     const fig = JSON.parse(figText);
     const style = getComputedStyle(box);
@@ -132,7 +136,7 @@ export default function(component) {
     }, AHEAD_AFTER_MS);
   }
 }
-""" % AHEAD_AFTER_MS
+""" % (AHEAD_AFTER_MS, PLOTLY_BASIC)
 
 _component = st.components.v2.component("baton_timeline", js=_JS, isolate_styles=False)
 
