@@ -10,7 +10,7 @@ from tests.conftest import make_app, open_page
 ITEM = "code-team-002"
 MENU = ["Items", "Outcome", "Who failed, and where", "Critical path and handoffs", "Handoff quality",
         "Agent scorecard", "Tool contention", "Team behaviours", "Tool calls", "MAST step review", "Traversal review",
-        "Orchestration pattern", "Your confidence", "Symptoms", "Notes", "Summary"]
+        "Orchestration pattern", "Your confidence", "Symptoms", "Notes", "Summary", "Keyboard shortcuts"]
 
 
 def open_scheme(at, url: str):
@@ -48,7 +48,7 @@ def test_a_scheme_without_title_is_named_by_its_description(tmp_path):
         {"annotation_type": "radio", "name": "pattern", "labels": ["a", "b"]}])
     at = make_app(cfg, item=ITEM).run()
     assert [p.proto.label for p in at.sidebar.get("page_link")] == [
-        "Items", "Did the team accomplish the task?", "pattern", "Summary"]
+        "Items", "Did the team accomplish the task?", "pattern", "Summary", "Keyboard shortcuts"]
 
 
 def test_the_former_per_type_url_still_opens_every_scheme_of_the_type(demo_project):

@@ -209,6 +209,33 @@ def test_verdict_one_click_right_after_another_card_saved(srv, page, item):
     expect(page.get_by_text(re.compile(r"^2 of \d+ calls"))).to_be_visible(timeout=T)
 
 
+@pytest.mark.parametrize("item, agents", [("code-team-002", ["Manager", "Coder", "Tester"]),
+                                          (TRAIL, ["manager", "search_agent"])], ids=["demo", "trail"])
+def test_decisive_step_dropdown_opens_on_one_click_right_after_the_agent_saved(srv, page, item, agents):
+    """Point 5 on the page's one dropdown left: the agent picked (a save, its fragment rerun),
+    then at once one click on the decisive step's box opens its list, ten times in a row."""
+    _open(page, srv, "radio", item)
+    option(instant_card(page, "outcome"), "failure").click()
+    assert _wait_for(lambda: _stored(srv, item, "outcome"))
+    _open(page, srv, "failure_attribution", item)
+    agents_card = instant_card(page, "Responsible agent")
+    box = page.get_by_role("combobox", name=re.compile("Decisive step"))
+    box.wait_for(timeout=T)
+    before = (_stored(srv, item, "attribution") or {}).get("decisive_step")
+    opened = []
+    for n in range(10):
+        agent = agents[n % len(agents)]
+        option(agents_card, agent).click()
+        box.click()  # at once: the agent's save and its rerun are on their way
+        opened.append(_wait_for(lambda: page.get_by_role("option").count() > 0, timeout=3.0))
+        page.keyboard.press("Escape")  # closed, nothing picked
+        expect(page.get_by_role("option")).to_have_count(0, timeout=T)
+        assert _wait_for(lambda: (_stored(srv, item, "attribution") or {}).get("responsible_agent") == agent,
+                         timeout=30)
+    assert all(opened), opened
+    assert (_stored(srv, item, "attribution") or {}).get("decisive_step") == before  # (nothing picked by Escape)
+
+
 # --- 3. the step a control refers to: scrolled to and marked ---------------------------------------------
 
 def _focused_in_view(page):
