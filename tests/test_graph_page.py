@@ -209,3 +209,37 @@ def test_what_reaches_the_component_carries_no_title_and_no_name_outside_labels(
     assert any(node["label"].startswith(inj[:20]) for node in drawn["nodes"])  # on the canvas, as text
     assert all("width" in e and "value" not in e for e in drawn["edges"])
     assert inj not in args["config"]
+
+
+def _places(at, name: str = "baton_instant_choice") -> dict[str, tuple]:
+    """Each instant card's place in the page's element tree (its path of indices), by its key."""
+    out = {}
+
+    def walk(node, path):
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            for i, child in children.items():
+                walk(child, path + (i,))
+        elif getattr(node, "type", None) == "bidi_component" and node.proto.component_name == name:
+            out[node.proto.id] = path
+    walk(at._tree, ())
+    return out
+
+
+def test_the_cards_keep_their_places_when_the_suggestion_goes(tmp_path):
+    """A card moved in the page is mounted anew in the browser, and a click on it in that moment
+    was lost (seen under load): the suggested critical path, met by the annotator's own marks,
+    leaves the page without moving the cards below it."""
+    from tests.browser.test_ux27 import TRAIL
+    from tests.conftest import ROOT, write_project
+    from tests.summary_data import Saver
+    cfg = write_project(tmp_path, data_files=[str(ROOT / "data" / "trail")])
+    at = open_page(make_app(cfg, item=TRAIL), "agent_interaction_graph")
+    suggested = [i.value for i in at.info if "Suggested critical path" in i.value]
+    assert suggested, [i.value for i in at.info]
+    before = _places(at)
+    assert len(before) >= 2  # the agents' card and a handoff pair's
+    Saver(cfg)(TRAIL, "alice", "graph", {"critical_nodes": ["manager"], "edges": {}})  # (the suggested path)
+    at.run()
+    assert not [i.value for i in at.info if "Suggested critical path" in i.value]  # (met: gone)
+    assert _places(at) == before

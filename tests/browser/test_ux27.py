@@ -18,7 +18,7 @@ from app.store.storage import AnnotationStore
 from app.traces.palette import agent_hex
 from tests.browser.conftest import Server, wait_app
 from tests.browser.test_graph import FIND_NETWORK, FRAME
-from tests.browser.test_instant_surfaces import card as instant_card, option
+from tests.browser.test_instant_surfaces import card as instant_card, option, shown
 from tests.conftest import ROOT, write_project
 
 pytestmark = pytest.mark.browser
@@ -209,14 +209,23 @@ def test_verdict_one_click_right_after_another_card_saved(srv, page, item):
     expect(page.get_by_text(re.compile(r"^2 of \d+ calls"))).to_be_visible(timeout=T)
 
 
+def _failed(page, srv, item: str) -> None:
+    """The item's outcome a failure (failure attribution is asked then), clicked unless it is
+    already (a second click takes it back)."""
+    _open(page, srv, "radio", item)
+    outcome = instant_card(page, "outcome")
+    option(outcome, "failure").wait_for(timeout=T)
+    if "failure" not in shown(outcome):
+        option(outcome, "failure").click()
+    assert _wait_for(lambda: _stored(srv, item, "outcome"))
+
+
 @pytest.mark.parametrize("item, agents", [("code-team-002", ["Manager", "Coder", "Tester"]),
                                           (TRAIL, ["manager", "search_agent"])], ids=["demo", "trail"])
 def test_decisive_step_dropdown_opens_on_one_click_right_after_the_agent_saved(srv, page, item, agents):
     """Point 5 on the page's one dropdown left: the agent picked (a save, its fragment rerun),
     then at once one click on the decisive step's box opens its list, ten times in a row."""
-    _open(page, srv, "radio", item)
-    option(instant_card(page, "outcome"), "failure").click()
-    assert _wait_for(lambda: _stored(srv, item, "outcome"))
+    _failed(page, srv, item)
     _open(page, srv, "failure_attribution", item)
     agents_card = instant_card(page, "Responsible agent")
     box = page.get_by_role("combobox", name=re.compile("Decisive step"))
@@ -263,9 +272,7 @@ def test_show_step_scrolls_to_and_marks_the_step(srv, page, item):
 
 @pytest.mark.parametrize("item, step", [("whowhen-hand-crafted-33", 8), (TRAIL, 7)], ids=["demo", "trail"])
 def test_decisive_step_is_marked_in_the_trace(srv, page, item, step):
-    _open(page, srv, "radio", item)
-    option(instant_card(page, "outcome"), "failure").click()
-    assert _wait_for(lambda: _stored(srv, item, "outcome"))
+    _failed(page, srv, item)
     _open(page, srv, "failure_attribution", item)
     page.get_by_role("combobox", name=re.compile("Decisive step")).click()
     page.get_by_role("option", name=re.compile(rf"^Step {step} · ")).first.click()
@@ -358,7 +365,9 @@ def test_graph_labels_never_overlap_with_every_agent_critical(srv, page, item, a
     for i in range(pairs.count()):
         option(pairs.nth(i), "⚠ problematic").click()
     assert _wait_for(lambda: (v := _stored(srv, item, "graph")) and sorted(v["critical_nodes"]) == sorted(agents)
-                     and len(v["edges"]) == pairs.count(), timeout=60)
+                     and len(v["edges"]) == pairs.count(), timeout=60), (
+        _stored(srv, item, "graph"), pairs.count(),
+        page.locator(".bi-card .bi-status").evaluate_all("ss => ss.map(s => s.textContent)"))
     # drawn again from the store: every agent a star, every box dashed
     assert _wait_for(lambda: (ns := canvas.evaluate(NODES_JS)) and
                      sum(star(n) for i, n in ns.items() if re.search(r"-n\d+$", i)) == len(agents), timeout=60)

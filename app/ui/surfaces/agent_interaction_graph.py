@@ -128,6 +128,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         _graph(ws, item, scheme)
         drawn = current()
         hint = suggestion_view.path(item, d)
+        offered = suggestion_view.slot()  # (on the page either way: the cards below keep their places)
         if hint is not None and set(drawn["critical_nodes"]) != set(hint.agents):
             def accept():  # the suggested agents critical, and the handoffs between them the trace has
                 value = drawn
@@ -137,7 +138,8 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
                     value = graph.set_edge(value, a, b, graph.CRITICAL, agents)
                 commit(value, drawn)
 
-            suggestion_view.offer("critical path", hint.reason, key("accept"), accept)
+            with offered:
+                suggestion_view.offer("critical path", hint.reason, key("accept"), accept)
         forget_saved_line = lambda: st.session_state.pop(key("saved"), None)  # noqa: E731 (the card says it)
         _critical_card(ws, item, scheme, agents, d.step_counts, forget_saved_line)
         _edge_cards(ws, item, scheme, agents, d.edges, forget_saved_line)
@@ -193,11 +195,14 @@ def _graph(ws: Workspace, item: Item, scheme: Scheme) -> None:
     st.caption("Click an agent to put it on the critical path (click again to take it off); click a "
                "handoff's count box to cycle it normal → ★ critical → ⚠ problematic. "
                "The cards below do the same, with keys 1–9 on the current card.")
-    for line in summary_lines(graph.summarize(value, agents, d.edges)):  # the live summary, in words
-        st.markdown(line)
-    if key("saved") in st.session_state:  # what the last click on the drawing saved
-        note = shell.card_note(key("saved")).removeprefix(" · ")
-        st.caption(md(note[:1].upper() + note[1:]))  # "Saved HH:MM:SS", or why it was not saved
+    # one container, however many lines it holds: the cards below keep their places (see
+    # suggestion_view.slot)
+    with st.container():
+        for line in summary_lines(graph.summarize(value, agents, d.edges)):  # the live summary, in words
+            st.markdown(line)
+        if key("saved") in st.session_state:  # what the last click on the drawing saved
+            note = shell.card_note(key("saved")).removeprefix(" · ")
+            st.caption(md(note[:1].upper() + note[1:]))  # "Saved HH:MM:SS", or why it was not saved
 
 
 def _critical_card(ws: Workspace, item: Item, scheme: Scheme, agents: list[str], step_counts: dict,

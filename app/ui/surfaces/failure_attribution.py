@@ -61,13 +61,15 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
            {k_agent: cur_agent if cur_agent in agents else None, k_step: cur_step if cur_step in steps else None},
            typed=())
     hint = suggestion_view.decisive(item, d)
+    offered = suggestion_view.slot()  # (on the page either way: the cards below keep their places)
     if hint is not None and cur_step != hint.step:
         def accept():  # the suggested step and its agent, the reason kept
             st.session_state[k_agent], st.session_state[k_step] = hint.agent, hint.step
             on_change()
 
-        suggestion_view.offer(f"decisive step: step {hint.step} ({hint.agent})", hint.reason,
-                              widget_key("fa", scheme.name, item.id, "accept"), accept)
+        with offered:
+            suggestion_view.offer(f"decisive step: step {hint.step} ({hint.agent})", hint.reason,
+                                  widget_key("fa", scheme.name, item.id, "accept"), accept)
     # an instant radio card, one click or one number key each (a dropdown needed Tab and Enter); a
     # click on the chosen one takes it back. It shows what is stored (after an accepted suggestion
     # too); its click changes only the agent, on top of the disk, and reruns this scheme's fragment
