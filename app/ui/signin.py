@@ -16,7 +16,7 @@ import streamlit as st
 
 from app.project import access
 from app.project.workspace import Workspace
-from app.ui import state
+from app.ui import served_project, state
 
 OPEN_NOTICE = ("Access control is off (no .streamlit/secrets.toml): anyone who can reach this page "
                "can annotate under any name.")
@@ -24,9 +24,6 @@ ENDED = ("Your session ended (signed out, idle for too long, or the account was 
          "sign in again with your token.")
 
 
-def _shell():
-    from app.ui import shell  # shell re-exports this module's functions: imported when called
-    return shell
 
 
 def _files_stamp(files: list[Path]) -> tuple:
@@ -48,7 +45,7 @@ def _access(path: str, stamp: tuple) -> access.AccessConfig:
 
 def access_config() -> access.AccessConfig:
     """What the secrets files say; on a damaged one, the refusal is shown and the page stops."""
-    path = _shell().config_path()
+    path = served_project.config_path()
     cfg = _access(path, _files_stamp(access.secrets_files(path)))
     if cfg.is_broken:
         refuse(cfg)
@@ -104,13 +101,13 @@ def annotator() -> str | None:
             who = st.session_state[state.ANNOTATOR] = clean_name(st.query_params.get("annotator", ""))
         return who
     if who is not None:
-        if who in accs and _tickets(_shell().workspace()).touch(st.session_state[state.TICKET]) == who:
+        if who in accs and _tickets(served_project.workspace()).touch(st.session_state[state.TICKET]) == who:
             return who
         end_session()
         return None
     ticket = st.query_params.get("session")
     if ticket:
-        got = _tickets(_shell().workspace()).redeem(ticket)
+        got = _tickets(served_project.workspace()).redeem(ticket)
         if got and got[0] in accs:
             st.session_state[state.ANNOTATOR], st.session_state[state.TICKET] = got
         else:
@@ -149,7 +146,7 @@ def sign_in_with_token(token: str) -> bool:
     if acc is None:
         return False
     st.session_state[state.ANNOTATOR] = acc.name
-    st.session_state[state.TICKET] = _tickets(_shell().workspace()).issue(acc.name, now=time.time())
+    st.session_state[state.TICKET] = _tickets(served_project.workspace()).issue(acc.name, now=time.time())
     st.session_state.pop(state.SESSION_ENDED, None)
     st.query_params["session"] = st.session_state[state.TICKET]
     return True
@@ -159,7 +156,7 @@ def sign_out() -> None:
     """End this annotator's sessions: every tab and browser they are signed in with."""
     who = st.session_state.get(state.ANNOTATOR)
     if who and accounts():
-        _tickets(_shell().workspace()).revoke_all(who)
+        _tickets(served_project.workspace()).revoke_all(who)
     st.session_state[state.ANNOTATOR] = None
     st.session_state[state.TICKET] = None
     st.query_params.clear()
@@ -190,6 +187,6 @@ def require_annotator() -> str:
     who = annotator()
     if not who:
         st.info("Sign in first.")
-        st.page_link(str(_shell().ROOT / "pages" / "home.py"), label="Sign in", icon=":material/login:")
+        st.page_link(str(served_project.ROOT / "pages" / "home.py"), label="Sign in", icon=":material/login:")
         st.stop()
     return who
