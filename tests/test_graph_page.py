@@ -211,8 +211,9 @@ def test_what_reaches_the_component_carries_no_title_and_no_name_outside_labels(
     assert inj not in args["config"]
 
 
-def _places(at, name: str = "baton_instant_choice") -> dict[str, tuple]:
-    """Each instant card's place in the page's element tree (its path of indices), by its key."""
+def _places(at, name: str | None = "baton_instant_choice") -> dict[str, tuple]:
+    """Each instant card's (or, with no `name`, each component's) place in the page's element
+    tree (its path of indices), by its key."""
     out = {}
 
     def walk(node, path):
@@ -220,7 +221,7 @@ def _places(at, name: str = "baton_instant_choice") -> dict[str, tuple]:
         if isinstance(children, dict):
             for i, child in children.items():
                 walk(child, path + (i,))
-        elif getattr(node, "type", None) == "bidi_component" and node.proto.component_name == name:
+        elif getattr(node, "type", None) == "bidi_component" and name in (None, node.proto.component_name):
             out[node.proto.id] = path
     walk(at._tree, ())
     return out
@@ -243,3 +244,27 @@ def test_the_cards_keep_their_places_when_the_suggestion_goes(tmp_path):
     at.run()
     assert not [i.value for i in at.info if "Suggested critical path" in i.value]  # (met: gone)
     assert _places(at) == before
+
+
+def test_the_attribution_cards_keep_their_places_when_the_suggestion_goes(tmp_path):
+    """The same on failure attribution: the suggested decisive step, chosen, leaves the page
+    without moving the agents' card and the reason's box below it."""
+    import re
+
+    from tests.browser.test_ux27 import TRAIL
+    from tests.conftest import ROOT, write_project
+    from tests.summary_data import Saver
+    cfg = write_project(tmp_path, data_files=[str(ROOT / "data" / "trail")])
+    save = Saver(cfg)
+    save(TRAIL, "alice", "outcome", {"failure": "true"})
+    at = open_page(make_app(cfg, item=TRAIL), "failure_attribution")
+    offer = [i.value for i in at.info if "Suggested decisive step" in i.value]
+    assert offer, [i.value for i in at.info]
+    step, agent = re.search(r"step (\d+) \\\((.+?)\\\)", offer[0]).groups()  # (as md() escapes it)
+    before = _places(at, None)
+    assert len(before) >= 3  # (the keys, the agents' card, the reason's box)
+    save(TRAIL, "alice", "attribution", {"responsible_agent": agent.replace("\\", ""), "decisive_step": int(step),
+                                         "reason": ""})
+    at.run()
+    assert not [i.value for i in at.info if "Suggested decisive step" in i.value]  # (met: gone)
+    assert _places(at, None) == before
