@@ -73,6 +73,14 @@ def _to_card(pg, holding: str, most: int = 3) -> None:
     current.first.wait_for(timeout=T)
 
 
+def _page_state(pg) -> dict:
+    """What a failed key check saw: the outlined card's text and each instant card's status."""
+    return pg.evaluate("""() => ({
+      current: Array.from(document.querySelectorAll('.baton-kb-current')).map(c => c.innerText.slice(0, 120)),
+      cards: Array.from(document.querySelectorAll('.bi-card')).map(c => c.innerText.slice(0, 80)),
+      focus: document.activeElement ? document.activeElement.outerHTML.slice(0, 120) : null})""")
+
+
 def _to_step(pg, step: int, most: int = 12) -> None:
     """From the trace's first step card (current), j until step `step` is the current card."""
     current = pg.locator(".baton-kb-current[data-step]")
@@ -102,7 +110,8 @@ def test_one_whole_item_by_keyboard_alone(server, browser):
         pg.locator("[data-step]").first.wait_for(timeout=T)  # (and the trace's steps)
         _to_card(pg, "Tester")  # the agents' card: Manager, Coder, Tester
         _keys(pg, "2")  # → Coder
-        assert _stored(server, "attribution", lambda v: v and v.get("responsible_agent"))["responsible_agent"] == "Coder"
+        got = _stored(server, "attribution", lambda v: v and v.get("responsible_agent"))
+        assert got and got["responsible_agent"] == "Coder", (got, _page_state(pg))
         _keys(pg, "j")  # past the box: the trace's first step (in whichever layout the trace is drawn)
         _to_step(pg, 4)  # "Waiting for the repository lock held by Tester."
         _keys(pg, "s")
