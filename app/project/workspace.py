@@ -9,6 +9,7 @@ from app.project.config import Project, load_config
 from app.project.problems import Problem, errors
 from app.traces.readers import data_paths, load_items
 from app.traces.trace import Item
+from app.traces.cot import segment
 
 
 class ProjectError(Exception):
@@ -52,7 +53,6 @@ def open_project(path: str | Path) -> Workspace:
 def _segment(items: list, options: dict) -> None:
     """Potato's cot_segmentation: each item whose `source_key` holds text and whose `target_key`
     holds no list yet gets the text's steps there (the item's hash follows its new data)."""
-    from app.traces.cot import segment
     source, target = options["source_key"], options["target_key"]
     for it in items:
         text = it.data.get(source)

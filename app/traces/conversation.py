@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from app.traces.trace import content_text
+from app.traces.trace import content_text, read_steps
 
 
 @dataclass(frozen=True)
@@ -191,5 +191,4 @@ def _remember_output(s, seen: dict, recent: list) -> None:
 
 def savings(data: dict, steps_key: str = "steps", agent_key: str = "agent") -> ConversationView:
     """The view of an item's data (what `check` reports)."""
-    from app.traces.trace import read_steps
     return build(read_steps(data, steps_key, agent_key))

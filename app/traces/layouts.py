@@ -28,6 +28,7 @@ from typing import Any
 from app.traces import conversation
 from app.traces.derive import Derivation
 from app.traces.trace import UNKNOWN_AGENT, content_text, one_line
+from app.traces.readers.spantree import task_text
 
 EXCERPT = 160  # characters of a step's text on a lane, a node or a message
 MESSAGE_EXCERPT = 120  # characters of a new input message in a node's compact conversation
@@ -156,7 +157,7 @@ def _span_tree(data: dict, spans: list, d: Derivation, view) -> list[Node]:
             if tc.get("error"):
                 node.excerpt = one_line(f"{node.excerpt} · failed: {tc['error']}", EXCERPT)
         elif sid in tasks:
-            node.excerpt = one_line(_task(tasks[sid]), EXCERPT)
+            node.excerpt = one_line(task_text(tasks[sid]), EXCERPT)
         nodes[sid] = node
         parent = nodes.get(str(row.get("parent"))) if row.get("parent") is not None else None
         (parent.children if parent is not None else roots).append(node)
@@ -167,11 +168,6 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else content_text(value)
-
-
-def _task(task: Any) -> str:
-    from app.traces.readers.spantree import task_text
-    return task_text(task)
 
 
 def _handoff_tree(d: Derivation, view) -> list[Node]:

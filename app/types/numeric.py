@@ -18,6 +18,7 @@ from app.project import validators as v
 from app.stats.agreement import judgements, ordinal, show_number
 from app.types.base import AnnotationType, Key, Scheme, hidden_input
 from app.types.panel import SchemeRows
+from app.types.choices import label_counts
 
 
 def number_of(x: Any) -> float | None:
@@ -124,7 +125,6 @@ def make(name: str, title: str, keys: dict[str, Key], low: float | None, high: f
         return [] if x is None else [{"value": x, "label": shown(x)}]
 
     def rollup(scheme_rows: SchemeRows) -> dict:
-        from app.types.choices import label_counts
         out = label_counts(scheme_rows, "label", None)
         t = scheme_rows.table
         out["stats"] = stats(t["value"].tolist() if "value" in t else [])

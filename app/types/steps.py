@@ -15,6 +15,7 @@ from typing import Any
 from app.project import validators as v
 from app.traces.trace import Step, step_text
 from app.types.base import Key, Scheme, as_int
+from app.types.failure_attribution import cut
 
 # the per-step keys Potato gives these types (trace keys come on top)
 STEP_KEYS = {"step_text_key": Key(v.nonempty_string, default=None, doc="step field holding the text shown")}
@@ -72,7 +73,6 @@ def objects(indexes, derivation) -> dict | None:
     (None: the trace has no such step)."""
     if derivation is None:
         return None
-    from app.types.failure_attribution import cut
     by_index = {s.index: s for s in derivation.steps}
     wanted = sorted({i for i in (as_int(x) for x in indexes) if i is not None})
     return {"steps": {str(i): None if (s := by_index.get(i)) is None else {"agent": s.agent, "text": cut(s.text, 200)}

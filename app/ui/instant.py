@@ -34,6 +34,7 @@ import streamlit as st
 
 from app.ui.state import element_key
 from app.ui.text import visible
+from app.ui.saving import why_not_saved  # (the store's failure in words, without paths)
 
 _log = logging.getLogger(__name__)
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")  # the only colours a card draws (a CSS value, never markup)
@@ -289,7 +290,6 @@ def newer(event: dict, last: Ack) -> bool:
 
 
 def failed_words(error: OSError, after: str = "Showing what is stored.") -> str:
-    from app.ui.saving import why_not_saved  # the store's failure in words, without paths
     return f"{NOT_SAVED}: {why_not_saved(error)}. {after}"
 
 
