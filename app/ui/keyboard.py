@@ -55,18 +55,31 @@ function choices(card) {
   }
   return out;
 }
+function title(card) {  // what names a card to the annotator: its first line of text
+  return ((card.innerText || '').split('\\n').find(l => l.trim()) || '').trim();
+}
 function current(list) {
   const i = list.findIndex(c => c.classList.contains('baton-kb-current'));
-  if (i >= 0 || window.__batonStep === undefined) return i;
-  // a step card drawn anew (the trace marked the chosen step): the same step is still current
-  const j = list.findIndex(c => c.dataset.step === window.__batonStep);
+  if (i >= 0) return i;
+  let j = -1;
+  if (window.__batonStep !== undefined) {
+    // a step card drawn anew (the trace marked the chosen step): the same step is still current
+    j = list.findIndex(c => c.dataset.step === window.__batonStep);
+  } else if (window.__batonCard && window.__batonCard.where === location.pathname + location.search) {
+    // a card drawn anew, or its class reset by a rerun: the card of the same title, nearest
+    // to where the current one was, is still current (a key never lands on another card)
+    const was = window.__batonCard;
+    list.forEach((c, k) => {
+      if (title(c) === was.title && (j < 0 || Math.abs(k - was.at) < Math.abs(j - was.at))) j = k;
+    });
+  }
   if (j >= 0) list[j].classList.add('baton-kb-current');
   return j;
 }
 function rows(card) { return card && card.querySelector('.bi-card[data-rows="true"]'); }  // (its rows' card)
 function mark(list, i) {
   list.forEach(c => c.classList.remove('baton-kb-current'));
-  const c = list[i]; window.__batonStep = undefined; if (!c) return;
+  const c = list[i]; window.__batonStep = undefined; window.__batonCard = undefined; if (!c) return;
   // a button of the card left keeps no focus (an instant card takes the number keys it has focus for)
   const f = document.activeElement;
   if (f && f !== document.body && !c.contains(f) && f.closest('.bi-card')) f.blur();
@@ -74,6 +87,7 @@ function mark(list, i) {
   if (g && g.__batonRow) g.__batonRow(0);  // a card of rows starts at its first
   c.classList.add('baton-kb-current');
   if (c.dataset.step !== undefined) window.__batonStep = c.dataset.step;
+  else window.__batonCard = {title: title(c), at: i, where: location.pathname + location.search};  // (this page, this item)
   c.scrollIntoView({block: 'center'});
 }
 function turnTrace(next) {  // the trace pager's first button turns back, its last one on

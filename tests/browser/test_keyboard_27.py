@@ -2,6 +2,8 @@
 a handoff's flag and rating by number keys after j/k, the next page by Alt+J, done by d."""
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -50,3 +52,28 @@ def test_one_item_by_keyboard_only(server, page):
     assert mine[mine.scheme == "outcome"].iloc[0].value == '{"failure": "true"}'
     assert len(mine[mine.scheme == "handoffs"]) == 1
     assert len(mine[mine.scheme == "_item"]) == 1
+
+
+def test_a_key_lands_on_the_outlined_card_after_a_rerun_resets_its_class(server, page):
+    """A rerun may draw the outlined card anew or reset its class (React sets the container's
+    class again): the next number key still goes to that card, not to the page's first."""
+    pg = page
+    pg.goto(f"{server.url}/handoffs?annotator=alice&item={ITEM}")
+    ready(pg)
+    key(pg, "j")
+    key(pg, "j")
+    key(pg, "j")  # the third card: handoff 2's
+    outlined = pg.locator(".baton-kb-current").inner_text()
+    pg.evaluate("() => document.querySelectorAll('.baton-kb-current').forEach(c => c.classList.remove('baton-kb-current'))")
+    key(pg, "1")  # its first flag
+    assert pg.locator(".baton-kb-current").inner_text().split("\n")[0] == outlined.split("\n")[0]  # (outlined again)
+    store = server.config.parent / "annotations"
+    for _ in range(60):
+        df = pd.read_parquet(store)
+        mine = df[(df.item_id == ITEM) & (df.annotator == "alice") & (df.scheme == "handoffs")]
+        if len(mine):
+            break
+        pg.wait_for_timeout(500)
+    assert len(mine), "nothing saved"
+    value = json.loads(mine.iloc[0].value)
+    assert outlined.startswith("Handoff 2 ·") and [h["index"] for h in value] == [2], (value, outlined)
