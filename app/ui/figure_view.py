@@ -3,8 +3,8 @@
 `st.plotly_chart` (Streamlit 1.67) loads Streamlit's bundled plotly.js, the full 4.7 MB build,
 and evaluates it in one main-thread task of over a second on the summary's first load. This
 small v2 component (in the page's DOM, keyed by its place) draws the same figure with the
-vendored cartesian bundle (app/ui/vendor/README.md: bars, scatter and heatmaps, a third of the
-full build), loaded once per tab (app/ui/timeline_chart.PLOTLY_LOADER_JS).
+vendored plotly.js of bars, scatter and heatmaps only (app/ui/vendor/README.md: a quarter of
+the full build), loaded once per tab (app/ui/timeline_chart.PLOTLY_LOADER_JS).
 
 A figure is drawn only once its box has a width: one in a tab not shown (st.tabs draws every
 tab's content, hidden) is drawn when the tab is first opened, and redrawn to its width when the
@@ -17,7 +17,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from app.ui.launch import PLOTLY_CARTESIAN
+from app.ui.launch import PLOTLY_BUNDLE
 from app.ui.state import element_key
 from app.ui.timeline_chart import PLOTLY_LOADER_JS, figure_json
 
@@ -58,7 +58,7 @@ export default function(component) {
   div.__want = data.fig;
   draw(div);
 }
-""" % PLOTLY_CARTESIAN
+""" % PLOTLY_BUNDLE
 
 _component = st.components.v2.component("baton_figure", js=_JS, isolate_styles=False)
 

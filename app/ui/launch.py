@@ -16,13 +16,11 @@ from app.ui import asset_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = Path(__file__).resolve().parent / "vendor"
-# plotly.js bundles, vendored (app/ui/vendor/README.md) and served from static/: the basic one
-# (bars, scatter) for the contention timeline (app/ui/timeline_chart.py), the cartesian one
-# (heatmaps too: it costs twice the basic one's evaluation) for the summary's figures
-# (app/ui/figure_view.py)
-PLOTLY_BASIC = "plotly-basic.min.js"
-PLOTLY_CARTESIAN = "plotly-cartesian.min.js"
-PLOTLY_FILES = (PLOTLY_BASIC, PLOTLY_CARTESIAN)
+# plotly.js, vendored (app/ui/vendor/README.md) and served from static/: one bundle of what the
+# contention timeline (app/ui/timeline_chart.py) and the summary's figures (app/ui/figure_view.py)
+# draw (bars, scatter, heatmaps)
+PLOTLY_BUNDLE = "plotly-bar-heatmap.min.js"
+PLOTLY_FILES = (PLOTLY_BUNDLE,)
 
 
 def provide_plotly(static_dir: Path) -> None:

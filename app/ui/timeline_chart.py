@@ -13,9 +13,8 @@ browser is idle, it is drawn into a second chart that is laid out but unseen (hi
 inert, aria-hidden); when "Done → next" brings that figure, the two swap and nothing is drawn
 on the click (a new item's chart at 2,000 steps cost ~110 ms of the browser's time to draw).
 
-plotly.js itself (its basic bundle, vendored in app/ui/vendor/: bars and scatter are all this
-chart draws, a quarter of the full bundle's size and a tenth of its evaluation on the browser's
-main thread; loaded once per tab) is served by Streamlit's static file serving from `static/` beside
+plotly.js itself (a build of bars, scatter and heatmaps only, vendored in app/ui/vendor/: a
+quarter of the full bundle's size; loaded once per tab) is served by Streamlit's static file serving from `static/` beside
 the entry script; `app.ui.launch` puts it there and turns the serving on.
 """
 from __future__ import annotations
@@ -23,7 +22,7 @@ from __future__ import annotations
 import plotly.io as pio
 import streamlit as st
 
-from app.ui.launch import PLOTLY_BASIC  # in static/, served at app/static/
+from app.ui.launch import PLOTLY_BUNDLE  # in static/, served at app/static/
 from app.ui.state import element_key, trigger
 from app.ui.text import visible_json
 
@@ -136,7 +135,7 @@ export default function(component) {
     }, AHEAD_AFTER_MS);
   }
 }
-""" % (AHEAD_AFTER_MS, PLOTLY_BASIC)
+""" % (AHEAD_AFTER_MS, PLOTLY_BUNDLE)
 
 _component = st.components.v2.component("baton_timeline", js=_JS, isolate_styles=False)
 
