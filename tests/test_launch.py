@@ -1,4 +1,4 @@
-"""The server's set-up: plotly.js for the contention timeline, served from static/."""
+"""The server's set-up: plotly.js for the contention timeline and the summary, served from static/."""
 import os
 import re
 from pathlib import Path

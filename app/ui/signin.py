@@ -24,8 +24,6 @@ ENDED = ("Your session ended (signed out, idle for too long, or the account was 
          "sign in again with your token.")
 
 
-
-
 def _files_stamp(files: list[Path]) -> tuple:
     """The secrets files and their stats: what the cached reading is keyed by."""
     out = []

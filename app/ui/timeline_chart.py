@@ -14,8 +14,9 @@ inert, aria-hidden); when "Done → next" brings that figure, the two swap and n
 on the click (a new item's chart at 2,000 steps cost ~110 ms of the browser's time to draw).
 
 plotly.js itself (a build of bars, scatter and heatmaps only, vendored in app/ui/vendor/: a
-quarter of the full bundle's size; loaded once per tab) is served by Streamlit's static file serving from `static/` beside
-the entry script; `app.ui.launch` puts it there and turns the serving on.
+quarter of the full bundle's size; loaded once per tab) is served by Streamlit's static file
+serving from `static/` beside the entry script; `app.ui.launch` puts it there and turns the
+serving on.
 """
 from __future__ import annotations
 
