@@ -26,7 +26,7 @@ from app.stats.agreement import Disagreements
 from app.stats.counting import clean
 from app.summary import suggestions as hints
 from app.summary.overview import runs_of
-from app.summary.rows import Derivations, judgements, long_table
+from app.summary.rows import Derivations, judgements, long_table, parse_each
 from app.summary.validity import left_out
 from app.types.base import Scheme
 from app.types.panel import SchemeRows
@@ -101,8 +101,9 @@ def across(ws, options: Options, section: str, inputs: list[SchemePart], compute
 
 def _computed(ws, scheme: Scheme, rows: pd.DataFrame, options: Options, keep: tuple[bool, bool]) -> SchemePart:
     kind = TYPES[scheme.type]
+    parsed = parse_each(pd.unique(rows["value"]).tolist())  # (validation and the long table share it)
     if options.validate and len(rows):
-        bad, reasons = left_out(ws, scheme, rows)
+        bad, reasons = left_out(ws, scheme, rows, parsed)
         invalid = list(zip(rows["item_id"].to_numpy()[bad].tolist(), rows["annotator"].to_numpy()[bad].tolist(),
                            [scheme.name] * int(bad.sum()), reasons))
         rows = rows[~bad]
@@ -110,7 +111,7 @@ def _computed(ws, scheme: Scheme, rows: pd.DataFrame, options: Options, keep: tu
         bad, invalid = np.zeros(len(rows), dtype=bool), []
     judged = judgements(rows)
     mine = SchemeRows(scheme=scheme, judged=judged[["item_id", "annotator", "status", "seconds_spent"]],
-                      table=long_table(judged, kind, scheme), item_ids=options.item_ids, k=options.k,
+                      table=long_table(judged, kind, scheme, parsed), item_ids=options.item_ids, k=options.k,
                       derive=Derivations.of(ws).getter(scheme))
     rollup = None
     if kind.section is not None and kind.rollup is not None:

@@ -8,19 +8,22 @@ No Streamlit here.
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
 
 from app.store.storage import DONE, STATUS_CLEARED, AnnotationStore
+from app.traces import jsontext
 from app.traces.derive import Derivation, derive, scheme_keys
 from app.types.base import AnnotationType, Scheme
 
 
 KEY = ["item_id", "annotator", "status"]
-CODED = ["item_id", "annotator", "scheme", "status"]
+# every text column: each a category (integer codes under its distinct texts, held as Python
+# strings), so that the summary's groupings, matchings, copies and per-text work run on integers
+# and each distinct stored value is handled once, however many rows hold it
+CODED = ["item_id", "annotator", "scheme", "annotation_type", "status", "value", "trace_hash"]
 
 
 def load(ws) -> pd.DataFrame:
@@ -29,10 +32,15 @@ def load(ws) -> pd.DataFrame:
 
 
 def frame(table) -> pd.DataFrame:
-    """The store's table (pyarrow) as a pandas frame: item ids, annotators, schemes and statuses
-    as categories (integer codes under their few distinct names: every grouping, matching and
-    join of the summary then runs on integers), other text as pandas' Arrow-backed strings."""
-    return table.to_pandas(categories=CODED)
+    """The store's table (pyarrow) as a pandas frame, its text columns as categories (CODED)
+    whose distinct texts are Python strings (Arrow-backed ones cost a conversion on every use)."""
+    df = table.to_pandas(categories=CODED)
+    for name in CODED:
+        if name in df and isinstance(df[name].dtype, pd.CategoricalDtype):
+            column = df[name].array
+            texts = pd.Index(column.categories.to_numpy(dtype=object), dtype=object)
+            df[name] = pd.Categorical.from_codes(column.codes, dtype=pd.CategoricalDtype(texts))
+    return df
 
 
 def apply_filters(df: pd.DataFrame, annotators: Iterable[str] | None, schemes: Iterable[str] | None,
@@ -53,9 +61,16 @@ def parse(text: Any) -> Any:
     if not isinstance(text, str):
         return None
     try:
-        return json.loads(text)
+        return jsontext.loads(text)
     except ValueError:
         return None
+
+
+def parse_each(texts: Iterable[Any]) -> dict[str, Any]:
+    """Each stored text parsed once (None: not JSON), by text: a scheme's validation and its long
+    table read the same parse of each distinct value."""
+    strings = [t for t in dict.fromkeys(texts) if isinstance(t, str)]
+    return {t: None if isinstance(v, ValueError) else v for t, v in zip(strings, jsontext.loads_each(strings))}
 
 
 def judgements(df: pd.DataFrame) -> pd.DataFrame:
@@ -71,15 +86,18 @@ def done_marks(df: pd.DataFrame) -> pd.DataFrame:
     return marks[done[codes] if len(done) else np.zeros(len(marks), dtype=bool)][["item_id", "annotator"]]
 
 
-def long_table(judged: pd.DataFrame, kind: AnnotationType, scheme: Scheme) -> pd.DataFrame:
+def long_table(judged: pd.DataFrame, kind: AnnotationType, scheme: Scheme,
+               parsed: dict[str, Any] | None = None) -> pd.DataFrame:
     """One scheme's judgements spread by its type's `rows`: each distinct stored text parsed
-    and spread once, its rows then repeated for every judgement holding it (in judgement order,
-    then the order `rows` gives)."""
+    (or taken from `parsed`, parse_each's) and spread once, its rows then repeated for every
+    judgement holding it (in judgement order, then the order `rows` gives)."""
     codes, distinct = pd.factorize(judged["value"], use_na_sentinel=True)
     spread: list[dict] = []
     per_text = np.zeros(len(distinct), dtype=np.int64)
-    for code, text in enumerate(distinct.tolist()):  # (a list: iterating Arrow strings costs per element)
-        found = kind.rows(parse(text), scheme)
+    texts = distinct.tolist()  # (a list: iterating a pandas array costs per element)
+    values = parsed if parsed is not None else parse_each(texts)
+    for code, text in enumerate(texts):
+        found = kind.rows(values.get(text) if isinstance(text, str) else None, scheme)
         spread += found
         per_text[code] = len(found)
     base = judged[["item_id", "annotator", "status"]]

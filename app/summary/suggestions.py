@@ -98,8 +98,12 @@ def tally(ws, rows, golds: dict[str, dict], k: int) -> dict | None:
         return None
     counts = {ACCEPTED: 0, CORRECTED: 0, IGNORED: 0}
     right = {ACCEPTED: [0, 0], CORRECTED: [0, 0]}
+    per_item: dict[str, tuple] = {}  # (each item's suggestion looked up once, whoever answered)
     for (item, _who), answer in _answers(s.type, rows.table).items():  # (counts: in any order)
-        step, path = suggested(ws, s, item)
+        found = per_item.get(item)
+        if found is None:
+            found = per_item[item] = suggested(ws, s, item)
+        step, path = found
         if step is None:
             continue
         what = _outcome(s.type, answer, step.step, path.agents if path else ())

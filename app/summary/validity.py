@@ -19,7 +19,7 @@ import pandas as pd
 
 from app.store.rows import DONE, STATUS_CLEARED, STATUS_INVALID
 from app.store.storage import AnnotationStore
-from app.summary.rows import Derivations, parse
+from app.summary.rows import Derivations, parse_each
 from app.types.registry import TYPES
 
 LISTED = 200  # rows listed by name in the summary (all are counted)
@@ -28,9 +28,10 @@ LISTED = 200  # rows listed by name in the summary (all are counted)
 KEPT_INVALID = "stored as invalid (imported with --keep-invalid)"
 
 
-def left_out(ws, scheme, rows: pd.DataFrame) -> tuple[np.ndarray, list[list[str]]]:
+def left_out(ws, scheme, rows: pd.DataFrame,
+             parsed: dict[str, Any] | None = None) -> tuple[np.ndarray, list[list[str]]]:
     """Of one scheme's stored rows: which the summary does not count (a bool per row), and the
-    reasons of each of those, in row order."""
+    reasons of each of those, in row order (`parsed`: parse_each of the rows' values, if made)."""
     judged = (rows["status"] != STATUS_CLEARED).to_numpy(dtype=bool)
     kept_invalid = (rows["status"] == STATUS_INVALID).to_numpy(dtype=bool)
     candidates = rows[judged & ~kept_invalid]
@@ -57,9 +58,11 @@ def left_out(ws, scheme, rows: pd.DataFrame) -> tuple[np.ndarray, list[list[str]
         pair_item = [i if isinstance(i, str) else None for i in item_names[pairs // max(len(texts), 1)].tolist()]
         pair_text = texts[pairs % max(len(texts), 1)].tolist()
         memo = Derivations.of(ws).memo
+        values = parsed if parsed is not None else parse_each(pair_text)
         found = [memo("validity", (scheme.name, item, text),
                       lambda item=item, text=text: _reasons(
-                          scheme, text, derive(item) if isinstance(item, str) and derive else None))
+                          scheme, text, values.get(text) if isinstance(text, str) else None,
+                          derive(item) if isinstance(item, str) and derive else None))
                  for item, text in zip(pair_item, pair_text)]
         bad_code = np.fromiter((bool(r) for r in found), dtype=bool, count=len(found))
         at = np.flatnonzero(judged & ~kept_invalid)
@@ -97,8 +100,8 @@ def checked(ws, df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     return (df[~out], report(ws, found)) if out.any() else (df, {"count": 0, "rows": []})
 
 
-def _reasons(scheme, text: Any, derivation) -> list[str]:
-    value = parse(text)
+def _reasons(scheme, text: Any, value: Any, derivation) -> list[str]:
+    """Why a stored text (parsed: `value`) does not fit its scheme and trace ([]: it fits)."""
     if value is None:
         return [] if not isinstance(text, str) else ["the stored value is not JSON"]
     kind = TYPES[scheme.type]
