@@ -250,7 +250,7 @@ def _handoff(pg, state: str):
 
 # surfaces whose choices are instant cards: clicks.py times those from the click to the first
 # change (painted in the browser) and to the card's "Saved" (stored)
-INSTANT = {"radio", "multiselect", "likert", "handoff_review", "tool_call_review_verdict", "trajectory_eval",
+INSTANT = {"radio", "multiselect", "likert", "failure_attribution", "handoff_review", "tool_call_review_verdict", "trajectory_eval",
             "emergent_behavior", "tool_contention_label", "failure_attribution_agent", "agent_scorecard",
             "agent_scorecard_cell", "agent_interaction_graph", "agent_interaction_graph_handoff"}
 
@@ -270,8 +270,9 @@ def surfaces(n: int) -> dict:
             ("rate 4 (instant card)", lambda pg: _opt(pg, "4"), "Saved"),
             ("rate 2 (instant card)", lambda pg: _opt(pg, "2"), "Saved")]),
         "failure_attribution": ("failure_attribution", [
-            ("no failure to attribute (save)",
-             lambda pg: pg.get_by_role("button", name="No failure to attribute"), "Reviewed, nothing to flag")]),
+            ("no failure to attribute (instant card)", lambda pg: _opt(pg, "No failure to attribute"),
+             "Reviewed, nothing to flag"),
+            ("take it back (clear)", lambda pg: _opt(pg, "No failure to attribute"), "Not annotated yet")]),
         "agent_interaction_graph": ("agent_interaction_graph", [
             ("put an agent on the critical path (instant card)", lambda pg: _critical(pg, "Planner"),
              "Critical path: Planner"),

@@ -238,6 +238,19 @@ def click_card(at, key: str, value: list[str]):
                                                 "holds": card["holds"]})
 
 
+def clean_card(at) -> dict:
+    """The scheme's "reviewed, nothing to flag" instant card (app/ui/instant_scheme.clean_card)."""
+    found = [d for k, d in instant_cards(at).items() if k.endswith("\u241fclean")]
+    assert len(found) == 1, list(instant_cards(at))
+    return found[0]
+
+
+def click_clean(at, on: bool = True):
+    """A click on the "nothing to flag" card: recording it (`on`), or taking it back."""
+    card = clean_card(at)
+    return click_card(at, card["card"], [card["options"][0]["value"]] if on else [])
+
+
 def text_cards(at) -> dict[str, dict]:
     """The instant text cards on the page (app/ui/instant_text.py), by key: the data the browser gets."""
     import json

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
-from tests.conftest import click_card, instant_cards, make_app, open_page
+from tests.conftest import click_clean, click_card, instant_cards, make_app, open_page
 
 ITEM = "trip-planner-001"
 MS = ["plan produced", "task delegated correctly", "result verified"]
@@ -119,7 +119,7 @@ def test_reviewed_clean_is_not_the_same_as_not_annotated(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "agent_scorecard")
     score(at, "Planner", contribution=3)
-    at.button(key=key("clean")).click().run()
+    click_clean(at)
     assert not at.exception
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == {"agents": {}, "team": {}, "milestones": {}}

@@ -6,7 +6,7 @@ import json
 from app.store.storage import AnnotationStore
 from app.ui.surfaces.emergent_behavior import PAGE_SIZE
 from app.ui.state import widget_key
-from tests.conftest import (click_card, instant_card, make_app, open_page, text_card, text_cards, type_card,
+from tests.conftest import (clean_card, click_clean, click_card, instant_card, make_app, open_page, text_card, text_cards, type_card,
                             write_project)
 
 PAGE = "emergent_behavior"
@@ -154,9 +154,8 @@ def test_turns_and_notes_saved_exactly_and_shown_again(demo_project):
 def test_reviewed_nothing_to_flag_is_distinct(demo_project):
     item = "code-team-002"
     at = open_page(make_app(demo_project, item=item), PAGE)
-    clean = at.button(key=key_of(at.button, "clean"))
-    assert not clean.disabled
-    clean.click().run()
+    assert not clean_card(at)["disabled"]
+    click_clean(at)
     ann = stored(demo_project, item)
     assert ann.status == "reviewed_clean" and ann.value == {}
     assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
@@ -164,9 +163,9 @@ def test_reviewed_nothing_to_flag_is_distinct(demo_project):
     ann = stored(demo_project, item)
     assert ann.status == "annotated" and ann.value == {"ignored_critique": {"turns": [8], "note": ""}}
     assert not any("Reviewed, nothing to flag" in c.value for c in at.caption)
-    at.button(key=key_of(at.button, "clean")).click().run()  # marked: "nothing to flag" changes nothing
+    click_clean(at)  # marked: "nothing to flag" changes nothing
     assert stored(demo_project, item).value == {"ignored_critique": {"turns": [8], "note": ""}}
-    assert "Nothing changed" in [t.value for t in at.toast][-1]
+    assert "turns or notes are marked" in clean_card(at)["error"]
 
 
 def test_no_note_when_not_allowed(tmp_path):

@@ -8,7 +8,7 @@ from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
 from app.ui.surfaces.handoff_review import PAGE_SIZE
 from app.traces.step_cards import plain
-from tests.conftest import click_card, drawn_cards, instant_card, instant_cards, make_app, open_page, step_cards, write_project
+from tests.conftest import clean_card, click_clean, click_card, drawn_cards, instant_card, instant_cards, make_app, open_page, step_cards, write_project
 
 ITEM = "trip-planner-001"
 PAGE = "handoff_review"
@@ -72,8 +72,8 @@ def test_flags_and_quality_saved_and_shown_again(demo_project, tmp_path):
     ann = _stored(tmp_path)
     assert ann.value == expected and ann.status == STATUS_ANNOTATED
     assert any("saved" in m.value for m in at.markdown if m.value.startswith("Handoff 6:"))
-    at.button(key=_key("clean")).click().run()  # judged: "nothing to flag" changes nothing
-    assert _stored(tmp_path).value == expected and [t.value for t in at.toast][-1].startswith("2 handoffs are judged")
+    click_clean(at)  # judged: "nothing to flag" changes nothing, and the card says why
+    assert _stored(tmp_path).value == expected and "2 handoffs are judged" in clean_card(at)["error"]
 
     again = open_page(make_app(demo_project), PAGE)
     assert _quality(again, 1) == 5
@@ -106,7 +106,7 @@ def test_cards_show_the_steps_around_each_handoff(demo_project):
 
 def test_reviewed_clean(demo_project, tmp_path):
     at = open_page(make_app(demo_project), PAGE)
-    at.button(key=_key("clean")).click().run()
+    click_clean(at)
     ann = _stored(tmp_path)
     assert ann.status == STATUS_REVIEWED_CLEAN and ann.value == []
     again = open_page(make_app(demo_project), PAGE)

@@ -6,7 +6,7 @@ import pandas as pd
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import (agent_card, click_card, instant_card, make_app, open_page, step_cards, text_card,
+from tests.conftest import (clean_card, click_clean, agent_card, click_card, instant_card, make_app, open_page, step_cards, text_card,
                             type_card, write_project)
 
 
@@ -67,11 +67,33 @@ def test_no_failure_is_not_the_same_as_not_annotated(demo_project):
     click_card(at, "outcome", ["partial"])
     at = open_page(make_app(demo_project, item=item), "failure_attribution")
     assert stored(demo_project, item, "attribution") is None
-    at.button(key=[b.key for b in at.button if b.label == "No failure to attribute"][0]).click().run()
+    click_clean(at)
     ann = stored(demo_project, item, "attribution")
     assert ann.status == "reviewed_clean"
     assert ann.value == {"responsible_agent": None, "decisive_step": None, "reason": ""}
     assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
+
+
+def test_no_failure_card_follows_the_store_both_ways(demo_project):
+    """An instant card (issue 31): recording it clears the agent shown, an agent chosen after it
+    unticks it, and a click on it again takes it back (nothing stored)."""
+    item = "code-team-002"
+    at = open_page(make_app(demo_project, item=item), "radio")
+    click_card(at, "outcome", ["failure"])
+    at = open_page(make_app(demo_project, item=item), "failure_attribution")
+    assert clean_card(at)["title"] == "No failure to attribute" and clean_card(at)["stored"] == []
+    click_card(at, agent_card(at)["card"], ["Coder"])
+    click_clean(at)  # removes what was given
+    assert stored(demo_project, item, "attribution").status == "reviewed_clean"
+    assert agent_card(at)["stored"] == [] and clean_card(at)["stored"] == ["No failure to attribute"]
+    click_card(at, agent_card(at)["card"], ["Manager"])  # a judgement after it: no longer "no failure"
+    ann = stored(demo_project, item, "attribution")
+    assert ann.status == "annotated" and ann.value["responsible_agent"] == "Manager"
+    assert clean_card(at)["stored"] == []
+    click_clean(at)
+    click_clean(at, on=False)  # taken back: not annotated
+    assert stored(demo_project, item, "attribution") is None
+    assert clean_card(at)["stored"] == [] and clean_card(at)["error"] is None
 
 
 def test_radio_likert_multiselect_text(demo_project):

@@ -9,7 +9,7 @@ from app.ui.state import widget_key
 from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.surfaces.tool_call_review import PAGE_SIZE
 from app.traces.step_cards import plain
-from tests.conftest import call_cards, card_codes, click_card, instant_card, make_app, open_page, write_project
+from tests.conftest import click_clean, call_cards, card_codes, click_card, instant_card, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 
@@ -100,7 +100,7 @@ def test_reviewed_clean(demo_project):
     tmp = demo_project.parent
     at = open_page(make_app(demo_project, item=ITEM), "tool_call_review")
     judge(at, 1, "wrong_tool")
-    at.button(key=place("clean")).click().run()
+    click_clean(at)
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == []
     assert verdict(at, 1) is None

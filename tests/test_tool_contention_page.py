@@ -4,7 +4,7 @@ import json
 
 from app.store.storage import AnnotationStore
 from app.ui.surfaces.tool_contention import PAGE_SIZE
-from tests.conftest import components, make_app, open_page, send_trigger, write_project
+from tests.conftest import clean_card, click_clean, components, make_app, open_page, send_trigger, write_project
 
 PAGE = "tool_contention"
 
@@ -126,20 +126,19 @@ def test_label_regions_saved_exactly_and_shown_again(demo_project):
 def test_reviewed_nothing_to_flag_is_distinct(demo_project):
     item = "trip-planner-001"
     at = open_page(make_app(demo_project, item=item), PAGE)
-    clean = button(at, ":material/task_alt: Reviewed, nothing to flag")
-    assert not clean.disabled
-    clean.click().run()
+    assert not clean_card(at)["disabled"]
+    click_clean(at)
     ann = stored(demo_project, item)
     assert ann.status == "reviewed_clean" and ann.value == {"contentions": {}}
     assert any("Reviewed, nothing to flag" in c.value for c in at.caption)
     label_box(at, 0).set_value("benign").run()
     ann = stored(demo_project, item)
     assert ann.status == "annotated" and ann.value == {"contentions": {"0": "benign"}}
-    # the list re-runs alone, so the button checks what is stored when clicked: labels first
-    button(at, ":material/task_alt: Reviewed, nothing to flag").click().run()
+    # the list re-runs alone, so the card checks what is stored when clicked: labels first
+    click_clean(at)
     assert stored(demo_project, item).value == {"contentions": {"0": "benign"}}
     assert stored(demo_project, item).status == "annotated"
-    assert any("1 region is labelled" in t.value for t in at.toast)
+    assert "1 region is labelled" in clean_card(at)["error"]
 
 
 def test_chart_clicks_select_regions(demo_project):
@@ -242,7 +241,7 @@ def test_paged_list_follows_a_click_and_problems_are_listed(tmp_path):
 def test_run_without_calls(demo_project):
     at = open_page(make_app(demo_project, item="whowhen-hand-crafted-33"), PAGE)
     assert any("no timed tool calls" in i.value for i in at.info)
-    button(at, ":material/task_alt: Reviewed, nothing to flag").click().run()
+    click_clean(at)
     assert stored(demo_project, "whowhen-hand-crafted-33").status == "reviewed_clean"
 
 

@@ -9,7 +9,7 @@ from app.ui.state import widget_key
 from app.store.storage import STATUS_REVIEWED_CLEAN as REVIEWED_CLEAN
 from app.ui.surfaces.trajectory_eval import PAGE_SIZE
 from app.traces.step_cards import plain
-from tests.conftest import click_card, drawn_cards, instant_card, instant_cards, make_app, open_page, write_project
+from tests.conftest import click_clean, click_card, drawn_cards, instant_card, instant_cards, make_app, open_page, write_project
 
 ITEM = "trip-planner-001"
 M11 = "Specification & System Design › 1.1 Disobey task specification"
@@ -174,7 +174,7 @@ def test_label_on_a_later_page_and_reviewed_clean(demo_project):
         {"step_index": 13, "agent": "Planner", "correctness": "incorrect",
          "errors": [{"type": "Task Verification & Termination", "subtype": "3.1 Premature termination"}],
          "severity": "critical", "rationale": ""}], "score": 90}
-    at.button(key=place("clean")).click().run()
+    click_clean(at)
     ann = stored(tmp)
     assert ann.status == REVIEWED_CLEAN and ann.value == {"steps": [], "score": 100}
     again = open_page(make_app(demo_project, item=ITEM), "trajectory_eval")

@@ -216,7 +216,7 @@ export default function (component) {
     s.shown = [...data.stored];
     paint();
     if (data.error) status(data.error, 'failed');
-    else status(data.stored.length ? savedWords() : 'Not annotated yet', data.stored.length ? 'saved' : 'empty');
+    else status(data.stored.length ? savedWords() : (data.empty_text ?? 'Not annotated yet'), data.stored.length ? 'saved' : 'empty');
   } else if (ack.mount === s.mount && ack.seq >= s.seq && (ack.holds || '') === s.holds) {  // the server has the newest click
     clearInterval(s.timer);
     s.shown = [...data.stored];
@@ -335,7 +335,7 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
                    saved_text: Callable[[], str | None] | None = None,
                    after: Callable[[], None] | None = None, own_fragment: bool = True,
                    disabled: bool = False, colours: dict[str, str] | None = None,
-                   rows: Sequence[Row] | None = None) -> None:
+                   rows: Sequence[Row] | None = None, empty_text: str = NOTHING) -> None:
     """A Components v2 card (see the module docstring), in a fragment of its own.
 
     A card keyed by its place on the page names the object it shows in `holds` (item, handoff…):
@@ -344,7 +344,8 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
     `own_fragment`, a click reruns the fragment the card is drawn in (a card of several controls
     and a line saying what they hold). `colours`: an option's colour (an agent's, `#rrggbb`),
     drawn as a dot beside its label; any other value is left out. `rows`: radio rows that
-    split `options` (in their order), one pick in each (multi=False)."""
+    split `options` (in their order), one pick in each (multi=False). `empty_text`: the status
+    line while nothing is chosen and nothing was clicked."""
     if rows is not None and (multi or [o for row in rows for o in row.options] != list(options)):
         raise ValueError("a card's rows are radio rows (multi=False) that split its options, in order")
 
@@ -373,7 +374,7 @@ def instant_choice(key: str, *, title: str, options: list[str], load: Load, save
                             for o in options],
                 "ack": {"mount": ack.mount, "seq": ack.seq, "value": list(ack.value), "holds": ack.holds},
                 "holds": holds, "hide_title": hide_title, "card": key, "disabled": disabled,
-                "saved_text": saved_text() if saved_text else None,
+                "saved_text": saved_text() if saved_text else None, "empty_text": visible(empty_text),
                 "rows": [{"name": visible(row.name), "label": visible(row.label or row.name),
                           "options": list(row.options)} for row in rows] if rows else None}
         _component(key=element_key(key), data=data, on_change_change=on_change)

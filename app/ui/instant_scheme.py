@@ -24,6 +24,8 @@ from app.ui import saving, state
 from app.ui.instant import NotSaved, Row, instant_choice
 from app.ui.instant_text import instant_text
 
+CLEAN = "Reviewed, nothing to flag"
+
 Chosen = Callable[[Any], list[str]]  # the card's options chosen in a stored scheme value (or None)
 Build = Callable[[list[str], Any], Any]  # the scheme value made of `base` with the card's choice
 TextOf = Callable[[Any], str]  # the card's text in a stored scheme value (or None)
@@ -103,6 +105,40 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
                    saved_text=None if note_below else (lambda: saved_words(item, scheme, ws)),
                    after=saving.rerun_if_asked, own_fragment=own_fragment and not note_below, disabled=disabled,
                    colours=colours, rows=rows)
+
+
+Refuse = Callable[[Any], str | None]  # why "nothing to flag" cannot be recorded on a stored value (None: it can)
+
+
+def clean_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, empty: Any, label: str = CLEAN,
+               refuse: Refuse | None = None, forget: tuple = (), tip: str = "") -> None:
+    """The scheme's "reviewed, nothing to flag" as an instant card of one option: the click
+    paints it at once and records the status behind (the type's `empty` value, status
+    `reviewed_clean`); a click on it again takes it back (the row removed). `refuse(stored)` says
+    why it cannot be recorded now (something is marked), and the card says so in words and
+    shows what is stored; `forget` is the key prefix of widgets to show the cleared state. Drawn
+    in the scheme's fragment (app/ui/page.scheme_block): a click reruns the scheme, so its cards
+    and its note follow the new status."""
+    def is_clean() -> bool:
+        ann = saving.load(ws, item, scheme.name)
+        return ann is not None and ann.status == STATUS_REVIEWED_CLEAN
+
+    def save(picked: list[str]) -> None:
+        if picked:
+            ann = saving.load(ws, item, scheme.name)
+            why = refuse(ann.value if ann is not None else None) if refuse is not None else None
+            if why:
+                raise NotSaved(why)
+            if not saving.reviewed_clean(ws, item, scheme, empty, forget=forget):
+                raise NotSaved(saving.failure(item, scheme.name) or "you are signed out")
+        elif is_clean() and not saving.clear(ws, item, scheme.name):  # (only the status it showed)
+            raise NotSaved(saving.failure(item, scheme.name) or "you are signed out")
+
+    owner = f"{item.id}\u241f{CLEAN}"
+    # (no fragment of its own: a click reruns the scheme's, whose cards and note then follow it)
+    instant_choice(key, title=label, options=[label], load=lambda: [label] if is_clean() else [], save=save,
+                   multi=True, holds=owner, tips={label: tip} if tip else None, hide_title=True,
+                   own_fragment=False, empty_text="")
 
 
 OTHER_TEXT = "another tab or session saved other text here meanwhile, which is kept (see “What is stored”)"

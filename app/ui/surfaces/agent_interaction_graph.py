@@ -27,13 +27,12 @@ import streamlit as st
 from streamlit_agraph import Edge, Node, _agraph
 
 from app.types import agent_interaction_graph as graph
-from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.palette import agent_hex
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import graph_view as view, shell, suggestion_view
-from app.ui.instant_scheme import scheme_card
+from app.ui.instant_scheme import clean_card, scheme_card
 from app.ui.state import follow, widget_key
 from app.ui.text import md, visible
 
@@ -144,15 +143,10 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         _critical_card(ws, item, scheme, agents, d.step_counts, forget_saved_line)
         _edge_cards(ws, item, scheme, agents, d.edges, forget_saved_line)
 
-    def clean():
-        if not graph.is_empty(current()):
-            st.toast("Agents or handoffs are marked: clear them first to record \"nothing to flag\". "
-                     "Nothing changed.")
-            return
-        shell.save(ws, item, scheme.name, scheme.type, graph.empty_value(), status=STATUS_REVIEWED_CLEAN)
-
-    st.button("Reviewed, nothing to flag", key=key("clean"), on_click=clean,
-              help="Record that you looked at this graph and found no critical path or handoff to flag "
+    clean_card(ws, item, scheme, widget_key("graph", scheme.name, "place", "clean"), empty=graph.empty_value(),
+               refuse=lambda stored: None if graph.is_empty(stored) else
+               "agents or handoffs are marked: clear them first to record “nothing to flag”",
+               tip="Record that you looked at this graph and found no critical path or handoff to flag "
                    "(only while nothing is marked)")
     return shell.CARDS
 

@@ -26,7 +26,7 @@ from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell
 from app.ui.instant import Row
-from app.ui.instant_scheme import scheme_card
+from app.ui.instant_scheme import clean_card, scheme_card
 from app.ui.state import widget_key
 from app.ui.text import agent_badge, md
 
@@ -124,12 +124,8 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
         with st.container(border=True):
             _milestones(ws, item, scheme, stored)
 
-    def clean():
-        shell.reviewed_clean(ws, item, scheme, scorecard.empty(), forget=prefix)
-
-    st.button("Reviewed, nothing to flag", key=widget_key(*prefix, "clean"), on_click=clean,
-              help="Record that you looked at this run and have no scores to give "
-                   "(removes any scores given here)")
+    clean_card(ws, item, scheme, _place(scheme, "clean"), empty=scorecard.empty(), forget=prefix,
+               tip="Record that you looked at this run and have no scores to give (removes any scores given here)")
     return shell.CARDS
 
 

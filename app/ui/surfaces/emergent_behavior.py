@@ -23,12 +23,11 @@ from datetime import datetime
 import streamlit as st
 
 from app.types import emergent_behavior as bh
-from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import saving, shell
-from app.ui.instant_scheme import scheme_card, scheme_text
+from app.ui.instant_scheme import clean_card, scheme_card, scheme_text
 from app.ui.pager import arrows
 from app.ui.state import remembered, widget_key
 from app.ui.text import md
@@ -86,14 +85,11 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
                      help="The turns and note of this behaviour are shown below; the overview above counts all")
         _behavior(ws, item, scheme, b, behaviors, rows, valid, drawn, save)
 
-    def clean():
-        if bh.parse(load()):  # the behaviour re-runs alone, so this button cannot follow it: it checks here
-            st.toast("Turns or notes are marked: clear them first to record \"nothing to flag\". Nothing changed.")
-            return
-        shell.save(ws, item, scheme.name, scheme.type, {}, status=STATUS_REVIEWED_CLEAN)
-
-    st.button(":material/task_alt: Reviewed, nothing to flag", key=_k(scheme, item, "clean"), on_click=clean,
-              help="Record that you looked for these behaviours and found none (only while nothing is marked)")
+    # (checked on the click: the behaviour re-runs alone)
+    clean_card(ws, item, scheme, widget_key("emergent_behavior", scheme.name, "place", "clean"), empty={},
+               refuse=lambda stored: "turns or notes are marked: clear them first to record “nothing to flag”"
+               if bh.parse(stored) else None,
+               tip="Record that you looked for these behaviours and found none (only while nothing is marked)")
     return shell.CARDS
 
 

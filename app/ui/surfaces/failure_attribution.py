@@ -12,15 +12,17 @@ from __future__ import annotations
 import streamlit as st
 
 from app.types import failure_attribution as failure_attribution_type
-from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.traces.palette import agent_hex
 from app.ui import keyboard, shell, suggestion_view, trace_view
-from app.ui.instant_scheme import scheme_card, scheme_text
+from app.ui.instant_scheme import clean_card, scheme_card, scheme_text
 from app.ui.state import follow, widget_key
 from app.ui.text import excerpt, md, visible
+
+
+NO_FAILURE = "No failure to attribute"
 
 
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -105,14 +107,10 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
     scheme_text(ws, item, scheme, k_reason, title="Reason", text_of=_reason, build=with_reason,
                 placeholder="Why did this agent, at this step, cause the failure?")
 
-    def no_failure():  # a callback: the rerun that follows (this scheme's fragment) shows it
-        shell.save(ws, item, scheme.name, scheme.type, failure_attribution_type.build(None, None, ""),
-                   status=STATUS_REVIEWED_CLEAN)
-        for k in (k_agent, k_step):
-            st.session_state.pop(k, None)
-
-    st.button("No failure to attribute", key=widget_key("fa", scheme.name, item.id, "clean"), on_click=no_failure,
-              help="Record that you reviewed this run and found nothing to attribute")
+    # (an instant card: painted on the click, saved behind; the agent and step then show nothing)
+    clean_card(ws, item, scheme, widget_key("fa", scheme.name, "place", "clean"), label=NO_FAILURE,
+               empty=failure_attribution_type.build(None, None, ""), forget=("fa", scheme.name, item.id),
+               tip="Record that you reviewed this run and found nothing to attribute (a click again takes it back)")
 
 
 def _reason(value) -> str:

@@ -9,13 +9,12 @@ from datetime import datetime
 import streamlit as st
 
 from app.types import handoff_review as handoff
-from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.traces import step_cards
 from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view, trace_view
-from app.ui.instant_scheme import scheme_card
+from app.ui.instant_scheme import clean_card, scheme_card
 from app.ui import state as state_keys
 from app.ui.state import follow, widget_key
 from app.ui.text import md
@@ -66,17 +65,13 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         for slot, card in enumerate(shown):
             _card(ws, item, scheme, card, slot)
 
-    def clean():
-        judged = handoff.counts(_current(ws, item, scheme), d.handoffs)[0]
-        if judged:  # the cards re-run alone, so this button cannot follow them: it checks here
-            st.toast(f"{judged} handoff{'s are' if judged != 1 else ' is'} judged: clear them first "
-                     "to record \"nothing to flag\". Nothing changed.")
-            return
-        shell.save(ws, item, scheme.name, scheme.type, [], status=STATUS_REVIEWED_CLEAN)
+    def judged(stored) -> str | None:  # (checked on the click: the cards re-run alone)
+        n = handoff.counts(handoff.parse(stored), d.handoffs)[0]
+        return f"{n} handoff{'s are' if n != 1 else ' is'} judged: clear them first to record “nothing to flag”" \
+            if n else None
 
-    st.button("Reviewed, nothing to flag", key=_place(scheme, "clean"), on_click=clean,
-              help="Record that you looked at every handoff and found nothing to flag "
-                   "(only while no handoff is judged)")
+    clean_card(ws, item, scheme, _place(scheme, "clean"), empty=[], refuse=judged,
+               tip="Record that you looked at every handoff and found nothing to flag (only while no handoff is judged)")
     return shell.CARDS
 
 

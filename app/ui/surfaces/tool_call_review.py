@@ -19,7 +19,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view
-from app.ui.instant_scheme import scheme_card
+from app.ui.instant_scheme import clean_card, scheme_card
 from app.ui.pager import pager
 from app.ui.state import follow, widget_key
 from app.ui.text import md
@@ -68,12 +68,8 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
                         f"{o['verdict'] or 'no verdict'} · {o['notes']}")
                 c2.button("Discard", key=widget_key(*prefix, "orphan", o["index"]), on_click=discard(o["index"]))
 
-    def clean():
-        shell.reviewed_clean(ws, item, scheme, [], forget=_slots(scheme))
-
-    st.button("Reviewed, nothing to flag", key=widget_key(*_place(scheme), "clean"), on_click=clean,
-              help="Record that you checked every call and found nothing wrong "
-                   "(removes any verdicts given here)")
+    clean_card(ws, item, scheme, widget_key(*_place(scheme), "clean"), empty=[], forget=_slots(scheme),
+               tip="Record that you checked every call and found nothing wrong (removes any verdicts given here)")
     return shell.CARDS
 
 

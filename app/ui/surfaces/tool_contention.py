@@ -19,7 +19,6 @@ import math
 import streamlit as st
 
 from app.ui import contention_view as tl
-from app.store.storage import STATUS_REVIEWED_CLEAN
 from app.project.config import Scheme
 from app.traces.derive import Derivation
 from app.traces.trace import Item, one_line
@@ -29,6 +28,7 @@ from app.ui.instant import NotSaved
 from app.ui.pager import arrows
 from app.ui.state import follow, trigger, widget_key
 from app.ui.text import md, visible
+from app.ui.instant_scheme import clean_card
 
 PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
 RADIO_UP_TO = 6  # labels: up to this many are a radio row, more a dropdown
@@ -204,16 +204,13 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         st.caption("Saved labels for regions this trace no longer has (the data changed): "
                    + ", ".join(f"#{i} {md(lab)}" for i, lab in sorted(gone.items())))
 
-    def clean():
-        n = len(tl.labels_of(_stored(ws, item, scheme)))
-        if n:  # the list re-runs alone, so this button cannot follow it: it checks here
-            st.toast(f"{n} region{'s are' if n != 1 else ' is'} labelled: set them back to "
-                     f"\"{tl.UNLABELLED}\" first to record \"nothing to flag\". Nothing changed.")
-            return
-        shell.commit(ws, item, scheme, {tl.KEY: {}}, status=STATUS_REVIEWED_CLEAN)
+    def labelled(stored) -> str | None:  # (checked on the click: the list re-runs alone)
+        n = len(tl.labels_of(stored))
+        return f"{n} region{'s are' if n != 1 else ' is'} labelled: set them back to “{tl.UNLABELLED}” first " \
+               "to record “nothing to flag”" if n else None
 
-    st.button(":material/task_alt: Reviewed, nothing to flag", key=_place(scheme, "clean"), on_click=clean,
-              help="Record that you looked at this run's contention and found nothing to label "
+    clean_card(ws, item, scheme, _place(scheme, "clean"), empty={tl.KEY: {}}, refuse=labelled,
+               tip="Record that you looked at this run's contention and found nothing to label "
                    "(only while no region is labelled)")
     return shell.CARDS
 

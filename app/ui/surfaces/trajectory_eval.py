@@ -21,7 +21,7 @@ from app.project.config import Scheme
 from app.traces.trace import Item, step_text
 from app.project.workspace import Workspace
 from app.ui import shell, step_card_view
-from app.ui.instant_scheme import scheme_card
+from app.ui.instant_scheme import clean_card, scheme_card
 from app.ui.pager import pager
 from app.ui.state import follow, widget_key
 from app.ui.text import md
@@ -152,12 +152,8 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
                 c2.button("Discard", key=widget_key(*c.prefix, "orphan", o["step_index"]),
                           on_click=lambda i=o["step_index"]: commit(stepreview.drop(c.current(), i, **c.kw)))
 
-    def clean():
-        shell.reviewed_clean(ws, item, scheme, stepreview.build([], **c.kw), forget=c.slots)
-
-    st.button("Reviewed, nothing to flag", key=widget_key(*c.place, "clean"), on_click=clean,
-              help="Record that you went through the steps and found no failure "
-                   "(removes any step labels given here)")
+    clean_card(ws, item, scheme, widget_key(*c.place, "clean"), empty=stepreview.build([], **c.kw), forget=c.slots,
+               tip="Record that you went through the steps and found no failure (removes any step labels given here)")
     return shell.CARDS
 
 
