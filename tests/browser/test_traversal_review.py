@@ -24,6 +24,13 @@ def _later_texts(i: int, steps: list[dict], task: str) -> list[str]:
     return out
 
 
+def _shown_once(page, text: str) -> None:
+    """`text` on the page, once: while a rerun replaces an element, the old and the new copy are
+    both in the DOM for a moment (a strict locator would fail on that instead of waiting)."""
+    expect(page.get_by_text(text)).to_have_count(1, timeout=30000)
+    expect(page.get_by_text(text)).to_be_visible(timeout=30000)
+
+
 def test_forward_then_backward_by_keyboard(page, server):
     data = json.loads((ROOT / "data" / "whowhen" / "algorithm-generated-45.json").read_text())
     from app.project.workspace import open_project
@@ -34,7 +41,7 @@ def test_forward_then_backward_by_keyboard(page, server):
     store = AnnotationStore(server.config.parent / "annotations")
     assert data  # (the run the item is read from)
     for i in range(len(steps)):
-        expect(page.get_by_text(f"Forward pass: step {i + 1} of {len(steps)}")).to_be_visible(timeout=30000)
+        _shown_once(page, f"Forward pass: step {i + 1} of {len(steps)}")
         wait_app(page)  # (a key pressed while the script still runs may go unheard under load)
         html = page.content()  # the whole DOM, hidden parts included
         assert f"Step {i} · " in page.inner_text("body")
@@ -45,15 +52,15 @@ def test_forward_then_backward_by_keyboard(page, server):
             expect(page.get_by_role("radio", name="⚠ an error")).to_be_checked(timeout=30000)
             wait_app(page)
         page.keyboard.press("Alt+S")
-    expect(page.get_by_text("Backward pass: flagged step 1 of 2, from the last")).to_be_visible(timeout=30000)
+    _shown_once(page, "Backward pass: flagged step 1 of 2, from the last")
     # the whole trace is beside now: the last step's text is on the page
     expect(page.get_by_text("TERMINATE").first).to_be_attached(timeout=30000)
     wait_app(page)
     page.keyboard.press("Alt+2")  # step 3: a consequence of step 1 (the nearest earlier flag)
-    expect(page.get_by_text("Backward pass: flagged step 2 of 2, from the last")).to_be_visible(timeout=30000)
+    _shown_once(page, "Backward pass: flagged step 2 of 2, from the last")
     wait_app(page)
     page.keyboard.press("Alt+1")  # step 1: the root cause
-    expect(page.get_by_text("Backward pass complete")).to_be_visible(timeout=30000)
+    _shown_once(page, "Backward pass complete")
     value = store.load(ITEM, "alice", "traversal").value
     assert sorted(map(int, value["forward"])) == [0, 1, 2, 3, 4]
     assert value["backward"] == {"1": {"verdict": "root_cause", "caused_by": None},
