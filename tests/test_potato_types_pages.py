@@ -7,7 +7,7 @@ import pytest
 
 from app.store.storage import AnnotationStore
 from app.ui.state import widget_key
-from tests.conftest import ROOT, make_app, open_page, write_project
+from tests.conftest import ROOT, clean_card, click_clean, make_app, open_page, write_project
 from tests.test_potato_types import ALL, EDIT, ERR, MULTI, NUMBER, PRM, PRM1, RUBRIC, SELECT, SLIDER, SPAN
 
 ITEM = "trip-planner-001"
@@ -96,6 +96,21 @@ def test_span_adds_removes_and_refuses_missing_text(project, tmp_path):
     assert len(stored(tmp_path, "spans")) == 1
     ok(at.button(key=key(SPAN, "remove-0")).click().run())
     assert stored(tmp_path, "spans") is None
+
+
+@pytest.mark.parametrize("name, scheme, label, empty", [
+    ("span", "spans", "Reviewed, nothing to highlight", []),
+    ("error_span", "errors", "Reviewed, no error", {"errors": [], "score": 100}),
+    ("trajectory_edit", "fix", "Reviewed, nothing to correct", {"edits": []})])
+def test_nothing_to_flag_is_an_instant_card(project, tmp_path, name, scheme, label, empty):
+    at = page(project, name)
+    assert clean_card(at)["title"] == label and clean_card(at)["stored"] == []
+    ok(click_clean(at))
+    ann = AnnotationStore(tmp_path / "annotations").load(ITEM, "alice", scheme)
+    assert ann.status == "reviewed_clean" and ann.value == empty
+    assert clean_card(at)["stored"] == [label]
+    ok(click_clean(at, on=False))  # taken back
+    assert stored(tmp_path, scheme) is None and clean_card(at)["stored"] == []
 
 
 def test_error_span_saves_with_score(project, tmp_path):

@@ -185,4 +185,4 @@ from app.ui.signin import (  # noqa: E402
     sign_out, url_params)
 from app.ui.saving import (  # noqa: E402
     CARDS, IDLE_CAP, NO_BASE, card_note, card_saved, clear, commit, load, not_saved_note, rerun_if_asked,
-    reviewed_clean, save, saved_note, store, stored_value)
+    save, saved_note, store, stored_value)

@@ -13,6 +13,7 @@ from app.ui import shell
 from app.ui.state import widget_key
 from app.ui.surfaces.span import editor
 from app.ui.text import md
+from app.ui.instant_scheme import clean_card
 
 
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -39,6 +40,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.markdown(f"**Score: {error_type.build(current, scheme)['score']} / {scheme.get('max_score', 100)}**")
     editor(ws, item, scheme, current, fields, save,
            lambda e: " › ".join(x for x in (e.get("type"), e.get("subtype"), e.get("severity")) if x))
-    st.button("Reviewed, no error", key=widget_key("error_span", scheme.name, item.id, "clean"),
-              on_click=lambda: shell.reviewed_clean(ws, item, scheme, error_type.build([], scheme)),
-              help="Record that you read the steps and found no error (removes the error spans)")
+    clean_card(ws, item, scheme, widget_key("error_span", scheme.name, "place", "clean"),
+               empty=error_type.build([], scheme), label="Reviewed, no error",
+               tip="Record that you read the steps and found no error (removes the error spans)")

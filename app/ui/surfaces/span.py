@@ -19,6 +19,7 @@ from app.types import span as span_type, spans, steps as stepmod
 from app.ui import shell
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
+from app.ui.instant_scheme import clean_card
 
 TEXT_SHOWN = 4000  # characters of the chosen step shown above the editor
 
@@ -82,6 +83,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return shell.commit(ws, item, scheme, found, empty=not found)
 
     editor(ws, item, scheme, current, fields, save, lambda e: str(e.get("label")))
-    st.button("Reviewed, nothing to highlight", key=widget_key("span", scheme.name, item.id, "clean"),
-              on_click=lambda: shell.reviewed_clean(ws, item, scheme, []),
-              help="Record that you read the steps and found nothing to highlight (removes the spans)")
+    clean_card(ws, item, scheme, widget_key("span", scheme.name, "place", "clean"), empty=[],
+               label="Reviewed, nothing to highlight",
+               tip="Record that you read the steps and found nothing to highlight (removes the spans)")
