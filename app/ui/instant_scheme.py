@@ -110,7 +110,7 @@ def scheme_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, title: s
 Refuse = Callable[[Any], str | None]  # why "nothing to flag" cannot be recorded on a stored value (None: it can)
 
 
-def clean_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, empty: Any, label: str = CLEAN,
+def clean_card(ws: Workspace, item: Item, scheme: Scheme, *, empty: Any, label: str = CLEAN,
                refuse: Refuse | None = None, forget: tuple = (), tip: str = "") -> None:
     """The scheme's "reviewed, nothing to flag" as an instant card of one option: the click
     paints it at once and records the status behind (the type's `empty` value, status
@@ -134,6 +134,8 @@ def clean_card(ws: Workspace, item: Item, scheme: Scheme, key: str, *, empty: An
         elif is_clean() and not saving.clear(ws, item, scheme.name):  # (only the status it showed)
             raise NotSaved(saving.failure(item, scheme.name) or "you are signed out")
 
+    # keyed by its place (one per scheme on a page): the next item updates the same card
+    key = state.widget_key("nothing-to-flag", scheme.name, "clean")
     owner = f"{item.id}\u241f{CLEAN}"
     # (no fragment of its own: a click reruns the scheme's, whose cards and note then follow it)
     instant_choice(key, title=label, options=[label], load=lambda: [label] if is_clean() else [], save=save,

@@ -143,7 +143,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         _critical_card(ws, item, scheme, agents, d.step_counts, forget_saved_line)
         _edge_cards(ws, item, scheme, agents, d.edges, forget_saved_line)
 
-    clean_card(ws, item, scheme, widget_key("graph", scheme.name, "place", "clean"), empty=graph.empty_value(),
+    clean_card(ws, item, scheme, empty=graph.empty_value(),
                refuse=lambda stored: None if graph.is_empty(stored) else
                "agents or handoffs are marked: clear them first to record “nothing to flag”",
                tip="Record that you looked at this graph and found no critical path or handoff to flag "

@@ -124,7 +124,7 @@ def _scorecard(ws: Workspace, item: Item, scheme: Scheme) -> str:
         with st.container(border=True):
             _milestones(ws, item, scheme, stored)
 
-    clean_card(ws, item, scheme, _place(scheme, "clean"), empty=scorecard.empty(), forget=prefix,
+    clean_card(ws, item, scheme, empty=scorecard.empty(), forget=prefix,
                tip="Record that you looked at this run and have no scores to give (removes any scores given here)")
     return shell.CARDS
 

@@ -86,7 +86,7 @@ def _surface(ws: Workspace, item: Item, scheme: Scheme) -> str:
         _behavior(ws, item, scheme, b, behaviors, rows, valid, drawn, save)
 
     # (checked on the click: the behaviour re-runs alone)
-    clean_card(ws, item, scheme, widget_key("emergent_behavior", scheme.name, "place", "clean"), empty={},
+    clean_card(ws, item, scheme, empty={},
                refuse=lambda stored: "turns or notes are marked: clear them first to record “nothing to flag”"
                if bh.parse(stored) else None,
                tip="Record that you looked for these behaviours and found none (only while nothing is marked)")

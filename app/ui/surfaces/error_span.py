@@ -10,10 +10,9 @@ from app.traces.trace import Item
 from app.types import error_span as error_type
 from app.types.trajectory_eval import modes
 from app.ui import shell
-from app.ui.state import widget_key
+from app.ui.instant_scheme import clean_card
 from app.ui.surfaces.span import editor
 from app.ui.text import md
-from app.ui.instant_scheme import clean_card
 
 
 def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
@@ -40,6 +39,5 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         st.markdown(f"**Score: {error_type.build(current, scheme)['score']} / {scheme.get('max_score', 100)}**")
     editor(ws, item, scheme, current, fields, save,
            lambda e: " › ".join(x for x in (e.get("type"), e.get("subtype"), e.get("severity")) if x))
-    clean_card(ws, item, scheme, widget_key("error_span", scheme.name, "place", "clean"),
-               empty=error_type.build([], scheme), label="Reviewed, no error",
+    clean_card(ws, item, scheme, empty=error_type.build([], scheme), label="Reviewed, no error",
                tip="Record that you read the steps and found no error (removes the error spans)")

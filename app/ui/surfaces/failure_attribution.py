@@ -108,7 +108,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                 placeholder="Why did this agent, at this step, cause the failure?")
 
     # (an instant card: painted on the click, saved behind; the agent and step then show nothing)
-    clean_card(ws, item, scheme, widget_key("fa", scheme.name, "place", "clean"), label=NO_FAILURE,
+    clean_card(ws, item, scheme, label=NO_FAILURE,
                empty=failure_attribution_type.build(None, None, ""), forget=("fa", scheme.name, item.id),
                tip="Record that you reviewed this run and found nothing to attribute (a click again takes it back)")
 

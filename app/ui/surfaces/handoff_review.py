@@ -70,7 +70,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         return f"{n} handoff{'s are' if n != 1 else ' is'} judged: clear them first to record “nothing to flag”" \
             if n else None
 
-    clean_card(ws, item, scheme, _place(scheme, "clean"), empty=[], refuse=judged,
+    clean_card(ws, item, scheme, empty=[], refuse=judged,
                tip="Record that you looked at every handoff and found nothing to flag (only while no handoff is judged)")
     return shell.CARDS
 

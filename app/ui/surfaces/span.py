@@ -17,9 +17,9 @@ from app.project.workspace import Workspace
 from app.traces.trace import Item
 from app.types import span as span_type, spans, steps as stepmod
 from app.ui import shell
+from app.ui.instant_scheme import clean_card
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
-from app.ui.instant_scheme import clean_card
 
 TEXT_SHOWN = 4000  # characters of the chosen step shown above the editor
 
@@ -83,6 +83,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
         return shell.commit(ws, item, scheme, found, empty=not found)
 
     editor(ws, item, scheme, current, fields, save, lambda e: str(e.get("label")))
-    clean_card(ws, item, scheme, widget_key("span", scheme.name, "place", "clean"), empty=[],
+    clean_card(ws, item, scheme, empty=[],
                label="Reviewed, nothing to highlight",
                tip="Record that you read the steps and found nothing to highlight (removes the spans)")

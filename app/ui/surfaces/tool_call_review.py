@@ -68,7 +68,7 @@ def _review(ws: Workspace, item: Item, scheme: Scheme) -> str:
                         f"{o['verdict'] or 'no verdict'} · {o['notes']}")
                 c2.button("Discard", key=widget_key(*prefix, "orphan", o["index"]), on_click=discard(o["index"]))
 
-    clean_card(ws, item, scheme, widget_key(*_place(scheme), "clean"), empty=[], forget=_slots(scheme),
+    clean_card(ws, item, scheme, empty=[], forget=_slots(scheme),
                tip="Record that you checked every call and found nothing wrong (removes any verdicts given here)")
     return shell.CARDS
 

@@ -26,9 +26,9 @@ from app.project.workspace import Workspace
 from app.ui import contention_selection as selection, region_cards, saving, shell, timeline_chart
 from app.ui.instant import NotSaved
 from app.ui.pager import arrows
+from app.ui.instant_scheme import clean_card
 from app.ui.state import follow, trigger, widget_key
 from app.ui.text import md, visible
-from app.ui.instant_scheme import clean_card
 
 PAGE_SIZE = 5  # regions a page: a selection or a page turn redraws these cards
 RADIO_UP_TO = 6  # labels: up to this many are a radio row, more a dropdown
@@ -209,7 +209,7 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> str:
         return f"{n} region{'s are' if n != 1 else ' is'} labelled: set them back to “{tl.UNLABELLED}” first " \
                "to record “nothing to flag”" if n else None
 
-    clean_card(ws, item, scheme, _place(scheme, "clean"), empty={tl.KEY: {}}, refuse=labelled,
+    clean_card(ws, item, scheme, empty={tl.KEY: {}}, refuse=labelled,
                tip="Record that you looked at this run's contention and found nothing to label "
                    "(only while no region is labelled)")
     return shell.CARDS

@@ -10,9 +10,9 @@ from app.project.workspace import Workspace
 from app.traces.trace import Item
 from app.types import steps as stepmod, trajectory_edit as edit_type
 from app.ui import shell
+from app.ui.instant_scheme import clean_card
 from app.ui.state import widget_key
 from app.ui.text import excerpt, md, visible
-from app.ui.instant_scheme import clean_card
 
 TEXT_SHOWN = 4000
 
@@ -87,6 +87,6 @@ def render(ws: Workspace, item: Item, scheme: Scheme) -> None:
                             if (x["step_index"], x["field"]) != (e["step_index"], e["field"])],
                            stored.get(edit_type.FINAL))))
     st.caption(f"{len(edits)} field(s) edited" + (" · final answer edited" if stored.get(edit_type.FINAL) else ""))
-    clean_card(ws, item, scheme, widget_key("trajectory_edit", scheme.name, "place", "clean"), empty={"edits": []},
+    clean_card(ws, item, scheme, empty={"edits": []},
                label="Reviewed, nothing to correct",
                tip="Record that you read the trace and found nothing to correct (removes the edits)")

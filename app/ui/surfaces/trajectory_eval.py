@@ -152,7 +152,7 @@ def _steps(ws: Workspace, item: Item, scheme: Scheme) -> str:
                 c2.button("Discard", key=widget_key(*c.prefix, "orphan", o["step_index"]),
                           on_click=lambda i=o["step_index"]: commit(stepreview.drop(c.current(), i, **c.kw)))
 
-    clean_card(ws, item, scheme, widget_key(*c.place, "clean"), empty=stepreview.build([], **c.kw), forget=c.slots,
+    clean_card(ws, item, scheme, empty=stepreview.build([], **c.kw), forget=c.slots,
                tip="Record that you went through the steps and found no failure (removes any step labels given here)")
     return shell.CARDS
 
