@@ -19,7 +19,7 @@ import pandas as pd
 
 from app.store.rows import DONE, STATUS_CLEARED, STATUS_INVALID
 from app.store.storage import AnnotationStore
-from app.summary.rows import Derivations, parse_each
+from app.summary.rows import Derivations, parse
 from app.types.registry import TYPES
 
 LISTED = 200  # rows listed by name in the summary (all are counted)
@@ -58,10 +58,10 @@ def left_out(ws, scheme, rows: pd.DataFrame,
         pair_item = [i if isinstance(i, str) else None for i in item_names[pairs // max(len(texts), 1)].tolist()]
         pair_text = texts[pairs % max(len(texts), 1)].tolist()
         memo = Derivations.of(ws).memo
-        values = parsed if parsed is not None else parse_each(pair_text)
+        # (parsed only on a miss when the caller has not parsed the values already)
         found = [memo("validity", (scheme.name, item, text),
                       lambda item=item, text=text: _reasons(
-                          scheme, text, values.get(text) if isinstance(text, str) else None,
+                          scheme, text, parsed.get(text) if parsed is not None else parse(text),
                           derive(item) if isinstance(item, str) and derive else None))
                  for item, text in zip(pair_item, pair_text)]
         bad_code = np.fromiter((bool(r) for r in found), dtype=bool, count=len(found))

@@ -9,22 +9,13 @@ from __future__ import annotations
 import pytest
 
 from app.store.storage import AnnotationStore
-from tests.browser.conftest import Server
 from tests.browser.test_instant_surfaces import (BAD, card, click_paints_at_once, open_scheme, option, shown,
                                                  unwritable, wait_saved)
-from tests.conftest import write_project
+from tests.browser.test_instant_surfaces import served  # noqa: F401 (the module's server: a fixture)
 
 pytestmark = pytest.mark.browser
 
 CLEAN, NO_FAILURE = "Reviewed, nothing to flag", "No failure to attribute"
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """One Baton server on the demo project for the tests of this file (each uses its own item)."""
-    srv = Server(write_project(tmp_path_factory.mktemp("clean"))).start()
-    yield srv
-    srv.stop()
 
 
 def stored(srv, item: str, scheme: str):
